@@ -1,0 +1,125 @@
+package dev.stagger;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/** One async call: attempts chained through futures, waits on the clock's scheduler. */
+final class AsyncRetryExecution<T> extends RetryExecution<T> {
+    private final Supplier<? extends CompletionStage<T>> operation;
+    private final CompletableFuture<T> promise = new CompletableFuture<>();
+    private volatile Clock.Cancellable pendingWait;
+    private volatile CompletableFuture<T> inFlight;
+
+    AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> operation) {
+        super(retry, null, null);
+        this.operation = operation;
+    }
+
+    CompletableFuture<T> start() {
+        promise.whenComplete((value, failure) -> {
+            if (promise.isCancelled()) {
+                onCancelled();
+            }
+        });
+        begin();
+        attemptNow();
+        return promise;
+    }
+
+    private void attemptNow() {
+        if (promise.isDone()) {
+            return;
+        }
+        if (!beforeAttempt()) {
+            completePromise();
+            return;
+        }
+        long t0 = retry.clock.nanoTime();
+        CompletableFuture<T> attemptFuture;
+        try {
+            CompletionStage<T> stage = operation.get();
+            if (stage == null) {
+                throw new NullPointerException("operation returned a null CompletionStage");
+            }
+            attemptFuture = stage.toCompletableFuture();
+        } catch (Throwable t) {
+            onAttemptDone(null, t, t0);
+            return;
+        }
+        inFlight = attemptFuture;
+        AtomicBoolean settled = new AtomicBoolean();
+        long timeoutNanos = attemptTimeoutNanos();
+        Clock.Cancellable timeout = null;
+        if (retry.policy.attemptTimeout().isPresent() && timeoutNanos >= 0) {
+            int thisAttempt = attempt;
+            timeout = retry.clock.schedule(() -> {
+                if (settled.compareAndSet(false, true)) {
+                    attemptFuture.cancel(true);
+                    onAttemptDone(null, new AttemptTimeoutException(thisAttempt, Duration.ofNanos(timeoutNanos)), t0);
+                }
+            }, timeoutNanos);
+        }
+        Clock.Cancellable timeoutHandle = timeout;
+        attemptFuture.whenComplete((value, failure) -> {
+            if (settled.compareAndSet(false, true)) {
+                if (timeoutHandle != null) {
+                    timeoutHandle.cancel();
+                }
+                onAttemptDone(value, unwrap(failure), t0);
+            }
+        });
+        if (promise.isCancelled()) {
+            attemptFuture.cancel(true);
+        }
+    }
+
+    private void onAttemptDone(T value, Throwable failure, long t0) {
+        if (promise.isDone()) {
+            return;
+        }
+        long delay = afterAttempt(value, failure, retry.clock.nanoTime() - t0);
+        if (delay == END) {
+            completePromise();
+            return;
+        }
+        pendingWait = retry.clock.schedule(this::attemptNow, delay);
+        if (promise.isCancelled()) {
+            pendingWait.cancel();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void completePromise() {
+        if (refusal != null) {
+            promise.completeExceptionally(refusal);
+        } else if (endReason.isSuccess() || lastFailure == null) {
+            promise.complete((T) lastResult);
+        } else {
+            promise.completeExceptionally(finalFailure());
+        }
+    }
+
+    private void onCancelled() {
+        Clock.Cancellable wait = pendingWait;
+        if (wait != null) {
+            wait.cancel();
+        }
+        CompletableFuture<T> current = inFlight;
+        if (current != null) {
+            current.cancel(true);
+        }
+        end(EndReason.CANCELLED);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

@@ -1,0 +1,35 @@
+package dev.stagger;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What an operation (and a {@link Classifier}) can know about the attempt in progress. Valid only
+ * during the call it was given to.
+ */
+public interface AttemptContext {
+
+    /** The retry's name. */
+    String name();
+
+    /** 1 for the first attempt. */
+    int attempt();
+
+    /** Total attempts allowed (1 + retries). */
+    int maxAttempts();
+
+    /** Time since the call began. */
+    Duration elapsed();
+
+    /**
+     * Time left before the whole-operation deadline, or empty if the policy has none. An operation
+     * can bound itself with it (a query timeout, a request timeout).
+     */
+    Optional<Duration> remaining();
+
+    /** The policy's per-attempt timeout, if any, already shortened to the remaining deadline. */
+    Optional<Duration> attemptTimeout();
+
+    /** The previous attempt's failure, or null on the first attempt or after a retried result. */
+    Throwable lastFailure();
+}

@@ -1,0 +1,27 @@
+package dev.stagger;
+
+import java.time.Duration;
+
+/** A circuit breaker refused a call. It says when the breaker will next let a probe through. */
+public class CircuitOpenException extends RetryRefusedException {
+    private static final long serialVersionUID = 1L;
+
+    private final String breaker;
+    private final Duration retryIn;
+
+    public CircuitOpenException(String breaker, Duration retryIn, Throwable cause, Object lastResult) {
+        super(EndReason.CIRCUIT_OPEN, "circuit '" + breaker + "' is open; next probe allowed in " + retryIn,
+                cause, lastResult);
+        this.breaker = breaker;
+        this.retryIn = retryIn;
+    }
+
+    public String breaker() {
+        return breaker;
+    }
+
+    /** How long until the breaker lets a probe through (zero when half-open and out of permits). */
+    public Duration retryIn() {
+        return retryIn;
+    }
+}

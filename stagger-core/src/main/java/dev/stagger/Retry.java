@@ -1,0 +1,171 @@
+package dev.stagger;
+
+import dev.stagger.internal.Checks;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker} and
+ * a shared {@link RetryBudget}. Immutable and thread-safe: one {@code Retry} serves any number of
+ * concurrent calls; the {@code with...} methods return new instances.
+ *
+ * <h2>Sync: {@link #call(Callable)}</h2>
+ * On success returns the result. On giving up it rethrows the <em>last</em> failure unchanged,
+ * with earlier attempts' failures attached as suppressed exceptions; when a result (not an
+ * exception) was being retried, the last result is returned. When the breaker or the budget
+ * refuses an attempt it throws a {@link RetryRefusedException} subtype with the last failure as
+ * cause. Interruption during a wait stops at once and keeps the thread's interrupt status.
+ * Waits never hold a lock, so virtual threads are never pinned.
+ *
+ * <h2>Async: {@link #callAsync(Supplier)}</h2>
+ * Waits are scheduled on the clock's scheduler, never by blocking a thread. Cancelling the
+ * returned future stops further attempts and cancels the attempt in flight. The policy's
+ * {@code attemptTimeout} fails an attempt that runs too long with an {@link AttemptTimeoutException}
+ * (retryable under the default classifier).
+ *
+ * <h2>Cost</h2>
+ * With no listener, breaker, budget, deadline or result predicate, a call whose first attempt
+ * succeeds reads no clock and allocates nothing beyond what the operation allocates.
+ */
+public final class Retry {
+    private static final RetryListener[] NO_LISTENERS = new RetryListener[0];
+
+    final String name;
+    final RetryPolicy policy;
+    final CircuitBreaker breaker;
+    final RetryBudget budget;
+    final RetryListener[] listeners;
+    final Clock clock;
+    final RandomSource random;
+    private final boolean fastPath;
+
+    private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
+                  RetryListener[] listeners, Clock clock, RandomSource random) {
+        this.name = name;
+        this.policy = policy;
+        this.breaker = breaker;
+        this.budget = budget;
+        this.listeners = listeners;
+        this.clock = clock;
+        this.random = random;
+        this.fastPath = breaker == null && listeners.length == 0 && policy.deadlineNanos() == 0
+                && policy.acceptsAllResults();
+    }
+
+    public static Retry of(String name, RetryPolicy policy) {
+        return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, NO_LISTENERS,
+                Clock.system(), RandomSource.threadLocal());
+    }
+
+    /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
+    public Retry withCircuitBreaker(CircuitBreaker breaker) {
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, listeners, clock, random);
+    }
+
+    /** Asks {@code budget} before every retry (never before a first attempt). */
+    public Retry withBudget(RetryBudget budget) {
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), listeners, clock, random);
+    }
+
+    /** Adds a listener; listeners are called in the order added. */
+    public Retry withListener(RetryListener listener) {
+        Checks.notNull("listener", listener);
+        RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
+        more[listeners.length] = listener;
+        return new Retry(name, policy, breaker, budget, more, clock, random);
+    }
+
+    /** Time and waiting; {@link dev.stagger.testing.VirtualClock} in tests. */
+    public Retry withClock(Clock clock) {
+        return new Retry(name, policy, breaker, budget, listeners, Checks.notNull("clock", clock), random);
+    }
+
+    /** Randomness for jitter; a seeded source makes schedules reproducible. */
+    public Retry withRandom(RandomSource random) {
+        return new Retry(name, policy, breaker, budget, listeners, clock, Checks.notNull("random", random));
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public RetryPolicy policy() {
+        return policy;
+    }
+
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    public RetryBudget budget() {
+        return budget;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public List<RetryListener> listeners() {
+        return List.of(listeners);
+    }
+
+    /** Runs {@code operation} until it succeeds or the policy gives up. See the class comment. */
+    public <T> T call(Callable<T> operation) throws Exception {
+        if (fastPath) {
+            T result;
+            try {
+                result = operation.call();
+            } catch (Throwable first) {
+                return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first);
+            }
+            if (budget != null) {
+                budget.onSuccess();
+            }
+            return result;
+        }
+        return new RetryExecution<T>(this, operation, null).runSync();
+    }
+
+    /** As {@link #call(Callable)}, giving the operation its {@link AttemptContext}. */
+    public <T> T call(AttemptCallable<T> operation) throws Exception {
+        return new RetryExecution<T>(this, null, operation).runSync();
+    }
+
+    /** As {@link #call(Callable)} for operations that throw only unchecked exceptions. */
+    public <T> T get(Supplier<T> operation) {
+        try {
+            return call(operation::get);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception checked) {
+            throw new IllegalStateException(checked); // unreachable: a Supplier throws no checked exception
+        }
+    }
+
+    /** As {@link #call(Callable)} for a {@link Runnable}. */
+    public void run(Runnable operation) {
+        get(() -> {
+            operation.run();
+            return null;
+        });
+    }
+
+    /** Runs an asynchronous operation with retries. See the class comment. */
+    public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
+        return new AsyncRetryExecution<>(this, Checks.notNull("operation", operation)).start();
+    }
+
+    @Override
+    public String toString() {
+        return "Retry{" + name + ", " + policy + (breaker != null ? ", " + breaker : "")
+                + (budget != null ? ", " + budget : "") + "}";
+    }
+
+    @SuppressWarnings("unchecked")
+    static <E extends Throwable> E sneaky(Throwable t) throws E {
+        throw (E) t;
+    }
+}

@@ -1,0 +1,28 @@
+package dev.stagger;
+
+/**
+ * A call was refused before or between attempts for a reason that is not a failure of the
+ * operation: the circuit is open or the retry budget is spent. The cause is the last failure of
+ * the operation, where there was one.
+ */
+public class RetryRefusedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final EndReason reason;
+    private final transient Object lastResult;
+
+    public RetryRefusedException(EndReason reason, String message, Throwable cause, Object lastResult) {
+        super(message, cause);
+        this.reason = reason;
+        this.lastResult = lastResult;
+    }
+
+    public EndReason reason() {
+        return reason;
+    }
+
+    /** The last attempt's result when a result (not an exception) was being retried, else null. */
+    public Object lastResult() {
+        return lastResult;
+    }
+}
