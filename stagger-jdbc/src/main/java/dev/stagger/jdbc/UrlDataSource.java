@@ -1,0 +1,90 @@
+package dev.stagger.jdbc;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A {@link DataSource} that opens a new connection per call from a JDBC URL (no pooling). Handy
+ * for command-line tools and tests; use a pool (HikariCP) in services.
+ */
+public final class UrlDataSource implements DataSource {
+    private final String url;
+    private final String user;
+    private final String password;
+
+    private UrlDataSource(String url, String user, String password) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    /** @param user null to take the user (if any) from the URL */
+    public static UrlDataSource of(String url, String user, String password) {
+        if (url == null || !url.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("url must be a JDBC URL starting with 'jdbc:', got '" + url + "'");
+        }
+        return new UrlDataSource(url, user, password);
+    }
+
+    public String url() {
+        return url;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return user == null ? DriverManager.getConnection(url) : DriverManager.getConnection(url, user, password);
+    }
+
+    @Override
+    public Connection getConnection(String username, String pass) throws SQLException {
+        return DriverManager.getConnection(url, username, pass);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return null;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+        // not used
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+        DriverManager.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return DriverManager.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        throw new SQLException("not a wrapper for " + iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
+    }
+
+    @Override
+    public String toString() {
+        return "UrlDataSource{" + url + "}";
+    }
+}
