@@ -170,6 +170,20 @@ class TransactionsPostgresTest {
     }
 
     @Test
+    void handsTheConnectionBackWithItsOwnAutoCommitIsolationAndReadOnlySettings() throws Exception {
+        TrackingDataSource tracking = new TrackingDataSource(db);
+        Transactions tx = Transactions.builder(tracking)
+                .isolation(Connection.TRANSACTION_SERIALIZABLE).readOnly(true).build();
+
+        tx.call(c -> query(c, "SELECT 1"));
+        assertThatThrownBy(() -> tx.run(c -> query(c, "SELECT 1 / 0"))).isInstanceOf(SQLException.class);
+
+        assertThat(tracking.settingsAtClose).hasSize(2).allSatisfy(s -> assertThat(s)
+                .isEqualTo(new TrackingDataSource.Settings(true, Connection.TRANSACTION_READ_COMMITTED, false)));
+        assertThat(tracking.closed.get()).isEqualTo(tracking.opened.get());
+    }
+
+    @Test
     void aReadOnlyTransactionCannotWrite() {
         Transactions tx = Transactions.builder(db).readOnly(true).build();
 
@@ -213,6 +227,13 @@ class TransactionsPostgresTest {
     private void exec(String sql) throws SQLException {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
             s.execute(sql);
+        }
+    }
+
+    private static int query(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 
