@@ -30,8 +30,16 @@ final class TrackingDataSource implements DataSource {
     private final AtomicInteger commitsToFail = new AtomicInteger();
     private volatile SQLException commitFailure;
 
+    private final String onOpen;
+
     TrackingDataSource(DataSource real) {
+        this(real, null);
+    }
+
+    /** @param onOpen a statement run on every new connection (a {@code SET search_path}, say), or null */
+    TrackingDataSource(DataSource real, String onOpen) {
         this.real = real;
+        this.onOpen = onOpen;
     }
 
     /** The next {@code times} commits commit and then throw {@code failure}. */
@@ -43,6 +51,11 @@ final class TrackingDataSource implements DataSource {
     @Override
     public Connection getConnection() throws SQLException {
         Connection connection = real.getConnection();
+        if (onOpen != null) {
+            try (java.sql.Statement s = connection.createStatement()) {
+                s.execute(onOpen);
+            }
+        }
         opened.incrementAndGet();
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
