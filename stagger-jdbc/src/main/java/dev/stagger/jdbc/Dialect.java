@@ -51,7 +51,9 @@ public enum Dialect {
      * An {@code INSERT} of {@code columns} (one {@code ?} each, in order) that does nothing when a
      * row with the same {@code keyColumns} exists: the usual way for concurrent writers to
      * create a row once without a failed statement aborting their transaction. Check
-     * {@code executeUpdate()}: 1 when inserted, 0 when the row was there.
+     * {@code executeUpdate()}: 1 when inserted, 0 when the row was there. On MariaDB this is
+     * {@code INSERT IGNORE}, which also turns data errors (a too-long string, say) into warnings:
+     * bind values that are already valid.
      *
      * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
      */
@@ -59,8 +61,8 @@ public enum Dialect {
         String insert = insertInto(table, columns, keyColumns);
         return switch (this) {
             case POSTGRESQL, SQLITE -> insert + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO NOTHING";
-            // a no-op assignment: unlike INSERT IGNORE it does not hide other errors
-            case MARIADB -> insert + " ON DUPLICATE KEY UPDATE " + keyColumns.get(0) + " = " + keyColumns.get(0);
+            // not ON DUPLICATE KEY UPDATE k = k: Connector/J then reports 1 for an existing row
+            case MARIADB -> "INSERT IGNORE" + insert.substring("INSERT".length());
             case H2, OTHER -> throw new UnsupportedOperationException("insertIfAbsent is not known for " + this);
         };
     }
