@@ -3,6 +3,7 @@ package dev.stagger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stagger.AttemptContext;
 import dev.stagger.Backoff;
 import dev.stagger.EndReason;
 import dev.stagger.RandomSource;
@@ -232,6 +233,49 @@ class TransactionsSqliteTest {
         // with the jitter draw pinned just under 1: just under 5, 10, 20, ... ms, capped at 1 s
         assertThat(clock.sleeps()).extracting(Duration::toMillis)
                 .containsExactly(4L, 9L, 19L, 39L, 79L, 159L, 319L, 639L, 999L);
+    }
+
+    @Test
+    void aUnitOfWorkCanBoundItsStatementsByTheAttemptTimeoutRoundedUpToWholeSeconds() throws Exception {
+        Transactions tx = Transactions.builder(db)
+                .retry(Retry.of("sqlite", Transactions.defaultPolicy().toBuilder()
+                        .attemptTimeout(Duration.ofMillis(1500)).build()))
+                .build();
+
+        int seconds = tx.call((Connection c, AttemptContext attempt) -> {
+            try (Statement s = c.createStatement()) {
+                Transactions.applyQueryTimeout(s, attempt);
+                return s.getQueryTimeout();
+            }
+        });
+        assertThat(seconds).isEqualTo(2);
+    }
+
+    @Test
+    void withoutAnAttemptTimeoutTheRemainingDeadlineBoundsTheStatements() throws Exception {
+        Transactions tx = Transactions.builder(db)
+                .retry(Retry.of("sqlite", Transactions.defaultPolicy().toBuilder()
+                        .deadline(Duration.ofSeconds(30)).build()).withClock(new VirtualClock()))
+                .build();
+
+        int seconds = tx.call((Connection c, AttemptContext attempt) -> {
+            try (Statement s = c.createStatement()) {
+                Transactions.applyQueryTimeout(s, attempt);
+                return s.getQueryTimeout();
+            }
+        });
+        assertThat(seconds).isEqualTo(30);
+    }
+
+    @Test
+    void withNoTimeLimitTheStatementIsLeftAlone() throws Exception {
+        int seconds = transactions().call((Connection c, AttemptContext attempt) -> {
+            try (Statement s = c.createStatement()) {
+                Transactions.applyQueryTimeout(s, attempt);
+                return s.getQueryTimeout();
+            }
+        });
+        assertThat(seconds).isZero();
     }
 
     @Test
