@@ -20,20 +20,21 @@ import picocli.CommandLine.Option;
 /** {@code stagger simulate}: compare retry strategies in the deterministic simulator. */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Simulate many clients retrying against one server with Stagger's real retry code,",
-            "and compare backoff strategies: total calls, completion time, peak load, ...",
+            "Simulate many clients retrying against one server with Stagger's real",
+            "retry code, and compare backoff strategies: calls, completion time, load.",
             "",
             "Scenarios:",
-            "  contention  N clients race to write one optimistic-concurrency register (the AWS",
-            "              'Exponential Backoff and Jitter' model: base 5 ms, cap 2 s, network 10 +- 2 ms)",
-            "  outage      N clients at 10 calls/s each; the server (capacity 1.5x) is down from 1 s to 4 s;",
-            "              5 attempts, waits from 100 ms up to 2 s",
+            "  contention  N clients race to write one optimistic-concurrency",
+            "              register (the AWS 'Exponential Backoff and Jitter' model:",
+            "              base 5 ms, cap 2 s, network delay 10 +- 2 ms)",
+            "  outage      N clients at 10 calls/s each; a server of 1.5x capacity",
+            "              is down from 1 s to 4 s; 5 attempts, waits 100 ms..2 s",
             "",
             "Examples:",
             "  stagger simulate",
             "  stagger simulate --clients 100 --runs 100 --strategies exponential,full-jitter",
             "  stagger simulate --scenario outage --budget --svg outage.svg",
-            "  stagger simulate --scenario outage --breaker --json | jq '.results[].peakLoad'",
+            "  stagger simulate --scenario outage --breaker --json | jq .results",
             ""},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the chart could not be written", "  2  bad arguments"})
@@ -67,7 +68,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--budget", description = "Guard retries with a shared retry budget (ratio 0.1, 100 tokens, 10/s floor).")
     boolean budget;
 
-    @Option(names = "--breaker", description = "Guard attempts with a shared circuit breaker (50% failures over 2 s, open 500 ms).")
+    @Option(names = "--breaker", description = "Guard attempts with a shared circuit breaker (50%% failures over 2 s, open 500 ms).")
     boolean breaker;
 
     @Option(names = "--json", description = "Print the results as JSON on stdout instead of a table.")
