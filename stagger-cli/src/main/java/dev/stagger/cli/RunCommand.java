@@ -38,12 +38,14 @@ import picocli.CommandLine.Parameters;
             "  2       bad arguments",
             "  124     the deadline ended the run: the command was stopped, or the",
             "          next wait would have passed it",
+            "  125     stagger itself failed",
             "  126     the command could not be executed (e.g. permission denied)",
             "  127     the command was not found",
             "  130     interrupted (Ctrl-C); the running command is stopped first",
             "A command killed by signal N reports 128+N, as in a shell."})
 final class RunCommand implements Callable<Integer> {
     static final int EXIT_DEADLINE = 124;
+    static final int EXIT_FAILED = 125;
     static final int EXIT_CANNOT_EXECUTE = 126;
     static final int EXIT_NOT_FOUND = 127;
     static final int EXIT_INTERRUPTED = 130;
@@ -115,6 +117,10 @@ final class RunCommand implements Callable<Integer> {
             });
             int code = retry.call(ctx -> runOnce(running, ctx.remaining().orElse(null)));
             EndReason reason = ended.get();
+            if (reason == EndReason.INTERRUPTED || Thread.currentThread().isInterrupted()) {
+                note(err, "interrupted");
+                return EXIT_INTERRUPTED;
+            }
             if (reason == EndReason.DEADLINE) {
                 note(err, "deadline " + human(deadline) + " would pass before the next attempt; last exit code " + code);
                 return EXIT_DEADLINE;
@@ -137,7 +143,7 @@ final class RunCommand implements Callable<Integer> {
             return m.contains("error=2,") || m.contains("No such file") ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE;
         } catch (Exception e) {
             err.println("stagger run: " + e);
-            return EXIT_CANNOT_EXECUTE;
+            return EXIT_FAILED;
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(stopper);

@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the chart could not be written", "  2  bad arguments"})
 final class SimulateCommand implements Callable<Integer> {
-    private static final int MAX_CLIENTS = 100_000;
+    private static final int MAX_CLIENTS = 10_000;
     private static final int MAX_RUNS = 100_000;
 
     @CommandLine.Spec

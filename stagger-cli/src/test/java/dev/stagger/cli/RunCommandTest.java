@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,6 +82,19 @@ class RunCommandTest {
                 "--jitter", "none", "--", "false");
         assertThat(o.exitCode()).isEqualTo(RunCommand.EXIT_DEADLINE);
         assertThat(o.err()).contains("would pass before the next attempt; last exit code 1");
+    }
+
+    @Test
+    void anInterruptStopsTheCommandAndExitsWith130() throws Exception {
+        AtomicReference<SimCliRunner.Outcome> outcome = new AtomicReference<>();
+        Thread runner = new Thread(() -> outcome.set(SimCliRunner.run("run", "--", "sleep", "10")));
+        runner.start();
+        Thread.sleep(300); // let the command start; the assertion below does not depend on this timing
+        runner.interrupt();
+        runner.join(10_000);
+        assertThat(runner.isAlive()).isFalse();
+        assertThat(outcome.get().exitCode()).isEqualTo(RunCommand.EXIT_INTERRUPTED);
+        assertThat(outcome.get().err()).contains("interrupted");
     }
 
     @Test

@@ -27,7 +27,8 @@ import java.util.function.LongFunction;
  * seen, stays open 500 ms, one probe). Run {@code r} of every strategy uses the same seed, so
  * strategies are compared on the same network delays.
  *
- * <p>Not thread-safe per call, but stateless: concurrent simulations on different threads are fine.
+ * <p>A simulation runs on the calling thread and shares nothing with any other, so separate
+ * simulations may run concurrently on different threads.
  */
 public final class Simulation {
 
