@@ -7,6 +7,7 @@ import dev.stagger.sim.internal.LongList;
 import dev.stagger.sim.internal.OutageRun;
 import dev.stagger.sim.internal.RunStats;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -129,7 +130,7 @@ public final class Simulation {
             gaveUp += s.gaveUp;
             events += s.events;
             if (s.loadBuckets.length > loadSums.length) {
-                loadSums = java.util.Arrays.copyOf(loadSums, s.loadBuckets.length);
+                loadSums = Arrays.copyOf(loadSums, s.loadBuckets.length);
             }
             for (int i = 0; i < s.loadBuckets.length; i++) {
                 loadSums[i] += s.loadBuckets[i];

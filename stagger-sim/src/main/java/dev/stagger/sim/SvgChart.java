@@ -95,7 +95,7 @@ public final class SvgChart {
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
         axes(svg, maxCalls, "calls (mean per run)");
-        svg.append(format("<text x='%.1f' y='%d' font-size='11' text-anchor='start'>completion: max %s</text>%n",
+        svg.append(format("<text x='%.1f' y='%d' font-size='11' text-anchor='start'>light bars: 0 to %s</text>%n",
                 LEFT + plotW + 8, TOP - 8, millis(maxTime)));
         double slot = plotW / results.size();
         double bar = Math.min(40, slot * 0.35);
@@ -113,7 +113,7 @@ public final class SvgChart {
             svg.append(format("<text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%s</text>%n", x, HEIGHT - BOTTOM + 16, escape(r.label())));
             legend(svg, i, r.label());
         }
-        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>solid: calls · light: time until all finished (own scale)</text>%n",
+        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>solid: calls (left axis) · light: time until every client finished</text>%n",
                 LEFT + plotW / 2, HEIGHT - 18));
         return close(svg);
     }
