@@ -60,7 +60,7 @@ public final class RetryLog implements RetryListener {
     private final BiFunction<Object, Throwable, String> reason;
 
     private RetryLog(Builder b) {
-        this.logger = LoggerFactory.getLogger(b.loggerName);
+        this.logger = b.logger != null ? b.logger : LoggerFactory.getLogger(b.loggerName);
         this.retryLevel = b.retryLevel;
         this.service = b.service;
         this.operation = b.operation;
@@ -210,6 +210,7 @@ public final class RetryLog implements RetryListener {
     /** Builds a {@link RetryLog}. Every setting is optional. */
     public static final class Builder {
         private String loggerName = DEFAULT_LOGGER;
+        private Logger logger;
         private Level retryLevel = Level.INFO;
         private String service;
         private String operation;
@@ -232,9 +233,16 @@ public final class RetryLog implements RetryListener {
             return this;
         }
 
-        /** The SLF4J logger to write to. Default {@value RetryLog#DEFAULT_LOGGER}. */
+        /** The name of the SLF4J logger to write to. Default {@value RetryLog#DEFAULT_LOGGER}. */
         public Builder loggerName(String loggerName) {
             this.loggerName = notBlank("loggerName", loggerName);
+            this.logger = null;
+            return this;
+        }
+
+        /** The SLF4J logger to write to, when it does not come from the global {@link LoggerFactory}. */
+        public Builder logger(Logger logger) {
+            this.logger = notNull("logger", logger);
             return this;
         }
 
