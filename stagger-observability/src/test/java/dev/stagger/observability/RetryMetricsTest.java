@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -28,6 +29,9 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -323,6 +327,36 @@ class RetryMetricsTest {
         int transitionCounters = 6;
         assertThat(ours).hasSize(callCounters + 1 + attemptCounters + attemptTimers + 1 // retry meters
                 + 1 + transitionCounters + 1); // breaker meters
+    }
+
+    @Test
+    void countsStayExactUnderConcurrentCalls() throws Exception {
+        Retry retry = payments(policy(2, Backoff.none()).build());
+        int threads = 4;
+        int callsPerThread = 500;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < callsPerThread; i++) {
+                        callIgnoringFailure(retry, ScriptedOperation.on(clock).fails(Duration.ZERO).succeeds(Duration.ZERO));
+                    }
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(1, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        int calls = threads * callsPerThread;
+        assertThat(calls("payments", EndReason.RECOVERED)).isEqualTo(calls);
+        assertThat(registry.get(RetryMetrics.ATTEMPTS).tag("outcome", "failure").counter().count()).isEqualTo(calls);
+        assertThat(registry.get(RetryMetrics.ATTEMPTS).tag("outcome", "success").counter().count()).isEqualTo(calls);
+        assertThat(registry.get(RetryMetrics.CALL_ATTEMPTS).summary().totalAmount()).isEqualTo(2.0 * calls);
+        assertThat(attemptTimer("2").count()).isEqualTo(calls);
     }
 
     @Test
