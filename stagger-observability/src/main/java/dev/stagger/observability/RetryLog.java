@@ -4,6 +4,7 @@ import dev.stagger.EndReason;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryRefusedException;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -189,7 +190,7 @@ public final class RetryLog implements RetryListener {
         }
     }
 
-    private static long millis(java.time.Duration d) {
+    private static long millis(Duration d) {
         try {
             return d.toMillis();
         } catch (ArithmeticException beyondLong) {
