@@ -7,7 +7,6 @@ import dev.stagger.RetryPolicy;
 import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.IdempotencyKeyMode;
 import dev.stagger.http.RetryingHttpClient;
-import dev.stagger.http.StatusTable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -23,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,7 +57,6 @@ final class HttpCommand implements Callable<Integer> {
     static final int EXIT_NETWORK = 5;
     static final int EXIT_INTERRUPTED = 130;
 
-    private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
     @Parameters(arity = "1..2", paramLabel = "[METHOD] URL",
@@ -151,7 +148,7 @@ final class HttpCommand implements Callable<Integer> {
             if (status >= 200 && status < 300) {
                 return EXIT_OK;
             }
-            if (inv.retryable(status)) {
+            if (http.retries(response)) {
                 err.println("stagger http: gave up on status " + status + " (attempts or deadline ran out)");
                 err.flush();
                 return EXIT_GAVE_UP;
@@ -195,12 +192,7 @@ final class HttpCommand implements Callable<Integer> {
     }
 
     /** The validated request and policy. */
-    private record Invocation(HttpRequest request, RetryPolicy policy, IdempotencyKeyMode mode, boolean idempotent) {
-        /** Whether the client would have retried {@code status}, so ending on it means it gave up. */
-        boolean retryable(int status) {
-            boolean sendOnce = mode == IdempotencyKeyMode.REQUIRE && !idempotent;
-            return !sendOnce && StatusTable.defaults().retries(status, idempotent);
-        }
+    private record Invocation(HttpRequest request, RetryPolicy policy, IdempotencyKeyMode mode) {
     }
 
     private Invocation parse() throws IOException {
@@ -253,8 +245,6 @@ final class HttpCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--keys must be auto, require or off, got '" + keys + "'");
         };
         HttpRequest request = builder.build();
-        boolean keyed = request.headers().firstValue("Idempotency-Key").isPresent()
-                || (mode == IdempotencyKeyMode.AUTO && (method.equals("POST") || method.equals("PATCH")));
         RetryPolicy.Builder policy = RetryPolicy.builder()
                 .maxAttempts(attempts)
                 .backoff(Backoff.exponential(base).multiplier(2).maxDelay(maxDelay).jitter(jitter(jitter)))
@@ -262,7 +252,7 @@ final class HttpCommand implements Callable<Integer> {
         if (attemptTimeout != null) {
             policy.attemptTimeout(attemptTimeout);
         }
-        return new Invocation(request, policy.build(), mode, IDEMPOTENT_METHODS.contains(method) || keyed);
+        return new Invocation(request, policy.build(), mode);
     }
 
     private static byte[] readFile(String name) throws IOException {

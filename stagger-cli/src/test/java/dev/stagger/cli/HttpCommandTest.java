@@ -206,6 +206,13 @@ class HttpCommandTest {
     }
 
     @Test
+    void exitsFourWhenRequireModeSendsAnUnkeyedPostOnce() {
+        then(503, "down");
+        assertThat(run("POST", url("/orders"), "-d", "{}", "--keys", "require")).isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);
+        assertThat(seen).singleElement().extracting(Seen::key).isNull();
+    }
+
+    @Test
     void exitsFiveWhenTheServerCannotBeReached() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -51,7 +51,9 @@ import java.util.function.Function;
  * <h2>Outcome</h2>
  * The response of the last attempt is returned whether it is a success, a non-retryable status or
  * a retryable status the client gave up on (attempts exhausted or deadline reached): check
- * {@link HttpResponse#statusCode()}. When every attempt threw, the last exception is thrown with
+ * {@link HttpResponse#statusCode()} (and {@link #retries(HttpResponse)} to tell the two apart).
+ * If the thread is interrupted during a wait, the last response is returned with the interrupt
+ * status set (its streamed body already released). When every attempt threw, the last exception is thrown with
  * the earlier ones suppressed. A refusal by the breaker or the budget throws a
  * {@link dev.stagger.RetryRefusedException} subtype. Bodies of responses that are retried or
  * refused are drained and closed before waiting, so streamed bodies
@@ -136,6 +138,18 @@ public final class RetryingHttpClient {
         return retryFor(call).callAsync(() -> client.sendAsync(call.attemptRequest(attemptTimeout(start)), bodyHandler));
     }
 
+    /**
+     * Whether this client retries a response like {@code response}: its status under the status
+     * table, for the request that produced it (method, key, key mode). On a response returned by
+     * {@link #send}, true means the client gave up on it (attempts or deadline ran out).
+     */
+    public boolean retries(HttpResponse<?> response) {
+        Objects.requireNonNull(response, "response");
+        HttpRequest request = response.request();
+        boolean idempotent = isIdempotent(request.method(), request.headers().firstValue(KEY_HEADER).isPresent());
+        return !sendsOnce(idempotent) && statuses.retries(response.statusCode(), idempotent);
+    }
+
     /** The wrapped client. */
     public HttpClient client() {
         return client;
@@ -169,11 +183,20 @@ public final class RetryingHttpClient {
                     .header(KEY_HEADER, "\"" + key + "\"")
                     .build();
         }
-        boolean idempotent = IDEMPOTENT_METHODS.contains(method) || key != null;
-        boolean sendOnce = keyMode == IdempotencyKeyMode.REQUIRE && !idempotent;
+        boolean idempotent = isIdempotent(method, key != null);
+        boolean sendOnce = sendsOnce(idempotent);
         String requestId = key != null ? key : request.headers().firstValue("X-Request-Id").orElse(null);
         return new HttpCall(toSend, idempotent, sendOnce, requestId, service, operationName.apply(request), statuses,
                 maxRetryAfter, clock, listeners);
+    }
+
+    private static boolean isIdempotent(String method, boolean keyed) {
+        return keyed || IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    /** Under REQUIRE an unkeyed non-idempotent request is retried only after a connect failure. */
+    private boolean sendsOnce(boolean idempotent) {
+        return keyMode == IdempotencyKeyMode.REQUIRE && !idempotent;
     }
 
     private Retry retryFor(HttpCall call) {

@@ -86,10 +86,11 @@ class IdempotencyKeyTest {
     @Test
     void requireModeSendsAnUnkeyedPostOnlyOnce() throws Exception {
         server.then(status(503, "down"));
-        HttpResponse<String> response = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.REQUIRE).build()
-                .send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
+        RetryingHttpClient http = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.REQUIRE).build();
+        HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(503);
         assertThat(keysReceived()).containsExactly((String) null);
+        assertThat(http.retries(response)).isFalse();
     }
 
     @Test

@@ -81,11 +81,31 @@ class StatusClassificationTest {
     @Test
     void returnsTheLastResponseWhenAttemptsRunOutOnARetryableStatus() throws Exception {
         server.otherwise(status(503, "still down"));
-        HttpResponse<String> response = client(clock, 4).build()
-                .send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
+        RetryingHttpClient http = client(clock, 4).build();
+        HttpResponse<String> response = http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(503);
         assertThat(response.body()).isEqualTo("still down");
         assertThat(server.received()).hasSize(4);
+        assertThat(http.retries(response)).as("gave up on a retryable status").isTrue();
+    }
+
+    @Test
+    void tellsAReturnedNonRetryableStatusFromOneItGaveUpOn() throws Exception {
+        server.then(status(404, "missing"));
+        RetryingHttpClient http = client(clock, 4).build();
+        HttpResponse<String> response = http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
+        assertThat(http.retries(response)).isFalse();
+    }
+
+    @Test
+    void judgesAConflictByTheKeyTheClientSent() throws Exception {
+        server.otherwise(status(409, "in flight"));
+        RetryingHttpClient keyed = client(clock, 2).build();
+        RetryingHttpClient unkeyed = client(clock, 2).idempotencyKeys(IdempotencyKeyMode.OFF).build();
+        assertThat(keyed.retries(keyed.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString())))
+                .isTrue();
+        assertThat(unkeyed.retries(unkeyed.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString())))
+                .isFalse();
     }
 
     @Test
