@@ -274,4 +274,11 @@ class HttpCommandTest {
         assertThat(help.toString()).contains("Exit codes:", "3  gave up on a retryable status",
                 "4  non-retryable status", "5  network failure");
     }
+
+    @Test
+    void theStaggerLauncherRunsItAsTheHttpSubcommand() {
+        then(503, "down");
+        assertThat(Main.run("http", url("/items"), "--base", "1ms", "--quiet")).isEqualTo(0);
+        assertThat(seen).hasSize(2);
+    }
 }
