@@ -63,8 +63,7 @@ final class HttpCommand implements Callable<Integer> {
             description = "HTTP method (default GET, or POST with --data) and an http(s) URL.")
     List<String> methodAndUrl = new ArrayList<>();
 
-    @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE", description = {"Request body; @FILE reads a file. The stagger launcher expands @-files itself "
-                    + "(picocli argument files), so there write @@FILE to reach this option unexpanded."})
+    @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE", description = "Request body; @FILE reads it from a file.")
     String data;
 
     @Option(names = {"-H", "--header"}, paramLabel = "'K: V'", description = "Request header; repeatable.")

@@ -87,7 +87,7 @@ class HttpCommandTest {
         HttpCommand command = new HttpCommand();
         command.clock = clock;
         command.bodyOut = stdout;
-        return new CommandLine(command).setErr(new PrintWriter(stderr, true)).execute(args);
+        return Main.configure(new CommandLine(command)).setErr(new PrintWriter(stderr, true)).execute(args);
     }
 
     private String out() {
@@ -161,15 +161,15 @@ class HttpCommandTest {
     }
 
     @Test
-    void readsTheBodyFromAFileEscapedFromPicocliArgumentFiles(@TempDir Path dir) throws Exception {
+    void readsTheBodyFromAFileWithTheLaunchersParserSettings(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("order.json"), "{\"from\": \"file\"}");
-        assertThat(run("PUT", url("/orders/1"), "--data", "@@" + file)).isEqualTo(0);
+        assertThat(run("PUT", url("/orders/1"), "--data", "@" + file)).isEqualTo(0);
         assertThat(seen).extracting(Seen::body).containsExactly("{\"from\": \"file\"}");
     }
 
     @Test
     void exitsTwoWhenTheDataFileIsMissing(@TempDir Path dir) {
-        assertThat(run("POST", url("/orders"), "--data", "@@" + dir.resolve("absent.json"))).isEqualTo(HttpCommand.EXIT_USAGE);
+        assertThat(run("POST", url("/orders"), "--data", "@" + dir.resolve("absent.json"))).isEqualTo(HttpCommand.EXIT_USAGE);
         assertThat(seen).isEmpty();
     }
 
