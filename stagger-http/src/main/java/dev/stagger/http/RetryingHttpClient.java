@@ -5,6 +5,7 @@ import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
+import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.http.internal.HttpCall;
 import java.io.IOException;
@@ -60,6 +61,11 @@ import java.util.function.Function;
  * ({@code BodyHandlers.ofInputStream()}, {@code ofLines()}, {@code ofPublisher()}) never leak a
  * connection; the returned response's body is the caller's to close.
  *
+ * <h2>Observing</h2>
+ * {@link Builder#listener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
+ * fields of the {@code http_retry} log line); {@link Builder#retryListener(dev.stagger.RetryListener)}
+ * receives the core events of every call, for metrics.
+ *
  * <h2>Timeouts</h2>
  * Each attempt's request timeout is the policy's {@code attemptTimeout}, shortened to the time
  * left before the deadline (and never longer than the request's own timeout).
@@ -83,6 +89,7 @@ public final class RetryingHttpClient {
     private final IdempotencyKeyMode keyMode;
     private final Duration maxRetryAfter;
     private final List<HttpRetryListener> listeners;
+    private final List<RetryListener> retryListeners;
     private final Function<HttpRequest, String> operationName;
 
     private RetryingHttpClient(Builder b) {
@@ -97,6 +104,7 @@ public final class RetryingHttpClient {
         this.keyMode = b.keyMode;
         this.maxRetryAfter = b.maxRetryAfter;
         this.listeners = List.copyOf(b.listeners);
+        this.retryListeners = List.copyOf(b.retryListeners);
         this.operationName = b.operationName;
     }
 
@@ -204,6 +212,9 @@ public final class RetryingHttpClient {
                 .withClock(clock)
                 .withRandom(random)
                 .withListener(call);
+        for (RetryListener l : retryListeners) {
+            retry = retry.withListener(l);
+        }
         if (breaker != null) {
             retry = retry.withCircuitBreaker(breaker);
         }
@@ -256,6 +267,7 @@ public final class RetryingHttpClient {
         private IdempotencyKeyMode keyMode = IdempotencyKeyMode.AUTO;
         private Duration maxRetryAfter = Duration.ofMinutes(5);
         private final List<HttpRetryListener> listeners = new ArrayList<>();
+        private final List<RetryListener> retryListeners = new ArrayList<>();
         private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
 
         private Builder(HttpClient client) {
@@ -327,6 +339,15 @@ public final class RetryingHttpClient {
         /** Adds a listener told about each scheduled retry; listeners are called in the order added. */
         public Builder listener(HttpRetryListener listener) {
             listeners.add(require("listener", listener));
+            return this;
+        }
+
+        /**
+         * Adds a listener for the core retry events of every call (attempts, scheduled retries,
+         * end reasons) — e.g. {@code RetryMetrics.of(registry).listener("payments")} for metrics.
+         */
+        public Builder retryListener(RetryListener listener) {
+            retryListeners.add(require("retryListener", listener));
             return this;
         }
 

@@ -9,6 +9,9 @@ import static dev.stagger.http.ScriptedServer.retryAfter;
 import static dev.stagger.http.ScriptedServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.EndReason;
+import dev.stagger.RetryEvent;
+import dev.stagger.RetryListener;
 import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
 import java.net.http.HttpRequest;
@@ -56,6 +59,28 @@ class HttpRetryListenerTest {
         assertThat(events.get(1).attempt()).isEqualTo(2);
         assertThat(events.get(1).status()).isEqualTo(429);
         assertThat(events.get(1).delay()).isEqualTo(Duration.ofSeconds(2).plus(WAIT));
+    }
+
+    @Test
+    void coreRetryListenersSeeEveryAttemptAndTheEndReason() throws Exception {
+        server.then(status(503, "down"), status(503, "down"));
+        List<RetryEvent> seen = new CopyOnWriteArrayList<>();
+        client(clock, 5).retryListener(new RetryListener() {
+            @Override
+            public void onAttemptFinished(RetryEvent.AttemptFinished e) {
+                seen.add(e);
+            }
+
+            @Override
+            public void onCallFinished(RetryEvent.CallFinished e) {
+                seen.add(e);
+            }
+        }).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
+        assertThat(seen).hasSize(4);
+        assertThat(seen.get(3)).isInstanceOfSatisfying(RetryEvent.CallFinished.class, e -> {
+            assertThat(e.reason()).isEqualTo(EndReason.RECOVERED);
+            assertThat(e.attempts()).isEqualTo(3);
+        });
     }
 
     @Test
