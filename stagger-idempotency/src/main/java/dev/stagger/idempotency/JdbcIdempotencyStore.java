@@ -2,6 +2,7 @@ package dev.stagger.idempotency;
 
 import dev.stagger.Clock;
 import dev.stagger.idempotency.internal.ClaimRules;
+import dev.stagger.idempotency.internal.ConnectionPool;
 import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.HeaderCodec;
 import dev.stagger.jdbc.Dialect;
@@ -36,19 +37,22 @@ import javax.sql.DataSource;
  * built. Thread-safe; borrows one connection per call, so give it a pooled {@link DataSource}
  * under load.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore {
+public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
     /** The default table name. */
     public static final String DEFAULT_TABLE = "stagger_idempotency";
 
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
     private static final int MAX_CLAIM_ROUNDS = 16;
+    private static final int SQLITE_CONNECTIONS = 4;
 
     private final DataSource dataSource;
     private final String table;
     private final Clock clock;
     private final Dialect dialect;
+    private final ConnectionPool ownPool;
 
     private JdbcIdempotencyStore(Builder b, Dialect dialect) {
+        this.ownPool = b.ownPool;
         this.dataSource = b.dataSource;
         this.table = b.table;
         this.clock = b.clock;
@@ -60,6 +64,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return builder(SqliteDataSource.file(file)).build();
     }
 
+    /**
+     * A store over {@code dataSource}. A {@link SqliteDataSource} (one new connection per call) is
+     * given a few reused connections of the store's own, closed by {@link #close()}: reopening
+     * SQLite costs pragmas and, when the last connection closes, a WAL checkpoint with an fsync,
+     * which otherwise dominated each request.
+     */
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource must not be null");
@@ -70,11 +80,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Configures a {@link JdbcIdempotencyStore}. Not thread-safe. */
     public static final class Builder {
         private final DataSource dataSource;
+        private final ConnectionPool ownPool;
         private String table = DEFAULT_TABLE;
         private Clock clock = Clock.system();
 
         private Builder(DataSource dataSource) {
-            this.dataSource = dataSource;
+            this.ownPool = dataSource instanceof SqliteDataSource ? new ConnectionPool(dataSource, SQLITE_CONNECTIONS) : null;
+            this.dataSource = ownPool != null ? ownPool : dataSource;
         }
 
         /**
@@ -318,6 +330,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                        int status, String headers, byte[] body) {
         StoredResponse response() {
             return StoredResponse.of(status, HeaderCodec.decode(headers), body == null ? new byte[0] : body);
+        }
+    }
+
+    /**
+     * Closes the SQLite connections this store keeps; any other data source belongs to the caller
+     * and is left alone.
+     */
+    @Override
+    public void close() {
+        if (ownPool != null) {
+            try {
+                ownPool.close();
+            } catch (SQLException e) {
+                throw new IdempotencyStoreException("closing the SQLite connections failed", e);
+            }
         }
     }
 

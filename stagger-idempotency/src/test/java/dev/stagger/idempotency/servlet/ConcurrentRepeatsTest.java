@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.support.Http;
-import dev.stagger.idempotency.support.PooledDataSource;
+import dev.stagger.idempotency.internal.ConnectionPool;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.idempotency.support.TestServer;
 import dev.stagger.jdbc.SqliteDataSource;
@@ -51,8 +51,8 @@ class ConcurrentRepeatsTest {
 
     @Test
     void oneHundredConcurrentRepeatsRunTheHandlerOnceOnSqlite() throws Exception {
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("keys.db"))).build();
-        try (TestServer server = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(store).build())) {
+        try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("keys.db"))).build();
+             TestServer server = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(store).build())) {
             assertRunsOnce(List.of(server.uri("/orders")));
         }
     }
@@ -61,7 +61,7 @@ class ConcurrentRepeatsTest {
     void oneHundredConcurrentRepeatsRunTheHandlerOnceOnPostgres() throws Exception {
         DataSource pg = TestDatabases.postgres();
         String table = PostgresTables.uniqueName();
-        try (PooledDataSource pool = new PooledDataSource(pg, 8)) {
+        try (ConnectionPool pool = new ConnectionPool(pg, 8)) {
             JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(table).build();
             try (TestServer server = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(store).build())) {
                 assertRunsOnce(List.of(server.uri("/orders")));
@@ -75,7 +75,7 @@ class ConcurrentRepeatsTest {
     void twoServersSharingOnePostgresDatabaseRunTheHandlerOnce() throws Exception {
         DataSource pg = TestDatabases.postgres();
         String table = PostgresTables.uniqueName();
-        try (PooledDataSource poolA = new PooledDataSource(pg, 8); PooledDataSource poolB = new PooledDataSource(pg, 8)) {
+        try (ConnectionPool poolA = new ConnectionPool(pg, 8); ConnectionPool poolB = new ConnectionPool(pg, 8)) {
             JdbcIdempotencyStore storeA = JdbcIdempotencyStore.builder(poolA).tableName(table).build();
             JdbcIdempotencyStore storeB = JdbcIdempotencyStore.builder(poolB).tableName(table).build();
             try (TestServer a = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(storeA).build());

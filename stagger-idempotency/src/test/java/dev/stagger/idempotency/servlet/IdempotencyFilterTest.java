@@ -52,6 +52,7 @@ class IdempotencyFilterTest {
         if (server != null) {
             server.close();
         }
+        store.close();
     }
 
     private void start(UnaryOperator<IdempotencyFilter.Builder> config) throws Exception {

@@ -47,7 +47,6 @@ class RetriedOrderEndToEndTest {
 
     @Test
     void aPostRetriedThroughFailuresAndADroppedConnectionCreatesExactlyOneOrder() throws Exception {
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.sqlite(dir.resolve("keys.db"));
         TestServer.Handler orderService = (req, res) -> {
             String body = new String(req.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (arrivals.get() == 2) {
@@ -59,7 +58,8 @@ class RetriedOrderEndToEndTest {
             res.setContentType("application/json");
             res.getOutputStream().write(("{\"order\":" + id + ",\"for\":" + body + "}").getBytes(StandardCharsets.UTF_8));
         };
-        try (TestServer server = TestServer.start(orderService, new FaultInjection(),
+        try (JdbcIdempotencyStore store = JdbcIdempotencyStore.sqlite(dir.resolve("keys.db"));
+             TestServer server = TestServer.start(orderService, new FaultInjection(),
                 IdempotencyFilter.builder(store).build())) {
             String key = UUID.randomUUID().toString();
             RetryPolicy policy = RetryPolicy.builder()

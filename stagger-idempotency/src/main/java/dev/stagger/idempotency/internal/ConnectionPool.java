@@ -1,4 +1,4 @@
-package dev.stagger.idempotency.support;
+package dev.stagger.idempotency.internal;
 
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
@@ -14,18 +14,24 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * The smallest connection pool that works for the load runs: idle connections are kept and handed
- * out again, so a measurement sees query time rather than connection setup (a service would use
- * HikariCP). At most {@code maxSize} connections are out at once; a borrower waits for one to come
- * back. Idle connections are closed by {@link #close()}.
+ * The smallest connection pool that does the job: idle connections are kept and handed out again.
+ * The embedded SQLite store uses it because opening a SQLite connection costs pragmas, and closing
+ * the last one checkpoints the WAL with an fsync: without reuse that dominated each request.
+ * Services with their own pool (HikariCP) pass that instead.
+ *
+ * <p>At most {@code maxSize} connections are out at once; a borrower waits up to 30 s for one to
+ * come back. A connection closed underneath (server restart) is dropped instead of reused. Idle
+ * connections are closed by {@link #close()}.
  */
-public final class PooledDataSource implements DataSource, AutoCloseable {
+public final class ConnectionPool implements DataSource, AutoCloseable {
     private final DataSource target;
     private final LinkedBlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
-
     private final Semaphore permits;
 
-    public PooledDataSource(DataSource target, int maxSize) {
+    public ConnectionPool(DataSource target, int maxSize) {
+        if (maxSize < 1) {
+            throw new IllegalArgumentException("maxSize must be at least 1, got " + maxSize);
+        }
         this.target = target;
         this.permits = new Semaphore(maxSize);
     }
@@ -57,13 +63,27 @@ public final class PooledDataSource implements DataSource, AutoCloseable {
                         if (closed.getAndSet(true)) {
                             return null;
                         }
-                        if (!physical.getAutoCommit()) {
-                            physical.rollback();
-                            physical.setAutoCommit(true);
+                        try {
+                            if (physical.isClosed()) {
+                                return null;
+                            }
+                            if (!physical.getAutoCommit()) {
+                                physical.rollback();
+                                physical.setAutoCommit(true);
+                            }
+                            idle.offer(physical);
+                        } catch (SQLException broken) {
+                            physical.close();
+                        } finally {
+                            permits.release();
                         }
-                        idle.offer(physical);
-                        permits.release();
                         return null;
+                    }
+                    if (method.getName().equals("isClosed") && closed.get()) {
+                        return true;
+                    }
+                    if (closed.get()) {
+                        throw new SQLException("connection already returned to the pool");
                     }
                     try {
                         return method.invoke(physical, args);
