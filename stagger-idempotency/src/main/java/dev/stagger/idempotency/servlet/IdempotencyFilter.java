@@ -114,7 +114,8 @@ public final class IdempotencyFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        List<String> keyHeaders = Collections.list(request.getHeaders(KEY_HEADER));
+        Enumeration<String> keyValues = request.getHeaders(KEY_HEADER);
+        List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
         if (keyHeaders.isEmpty()) {
             if (policy == KeyPolicy.REQUIRED) {
                 Problems.KEY_MISSING.write(response, 0);

@@ -458,6 +458,82 @@ class IdempotencyFilterTest {
     }
 
     @Test
+    void aRedirectIsStoredAndReplayedWithItsLocation() throws Exception {
+        behaviour = (req, res) -> {
+            executions.incrementAndGet();
+            res.sendRedirect("/orders/7");
+        };
+        start();
+
+        HttpResponse<byte[]> first = order("k-1", "alice", ORDER);
+        HttpResponse<byte[]> again = order("k-1", "alice", ORDER);
+
+        assertThat(first.statusCode()).isEqualTo(302);
+        assertThat(again.statusCode()).isEqualTo(302);
+        assertThat(again.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void aResponseSentWithSendErrorReachesTheClientAndReleasesTheKey() throws Exception {
+        behaviour = (req, res) -> {
+            executions.incrementAndGet();
+            res.sendError(404, "no such customer");
+        };
+        start();
+
+        assertThat(order("k-1", "alice", ORDER).statusCode()).isEqualTo(404);
+        assertThat(store.count()).isZero();
+        assertThat(order("k-1", "alice", ORDER).statusCode()).isEqualTo(404);
+        assertThat(executions).hasValue(2);
+    }
+
+    @Test
+    void whenTheStoreIsDownTheHandlerDoesNotRunAndTheClientGets503() throws Exception {
+        dev.stagger.idempotency.IdempotencyStore down = new dev.stagger.idempotency.IdempotencyStore() {
+            private dev.stagger.idempotency.IdempotencyStoreException failure() {
+                return new dev.stagger.idempotency.IdempotencyStoreException("database unreachable",
+                        new java.sql.SQLException("connection refused"));
+            }
+
+            @Override
+            public dev.stagger.idempotency.Claim claim(dev.stagger.idempotency.IdempotencyScope scope,
+                    dev.stagger.idempotency.RequestFingerprint fingerprint, Duration lease, Duration expiry) {
+                throw failure();
+            }
+
+            @Override
+            public boolean complete(dev.stagger.idempotency.IdempotencyScope scope, String leaseToken,
+                    dev.stagger.idempotency.StoredResponse response, Duration expiry) {
+                throw failure();
+            }
+
+            @Override
+            public boolean release(dev.stagger.idempotency.IdempotencyScope scope, String leaseToken) {
+                throw failure();
+            }
+
+            @Override
+            public Optional<dev.stagger.idempotency.IdempotencyRecord> find(dev.stagger.idempotency.IdempotencyScope scope) {
+                throw failure();
+            }
+
+            @Override
+            public int purgeExpired(int batchSize) {
+                throw failure();
+            }
+        };
+        server = TestServer.start((req, res) -> behaviour.handle(req, res), IdempotencyFilter.builder(down).build());
+
+        HttpResponse<byte[]> r = order("k-1", "alice", ORDER);
+
+        assertProblem(r, 503, "store-unavailable");
+        assertThat(r.headers().firstValue("Retry-After")).contains("1");
+        assertThat(executions).hasValue(0);
+    }
+
+    @Test
     void theBuilderNamesTheBadFieldAndValue() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> IdempotencyFilter.builder(store).lease(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease").hasMessageContaining("PT0S");
