@@ -9,6 +9,7 @@ import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.idempotency.support.TestServer;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.testsupport.TestDatabases;
+import jakarta.servlet.Filter;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -33,13 +35,22 @@ class ConcurrentRepeatsTest {
     Path dir;
 
     private final AtomicInteger executions = new AtomicInteger();
+    private final CountDownLatch allArrived = new CountDownLatch(REQUESTS);
+
+    /** Counts requests as they reach a server, before the idempotency filter. */
+    private final Filter arrivals = (req, res, chain) -> {
+        allArrived.countDown();
+        chain.doFilter(req, res);
+    };
 
     private TestServer.Handler slowOrderHandler() {
         return (req, res) -> {
             req.getInputStream().readAllBytes();
             int id = executions.incrementAndGet();
             try {
-                Thread.sleep(300); // keep the first request in flight while the others arrive
+                // stay in flight until every request has reached a server (bounded, in case some never do)
+                allArrived.await(10, TimeUnit.SECONDS);
+                Thread.sleep(50);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -52,7 +63,7 @@ class ConcurrentRepeatsTest {
     @Test
     void oneHundredConcurrentRepeatsRunTheHandlerOnceOnSqlite() throws Exception {
         try (JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("keys.db"))).build();
-             TestServer server = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(store).build())) {
+             TestServer server = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(store).build())) {
             assertRunsOnce(List.of(server.uri("/orders")));
         }
     }
@@ -63,7 +74,7 @@ class ConcurrentRepeatsTest {
         String table = PostgresTables.uniqueName();
         try (ConnectionPool pool = new ConnectionPool(pg, 8)) {
             JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(table).build();
-            try (TestServer server = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(store).build())) {
+            try (TestServer server = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(store).build())) {
                 assertRunsOnce(List.of(server.uri("/orders")));
             }
         } finally {
@@ -78,8 +89,8 @@ class ConcurrentRepeatsTest {
         try (ConnectionPool poolA = new ConnectionPool(pg, 8); ConnectionPool poolB = new ConnectionPool(pg, 8)) {
             JdbcIdempotencyStore storeA = JdbcIdempotencyStore.builder(poolA).tableName(table).build();
             JdbcIdempotencyStore storeB = JdbcIdempotencyStore.builder(poolB).tableName(table).build();
-            try (TestServer a = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(storeA).build());
-                 TestServer b = TestServer.start(slowOrderHandler(), IdempotencyFilter.builder(storeB).build())) {
+            try (TestServer a = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(storeA).build());
+                 TestServer b = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(storeB).build())) {
                 assertRunsOnce(List.of(a.uri("/orders"), b.uri("/orders")));
             }
         } finally {
