@@ -177,6 +177,9 @@ class RetryExecution<T> implements AttemptContext {
                 }
                 decision = Decision.stop();
             }
+            if (decision.isRetry() && (failure instanceof Error || failure instanceof InterruptedException)) {
+                decision = Decision.stop(); // not even a custom classifier may retry these
+            }
         }
         if (retry.breaker != null) {
             retry.breaker.record(result, failure, attemptNanos);
@@ -249,10 +252,9 @@ class RetryExecution<T> implements AttemptContext {
 
     /** Records the end reason and tells the listeners, once. */
     final boolean end(EndReason reason) {
-        if (endReason != null) {
+        if (!claimEnd(reason)) {
             return false;
         }
-        endReason = reason;
         if (retry.listeners.length > 0) {
             Throwable thrown = refusal != null ? refusal
                     : reason.isSuccess() || lastFailure == null ? null : lastFailure;
@@ -266,6 +268,15 @@ class RetryExecution<T> implements AttemptContext {
                 }
             }
         }
+        return true;
+    }
+
+    /** Sets the end reason if none is set yet; a sync call ends on one thread, so no atomics. */
+    boolean claimEnd(EndReason reason) {
+        if (endReason != null) {
+            return false;
+        }
+        endReason = reason;
         return true;
     }
 

@@ -1,0 +1,34 @@
+package dev.stagger;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Keeps every event a {@link Retry} emits, in order, for tests to inspect. */
+final class RecordingListener implements RetryListener {
+    final List<RetryEvent.AttemptFinished> attempts = new CopyOnWriteArrayList<>();
+    final List<RetryEvent.RetryScheduled> scheduled = new CopyOnWriteArrayList<>();
+    final List<RetryEvent.CallFinished> finished = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onAttemptFinished(RetryEvent.AttemptFinished event) {
+        attempts.add(event);
+    }
+
+    @Override
+    public void onRetryScheduled(RetryEvent.RetryScheduled event) {
+        scheduled.add(event);
+    }
+
+    @Override
+    public void onCallFinished(RetryEvent.CallFinished event) {
+        finished.add(event);
+    }
+
+    /** The single CallFinished event; fails if there were none or several. */
+    RetryEvent.CallFinished onlyFinish() {
+        if (finished.size() != 1) {
+            throw new AssertionError("expected exactly one CallFinished, got " + finished);
+        }
+        return finished.get(0);
+    }
+}
