@@ -1,13 +1,14 @@
 package dev.stagger;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Keeps every event a {@link Retry} emits, in order, for tests to inspect. */
 final class RecordingListener implements RetryListener {
-    final List<RetryEvent.AttemptFinished> attempts = new CopyOnWriteArrayList<>();
-    final List<RetryEvent.RetryScheduled> scheduled = new CopyOnWriteArrayList<>();
-    final List<RetryEvent.CallFinished> finished = new CopyOnWriteArrayList<>();
+    final List<RetryEvent.AttemptFinished> attempts = Collections.synchronizedList(new ArrayList<>());
+    final List<RetryEvent.RetryScheduled> scheduled = Collections.synchronizedList(new ArrayList<>());
+    final List<RetryEvent.CallFinished> finished = Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public void onAttemptFinished(RetryEvent.AttemptFinished event) {
