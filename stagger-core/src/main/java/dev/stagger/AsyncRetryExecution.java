@@ -24,8 +24,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
 
     CompletableFuture<T> start() {
         promise.whenComplete((value, failure) -> {
-            if (promise.isCancelled()) {
-                onCancelled();
+            if (promise.isCancelled() || !ended.get()) {
+                onCancelled(); // cancelled, or completed by the caller's own hand: no further attempts
             }
         });
         begin();
@@ -82,6 +82,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
 
     private void onAttemptDone(T value, Throwable failure, long t0) {
         if (promise.isDone()) {
+            if (retry.breaker != null) {
+                retry.breaker.releasePermission(); // the outcome is discarded, so the probe never happened
+            }
             return;
         }
         long delay = afterAttempt(value, failure, retry.clock.nanoTime() - t0);

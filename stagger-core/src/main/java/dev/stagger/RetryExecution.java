@@ -39,7 +39,8 @@ class RetryExecution<T> implements AttemptContext {
 
     /** Reads the start time when anything needs it. */
     final void begin() {
-        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || contextual != null) {
+        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || contextual != null
+                || retry.policy.hasCustomClassifier()) {
             startNanos = retry.clock.nanoTime();
         }
     }

@@ -126,6 +126,11 @@ public final class RetryPolicy {
         return attemptTimeoutNanos;
     }
 
+    /** True when a user's classifier (which may read the attempt context) decides. */
+    boolean hasCustomClassifier() {
+        return !(classifier instanceof BuiltClassifier);
+    }
+
     /** True when results are never classified (no result predicate and no custom classifier). */
     boolean acceptsAllResults() {
         return acceptsAllResults;

@@ -131,4 +131,21 @@ class AttemptContextTest {
     void theContextNamesTheRetry() throws Exception {
         assertThat(retry(RetryPolicy.builder()).call(AttemptContext::name)).isEqualTo("context");
     }
+
+    @Test
+    void aCustomClassifierSeesTheTimeElapsedSinceTheCallBegan() {
+        VirtualClock late = new VirtualClock(Duration.ofHours(5).toNanos()); // time does not start at zero
+        List<Duration> elapsed = new ArrayList<>();
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofSeconds(1)))
+                .classifier((r, f, context) -> {
+                    elapsed.add(context.elapsed());
+                    return Decision.retry();
+                }).build();
+
+        catchThrowable(() -> Retry.of("late", policy).withClock(late).call(() -> {
+            throw new IOException();
+        }));
+
+        assertThat(elapsed).containsExactly(Duration.ZERO, Duration.ofSeconds(1));
+    }
 }

@@ -188,4 +188,31 @@ class RetryAsyncTest {
         assertThat(future.handle((v, t) -> t).join()).isInstanceOf(CircuitOpenException.class);
         assertThat(calls).hasValue(0);
     }
+
+    @Test
+    void cancellingAProbeInFlightGivesTheHalfOpenPermitBack() {
+        CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
+                .halfOpenPermits(1).clock(clock).build();
+        breaker.onFailure();
+        clock.advance(Duration.ofSeconds(1));
+        Retry guarded = retry(fixed(3)).withCircuitBreaker(breaker);
+
+        CompletableFuture<String> probe = guarded.callAsync(CompletableFuture::new); // never answers
+        probe.cancel(true);
+        CompletableFuture<String> next = guarded.callAsync(() -> CompletableFuture.completedFuture("ok"));
+
+        assertThat(next).isCompletedWithValue("ok");
+        assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void completingTheReturnedFutureByHandStopsFurtherAttemptsLikeACancel() {
+        CompletableFuture<String> future = retry(fixed(5)).callAsync(() -> failTimes(99));
+
+        future.complete("given up by the caller");
+        clock.runUntilIdle();
+
+        assertThat(calls).hasValue(1);
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
+    }
 }
