@@ -125,7 +125,8 @@ public final class CircuitBreaker {
 
     /**
      * Asks to make a call. Every call that gets a permit must report its outcome with
-     * {@link #record(Object, Throwable, long)}.
+     * {@link #record(Object, Throwable, long)}, or give the permit back with
+     * {@link #releasePermission()} when it is abandoned without one.
      *
      * @return false when the breaker refuses the call
      */
