@@ -116,7 +116,7 @@ class RetryExecution<T> implements AttemptContext {
         throw Retry.<Exception>sneaky(finalFailure());
     }
 
-    /** The last failure, with the earlier ones attached as suppressed. */
+    /** The last failure, with the earlier ones attached as suppressed (once, however often called). */
     final Throwable finalFailure() {
         Throwable last = lastFailure;
         if (failures != null && failures.size() > 1) {
@@ -258,7 +258,7 @@ class RetryExecution<T> implements AttemptContext {
         }
         if (retry.listeners.length > 0) {
             Throwable thrown = refusal != null ? refusal
-                    : reason.isSuccess() || lastFailure == null ? null : lastFailure;
+                    : reason.isSuccess() || lastFailure == null ? null : finalFailure();
             RetryEvent.CallFinished e = new RetryEvent.CallFinished(retry.name, reason, attempt,
                     retry.policy.maxAttempts(), elapsed(), thrown == null ? lastResult : null, thrown);
             for (RetryListener l : retry.listeners) {

@@ -177,4 +177,21 @@ class EndReasonTest {
         assertThat(first.cause()).hasMessage("failure 1");
         assertThat(events.scheduled.get(1).nextAttempt()).isEqualTo(3);
     }
+
+    @Test
+    void theFailureInCallFinishedAlreadyCarriesTheEarlierFailuresAsSuppressed() {
+        RecordingListener seenAtTheTime = new RecordingListener() {
+            @Override
+            public void onCallFinished(RetryEvent.CallFinished event) {
+                assertThat(event.failure().getSuppressed()).extracting(Throwable::getMessage)
+                        .containsExactly("failure 1", "failure 2");
+                super.onCallFinished(event);
+            }
+        };
+
+        Throwable thrown = catchThrowable(() -> retry(fixed(3)).withListener(seenAtTheTime).call(() -> failTimes(99)));
+
+        assertThat(seenAtTheTime.onlyFinish().failure()).isSameAs(thrown);
+        assertThat(thrown.getSuppressed()).hasSize(2);
+    }
 }

@@ -5,7 +5,7 @@ import java.util.Collections;
 import java.util.List;
 
 /** Keeps every event a {@link Retry} emits, in order, for tests to inspect. */
-final class RecordingListener implements RetryListener {
+class RecordingListener implements RetryListener {
     final List<RetryEvent.AttemptFinished> attempts = Collections.synchronizedList(new ArrayList<>());
     final List<RetryEvent.RetryScheduled> scheduled = Collections.synchronizedList(new ArrayList<>());
     final List<RetryEvent.CallFinished> finished = Collections.synchronizedList(new ArrayList<>());
