@@ -39,7 +39,7 @@ class EndReasonTest {
     }
 
     @Test
-    void success() throws Exception {
+    void aFirstAttemptThatSucceedsEndsWithSuccess() throws Exception {
         retry(fixed(3)).call(() -> failTimes(0));
 
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.SUCCESS);
@@ -49,7 +49,7 @@ class EndReasonTest {
     }
 
     @Test
-    void recovered() throws Exception {
+    void aSuccessAfterRetriesEndsRecovered() throws Exception {
         retry(fixed(3)).call(() -> failTimes(2));
 
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.RECOVERED);
@@ -58,7 +58,7 @@ class EndReasonTest {
     }
 
     @Test
-    void exhausted() {
+    void runningOutOfAttemptsEndsExhaustedWithTheFailureTheCallerGets() {
         Throwable thrown = catchThrowable(() -> retry(fixed(3)).call(() -> failTimes(99)));
 
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.EXHAUSTED);
@@ -68,7 +68,7 @@ class EndReasonTest {
     }
 
     @Test
-    void notRetryable() {
+    void aFailureTheClassifierStopsEndsNotRetryable() {
         catchThrowable(() -> retry(fixed(3).abortOn(IOException.class)).call(() -> failTimes(99)));
 
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.NOT_RETRYABLE);
@@ -76,7 +76,7 @@ class EndReasonTest {
     }
 
     @Test
-    void notRetryableResultIsReturnedNotThrown() throws Exception {
+    void aResultTheClassifierStopsIsReturnedAndEndsNotRetryable() throws Exception {
         Object result = retry(fixed(3).classifier((r, f, c) -> "400".equals(r) ? Decision.stop() : Decision.accept()))
                 .call(() -> "400");
 
@@ -85,7 +85,7 @@ class EndReasonTest {
     }
 
     @Test
-    void deadline() {
+    void aWaitPastTheDeadlineEndsWithDeadline() {
         catchThrowable(() -> retry(fixed(10).deadline(Duration.ofMillis(2500))).call(() -> failTimes(99)));
 
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.DEADLINE);
@@ -93,7 +93,7 @@ class EndReasonTest {
     }
 
     @Test
-    void budget() {
+    void aRetryTheBudgetRefusesEndsWithBudget() {
         RetryBudget empty = RetryBudget.builder("empty").maxTokens(1).minRetriesPerSecond(0).clock(clock).build();
         empty.tryAcquireRetry(); // spend the only token
 
@@ -106,7 +106,7 @@ class EndReasonTest {
     }
 
     @Test
-    void circuitOpen() {
+    void anOpenBreakerBeforeTheFirstAttemptEndsCircuitOpenWithZeroAttempts() {
         CircuitBreaker breaker = CircuitBreaker.builder("down").consecutiveFailures(1).clock(clock).build();
         breaker.onFailure();
 
@@ -119,7 +119,7 @@ class EndReasonTest {
     }
 
     @Test
-    void interrupted() {
+    void anInterruptedWaitEndsInterrupted() {
         catchThrowable(() -> retry(fixed(3)).call(() -> {
             calls.incrementAndGet();
             Thread.currentThread().interrupt(); // the wait after this failure is interrupted
@@ -132,7 +132,7 @@ class EndReasonTest {
     }
 
     @Test
-    void cancelled() {
+    void cancellingTheFutureEndsCancelled() {
         CompletableFuture<Object> future = retry(fixed(3)).callAsync(() -> CompletableFuture.failedFuture(new IOException()));
 
         future.cancel(true);
