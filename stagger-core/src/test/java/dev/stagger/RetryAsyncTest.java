@@ -215,4 +215,25 @@ class RetryAsyncTest {
         assertThat(calls).hasValue(1);
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
     }
+
+    @Test
+    void aCancelArrivingWhileTheAttemptsOutcomeIsBeingHandledStillReportsExactlyOneEnd() {
+        // The listener cancels from inside the attempt's completion, after classification and
+        // before the end is reported: the interleaving of a cancel racing a completing attempt.
+        java.util.concurrent.atomic.AtomicReference<CompletableFuture<String>> returned =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Retry racing = retry(fixed(1)).withListener(new RetryListener() {
+            @Override
+            public void onAttemptFinished(RetryEvent.AttemptFinished event) {
+                returned.get().cancel(true);
+            }
+        });
+        CompletableFuture<String> stage = new CompletableFuture<>();
+        returned.set(racing.callAsync(() -> stage));
+
+        stage.complete("ok");
+
+        assertThat(returned.get()).isCancelled();
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
+    }
 }
