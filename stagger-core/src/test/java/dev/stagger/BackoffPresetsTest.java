@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -145,7 +146,7 @@ class BackoffPresetsTest {
             }
         }
         for (int n = 0; n < 6; n++) {
-            java.util.Arrays.sort(elapsed[n]);
+            Arrays.sort(elapsed[n]);
             double tolerance = n == 0 ? 0.15 : 0.03;
             assertThat(elapsed[n][runs / 2]).as("median time of retry n=%d", n)
                     .isBetween((1 - tolerance) * Math.pow(2, n), (1 + tolerance) * Math.pow(2, n));

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -90,7 +91,7 @@ class CircuitBreakerStressTest {
         LongAdder refused = new LongAdder();
 
         runConcurrently(thread -> {
-            java.util.SplittableRandom random = new java.util.SplittableRandom(thread);
+            SplittableRandom random = new SplittableRandom(thread);
             for (int i = 0; i < perThread; i++) {
                 if (breaker.tryAcquirePermission()) {
                     // Failure-heavy phases alternate with healthy ones, so the breaker keeps cycling.

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** {@link Retry#callAsync}: waits are scheduled, never slept; cancellation and attempt timeouts. */
@@ -220,8 +221,8 @@ class RetryAsyncTest {
     void aCancelArrivingWhileTheAttemptsOutcomeIsBeingHandledStillReportsExactlyOneEnd() {
         // The listener cancels from inside the attempt's completion, after classification and
         // before the end is reported: the interleaving of a cancel racing a completing attempt.
-        java.util.concurrent.atomic.AtomicReference<CompletableFuture<String>> returned =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<CompletableFuture<String>> returned =
+                new AtomicReference<>();
         Retry racing = retry(fixed(1)).withListener(new RetryListener() {
             @Override
             public void onAttemptFinished(RetryEvent.AttemptFinished event) {

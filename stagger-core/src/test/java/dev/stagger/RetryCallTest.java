@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stagger.testing.VirtualClock;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -205,8 +209,8 @@ class RetryCallTest {
     void aRealThreadInterruptedDuringARealWaitStopsPromptlyAndStaysInterrupted() throws Exception {
         Retry retry = Retry.of("real", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofSeconds(30))).build());
         AtomicInteger attempts = new AtomicInteger();
-        java.util.concurrent.CountDownLatch failedOnce = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean interruptedAfter = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch failedOnce = new CountDownLatch(1);
+        AtomicBoolean interruptedAfter = new AtomicBoolean();
         Thread worker = new Thread(() -> {
             try {
                 retry.call(() -> {
@@ -234,7 +238,7 @@ class RetryCallTest {
 
         String result = retry.call(() -> {
             if (calls.incrementAndGet() == 1) {
-                throw new java.net.SocketTimeoutException("subclass of IOException");
+                throw new SocketTimeoutException("subclass of IOException");
             }
             return "ok";
         });
@@ -279,12 +283,12 @@ class RetryCallTest {
 
     @Test
     void abortOnWinsOverRetryOn() {
-        Retry retry = retry(fixed(5).retryOn(IOException.class).abortOn(java.io.FileNotFoundException.class).build());
+        Retry retry = retry(fixed(5).retryOn(IOException.class).abortOn(FileNotFoundException.class).build());
 
         assertThatThrownBy(() -> retry.call(() -> {
             calls.incrementAndGet();
-            throw new java.io.FileNotFoundException("gone for good");
-        })).isInstanceOf(java.io.FileNotFoundException.class);
+            throw new FileNotFoundException("gone for good");
+        })).isInstanceOf(FileNotFoundException.class);
         assertThat(calls).hasValue(1);
     }
 
