@@ -107,36 +107,39 @@ public final class JobQueue {
         List<Long> ids = new ArrayList<>(jobs.size());
         long now = clock.currentTimeMillis();
         Set<String> wake = new LinkedHashSet<>();
-        try (PreparedStatement plain = c.prepareStatement(tables.insert(false));
+        boolean batched = tables.dialect() == Dialect.POSTGRESQL;
+        try (PreparedStatement plain = batched
+                ? c.prepareStatement(tables.insertForBatch(), new String[] {"id"}) : c.prepareStatement(tables.insert(false));
              PreparedStatement keyed = c.prepareStatement(tables.insert(true))) {
+            int pending = 0;
             for (JobRequest job : jobs) {
                 EnqueueOptions o = job.options();
-                PreparedStatement ps = o.key() == null ? plain : keyed;
                 long runAt = o.runAtMillis(now);
-                ps.setString(1, job.queue());
-                ps.setString(2, job.type());
-                ps.setBytes(3, job.payloadUnsafe());
-                if (o.key() == null) {
-                    ps.setNull(4, Types.VARCHAR);
-                } else {
-                    ps.setString(4, o.key());
+                if (runAt <= now) {
+                    wake.add(job.queue());
                 }
-                ps.setInt(5, o.priority());
-                ps.setInt(6, o.maxAttempts());
-                ps.setLong(7, runAt);
-                ps.setLong(8, now);
+                if (o.key() == null && batched) {
+                    bindInsert(plain, job, runAt, now);
+                    plain.addBatch();
+                    pending++;
+                    continue;
+                }
+                if (pending > 0) {
+                    flushBatch(plain, ids, pending);
+                    pending = 0;
+                }
+                PreparedStatement ps = o.key() == null ? plain : keyed;
+                bindInsert(ps, job, runAt, now);
                 Long id = null;
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         id = rs.getLong(1);
                     }
                 }
-                if (id == null) {
-                    id = existingId(c, o.key());
-                } else if (runAt <= now) {
-                    wake.add(job.queue());
-                }
-                ids.add(id);
+                ids.add(id != null ? id : existingId(c, o.key()));
+            }
+            if (pending > 0) {
+                flushBatch(plain, ids, pending);
             }
         }
         if (tables.dialect() == Dialect.POSTGRESQL && !wake.isEmpty()) {
@@ -149,6 +152,37 @@ public final class JobQueue {
             }
         }
         return ids;
+    }
+
+    /** Runs the batched inserts; the driver hands back their generated ids in order. */
+    private static void flushBatch(PreparedStatement ps, List<Long> ids, int pending) throws SQLException {
+        ps.executeBatch();
+        int got = 0;
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+            while (keys.next()) {
+                ids.add(keys.getLong(1));
+                got++;
+            }
+        }
+        if (got != pending) {
+            throw new SQLException("expected " + pending + " generated job ids, got " + got);
+        }
+    }
+
+    private static void bindInsert(PreparedStatement ps, JobRequest job, long runAt, long now) throws SQLException {
+        EnqueueOptions o = job.options();
+        ps.setString(1, job.queue());
+        ps.setString(2, job.type());
+        ps.setBytes(3, job.payloadUnsafe());
+        if (o.key() == null) {
+            ps.setNull(4, Types.VARCHAR);
+        } else {
+            ps.setString(4, o.key());
+        }
+        ps.setInt(5, o.priority());
+        ps.setInt(6, o.maxAttempts());
+        ps.setLong(7, runAt);
+        ps.setLong(8, now);
     }
 
     private long existingId(Connection c, String key) throws SQLException {

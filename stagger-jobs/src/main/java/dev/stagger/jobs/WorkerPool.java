@@ -30,7 +30,8 @@ import javax.sql.DataSource;
 /**
  * Runs the jobs of one queue with up to {@code concurrency} handlers at a time.
  *
- * <p>How it works: a fetcher claims due jobs in batches under a lease (PostgreSQL
+ * <p>How it works: a fetcher claims due jobs in batches (up to {@code batchSize} ahead of the
+ * free handlers) under a lease (PostgreSQL
  * {@code FOR UPDATE SKIP LOCKED}; SQLite one atomic {@code UPDATE ... RETURNING}), worker threads
  * run the handlers, and a completer stores the outcomes in batches, each change guarded by "this
  * pool still holds this attempt". A maintenance thread extends the leases of the jobs the pool
@@ -98,7 +99,7 @@ public final class WorkerPool implements AutoCloseable {
         this.store = new JobStore(b.jobQueue.tables(), queue, new ArrayList<>(handlers.keySet()), id);
         this.signals = new PoolSignals(b.random, (e, d) -> notifyListener(l -> l.databaseError(e, d)));
         this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming());
-        this.slots = new Semaphore(concurrency);
+        this.slots = new Semaphore(concurrency + batchSize);
     }
 
     /** Starts building a pool for {@code queue} of {@code jobQueue}. */
@@ -475,7 +476,11 @@ public final class WorkerPool implements AutoCloseable {
             return this;
         }
 
-        /** Most jobs claimed per query; default the concurrency. */
+        /**
+         * Most jobs claimed per query; default the concurrency. The pool also holds up to this many
+         * claimed jobs waiting for a free handler, so claiming overlaps running; those are put back
+         * at shutdown without counting an attempt.
+         */
         public Builder batchSize(int batchSize) {
             if (batchSize < 1 || batchSize > 1000) {
                 throw new IllegalArgumentException("batchSize must be in [1, 1000], got " + batchSize);

@@ -78,9 +78,14 @@ public final class JobTables {
             "id, queue, type, payload, job_key, state, priority, attempt, max_attempts, run_at, created_at, finished_at";
 
     public String insert(boolean withKey) {
-        String sql = "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
-                + "run_at, created_at) VALUES (?, ?, ?, ?, 'AVAILABLE', ?, 0, ?, ?, ?)";
+        String sql = insertForBatch();
         return withKey ? sql + " ON CONFLICT (job_key) DO NOTHING RETURNING id" : sql + " RETURNING id";
+    }
+
+    /** The plain insert, ids returned through the driver's generated keys (for JDBC batches). */
+    public String insertForBatch() {
+        return "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
+                + "run_at, created_at) VALUES (?, ?, ?, ?, 'AVAILABLE', ?, 0, ?, ?, ?)";
     }
 
     public String idByKey() {
