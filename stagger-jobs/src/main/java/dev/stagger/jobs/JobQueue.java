@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -35,6 +36,11 @@ public final class JobQueue {
     private final DataSource dataSource;
     private final JobTables tables;
     private final Clock clock;
+    /** Started pools of this queue object, woken at once by enqueues made through it. */
+    private final List<LocalPool> localPools = new CopyOnWriteArrayList<>();
+
+    private record LocalPool(String queue, Runnable wake) {
+    }
 
     private JobQueue(DataSource dataSource, JobTables tables, Clock clock) {
         this.dataSource = dataSource;
@@ -71,7 +77,7 @@ public final class JobQueue {
      */
     public long enqueue(Connection connection, String queue, String type, byte[] payload, EnqueueOptions options)
             throws SQLException {
-        return insert(connection, List.of(new JobRequest(queue, type, payload, options))).get(0);
+        return insert(connection, List.of(new JobRequest(queue, type, payload, options)), new LinkedHashSet<>()).get(0);
     }
 
     /** {@link #enqueue(Connection, String, String, byte[], EnqueueOptions)} with a UTF-8 text payload. */
@@ -86,8 +92,14 @@ public final class JobQueue {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                List<Long> ids = insert(c, jobs);
+                Set<String> wake = new LinkedHashSet<>();
+                List<Long> ids = insert(c, jobs, wake);
                 c.commit();
+                for (LocalPool pool : localPools) {
+                    if (wake.contains(pool.queue())) {
+                        pool.wake().run();
+                    }
+                }
                 return ids;
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
@@ -100,13 +112,12 @@ public final class JobQueue {
 
     /** Adds many jobs with the caller's connection, without committing. */
     public List<Long> enqueueAll(Connection connection, List<JobRequest> jobs) throws SQLException {
-        return insert(connection, jobs);
+        return insert(connection, jobs, new LinkedHashSet<>());
     }
 
-    private List<Long> insert(Connection c, List<JobRequest> jobs) throws SQLException {
+    private List<Long> insert(Connection c, List<JobRequest> jobs, Set<String> wake) throws SQLException {
         List<Long> ids = new ArrayList<>(jobs.size());
         long now = clock.currentTimeMillis();
-        Set<String> wake = new LinkedHashSet<>();
         boolean batched = tables.dialect() == Dialect.POSTGRESQL;
         try (PreparedStatement plain = batched
                 ? c.prepareStatement(tables.insertForBatch(), new String[] {"id"}) : c.prepareStatement(tables.insert(false));
@@ -321,6 +332,16 @@ public final class JobQueue {
     }
 
     // ---- plumbing ---------------------------------------------------------------------------
+
+    Object addLocalPool(String queue, Runnable wake) {
+        LocalPool pool = new LocalPool(queue, wake);
+        localPools.add(pool);
+        return pool;
+    }
+
+    void removeLocalPool(Object handle) {
+        localPools.remove(handle);
+    }
 
     DataSource dataSource() {
         return dataSource;

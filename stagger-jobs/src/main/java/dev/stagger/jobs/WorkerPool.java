@@ -36,7 +36,8 @@ import javax.sql.DataSource;
  * run the handlers, and a completer stores the outcomes in batches, each change guarded by "this
  * pool still holds this attempt". A maintenance thread extends the leases of the jobs the pool
  * holds (heartbeat) and rescues jobs of the queue whose lease ran out because their worker died.
- * On PostgreSQL idle pools are woken by LISTEN/NOTIFY; polling is the fallback everywhere. After a
+ * An idle pool is woken at once by jobs enqueued through the same {@link JobQueue} object (any
+ * database) and, on PostgreSQL, by LISTEN/NOTIFY from any process; polling is the fallback. After a
  * database failure each thread reconnects with exponential backoff; the stored state stays
  * consistent because every change is conditional.
  *
@@ -77,6 +78,7 @@ public final class WorkerPool implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private ExecutorService workers;
     private Thread completer;
+    private volatile Object localHandle;
 
     private WorkerPool(Builder b) {
         this.jobQueue = b.jobQueue;
@@ -132,6 +134,7 @@ public final class WorkerPool implements AutoCloseable {
         }
         completer.start();
         threads.forEach(Thread::start);
+        localHandle = jobQueue.addLocalPool(queue, this::wakeUp);
         return this;
     }
 
@@ -177,6 +180,9 @@ public final class WorkerPool implements AutoCloseable {
             throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
         }
         signals.stopClaiming();
+        if (localHandle != null) {
+            jobQueue.removeLocalPool(localHandle);
+        }
         wakeUp();
         if (!started.get()) {
             signals.stopAll();
@@ -521,7 +527,8 @@ public final class WorkerPool implements AutoCloseable {
 
         /**
          * How often an idle pool looks for due jobs; default 1 s. Jobs scheduled for later (retries,
-         * delays) start within this of their time; on PostgreSQL new jobs wake the pool at once.
+         * delays) start within this of their time. Jobs enqueued through the same {@link JobQueue}
+         * object, and on PostgreSQL from any process, wake the pool at once.
          */
         public Builder pollInterval(Duration pollInterval) {
             if (pollInterval == null || pollInterval.toMillis() < 1) {

@@ -64,6 +64,18 @@ class GracefulShutdownTest {
     }
 
     @Test
+    void anEnqueueThroughTheSameQueueObjectWakesAnIdlePoolAtOnce() throws Exception {
+        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        CountDownLatch ran = new CountDownLatch(1);
+        try (WorkerPool pool = WorkerPool.builder(jobs, "q").pollInterval(Duration.ofSeconds(60))
+                .handler("t", ctx -> ran.countDown()).build().start()) {
+            Thread.sleep(300); // let the first, empty poll pass so the fetcher is idle
+            jobs.enqueue("q", "t", "x");
+            assertThat(ran.await(10, TimeUnit.SECONDS)).as("ran long before the 60 s poll").isTrue();
+        }
+    }
+
+    @Test
     void aStartedPoolDrainsTheQueue() throws Exception {
         JobQueue jobs = Stores.sqlite(dir, Clock.system());
         try (WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(3).pollInterval(Duration.ofMillis(20))

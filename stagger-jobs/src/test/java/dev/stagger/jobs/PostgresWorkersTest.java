@@ -108,6 +108,33 @@ class PostgresWorkersTest {
     }
 
     @Test
+    void bulkEnqueueReturnsIdsInOrderAcrossBatchedAndKeyedJobs() throws Exception {
+        List<Long> ids = jobs.enqueueAll(List.of(
+                JobRequest.of("q", "work", "a"),
+                JobRequest.of("q", "work", "b"),
+                JobRequest.of("q", "work", "c").with(EnqueueOptions.defaults().key("k")),
+                JobRequest.of("q", "work", "d"),
+                JobRequest.of("q", "work", "e").with(EnqueueOptions.defaults().key("k"))));
+        assertThat(ids).hasSize(5);
+        assertThat(ids.get(4)).isEqualTo(ids.get(2));
+        List<String> payloads = new ArrayList<>();
+        for (long id : ids) {
+            payloads.add(jobs.find(id).orElseThrow().payloadText());
+        }
+        assertThat(payloads).containsExactly("a", "b", "c", "d", "c");
+    }
+
+    @Test
+    void aJobEnqueuedInARolledBackTransactionDoesNotExist() throws Exception {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            jobs.enqueue(c, "q", "work", "x", EnqueueOptions.defaults());
+            c.rollback();
+        }
+        assertThat(jobs.countByState("q").values()).allMatch(n -> n == 0);
+    }
+
+    @Test
     void twoPoolsRunEveryJobOnceAndNeverTheSameJobAtOnce() throws Exception {
         Map<Long, AtomicInteger> running = new ConcurrentHashMap<>();
         Set<Long> overlapped = ConcurrentHashMap.newKeySet();

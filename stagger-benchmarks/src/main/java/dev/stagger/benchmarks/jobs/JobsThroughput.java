@@ -20,7 +20,8 @@ import javax.sql.DataSource;
  * stagger-jobs runs on PostgreSQL and SQLite; db-scheduler (lock-and-fetch) on the same
  * PostgreSQL in the same run. Tables get unique names and are dropped afterwards.
  *
- * <p>Arguments (all optional): {@code --jobs 50000 --workers 8 --latency-jobs 500 --latency-rate 50
+ * <p>Arguments (all optional): {@code --jobs 50000 --workers 8 --batch 8 (stagger-jobs claim batch)
+ * --latency-jobs 500 --latency-rate 50
  * --pg-url jdbc:postgresql://127.0.0.1:5432/test --pg-user postgres --pg-password ""}.
  */
 public final class JobsThroughput {
@@ -32,6 +33,7 @@ public final class JobsThroughput {
         int workers = intArg(args, "--workers", 8);
         int latencyJobs = intArg(args, "--latency-jobs", 500);
         int latencyRate = intArg(args, "--latency-rate", 50);
+        int batch = intArg(args, "--batch", workers);
         String pgUrl = arg(args, "--pg-url", "jdbc:postgresql://127.0.0.1:5432/test");
         String pgUser = arg(args, "--pg-user", "postgres");
         String pgPassword = arg(args, "--pg-password", "");
@@ -49,7 +51,7 @@ public final class JobsThroughput {
             String dbsTable = "bench_dbs_" + suffix;
             try {
                 System.out.println("stagger-jobs on PostgreSQL ...");
-                results.add(StaggerJobsRun.run("PostgreSQL", pg, prefix, jobs, workers, latencyJobs, latencyRate));
+                results.add(StaggerJobsRun.run("PostgreSQL", pg, prefix, jobs, workers, latencyJobs, latencyRate, batch));
                 System.out.println("db-scheduler on PostgreSQL ...");
                 results.add(DbSchedulerRun.run(pg, dbsTable, jobs, workers, latencyJobs, latencyRate));
             } finally {
@@ -65,7 +67,7 @@ public final class JobsThroughput {
         try {
             System.out.println("stagger-jobs on SQLite ...");
             DataSource sqlite = SqliteDataSource.file(dir.resolve("jobs.db"));
-            results.add(StaggerJobsRun.run("SQLite", sqlite, "bench_", jobs, workers, latencyJobs, latencyRate));
+            results.add(StaggerJobsRun.run("SQLite", sqlite, "bench_", jobs, workers, latencyJobs, latencyRate, batch));
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -16,7 +16,7 @@ final class StaggerJobsRun {
     }
 
     static Measurement run(String database, DataSource ds, String prefix, int jobs, int workers, int latencyJobs,
-                           int latencyRate) throws Exception {
+                           int latencyRate, int claimBatch) throws Exception {
         Measurement m = new Measurement("stagger-jobs", database, jobs, workers);
         JobQueue queue = JobQueue.builder(ds).tablePrefix(prefix).build();
 
@@ -33,7 +33,7 @@ final class StaggerJobsRun {
 
         CountDownLatch drained = new CountDownLatch(jobs);
         Measurement.Latencies latencies = new Measurement.Latencies(latencyJobs);
-        WorkerPool pool = WorkerPool.builder(queue, "bench").concurrency(workers)
+        WorkerPool pool = WorkerPool.builder(queue, "bench").concurrency(workers).batchSize(claimBatch)
                 .pollInterval(Duration.ofSeconds(1))
                 .handler("noop", ctx -> {
                     String payload = ctx.payloadText();
