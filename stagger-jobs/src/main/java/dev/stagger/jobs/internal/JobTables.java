@@ -63,7 +63,9 @@ public final class JobTables {
                 "CREATE UNIQUE INDEX " + jobs + "_key ON " + jobs + " (job_key)",
                 "CREATE INDEX " + jobs + "_due ON " + jobs + " (queue, priority DESC, run_at, id) WHERE state = 'AVAILABLE'",
                 "CREATE INDEX " + jobs + "_lease ON " + jobs + " (queue, lease_until) WHERE state = 'RUNNING'",
-                "CREATE INDEX " + jobs + "_state ON " + jobs + " (state, queue, finished_at)",
+                // no general index on state: the planner would prefer it to the due index and sort
+                // every available job on each claim
+                "CREATE INDEX " + jobs + "_purge ON " + jobs + " (queue, finished_at) WHERE state = 'SUCCEEDED'",
                 "CREATE TABLE " + errors + " ("
                         + "job_id BIGINT NOT NULL, "
                         + "attempt INTEGER NOT NULL, "
