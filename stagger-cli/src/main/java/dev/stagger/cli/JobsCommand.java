@@ -54,7 +54,7 @@ final class JobsCommand implements Callable<Integer> {
         @Option(names = "--user", description = "database user (PostgreSQL)")
         String user;
 
-        @Option(names = "--password", description = "database password (PostgreSQL)", interactive = false)
+        @Option(names = "--password", description = "database password (PostgreSQL)")
         String password;
 
         @Option(names = "--table-prefix", defaultValue = "stagger_", description = "table prefix (default: ${DEFAULT-VALUE})")

@@ -2,6 +2,7 @@ package dev.stagger.jobs;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -38,15 +39,19 @@ public record Job(long id, String queue, String type, byte[] payload, String key
         return Optional.ofNullable(key);
     }
 
+    /** Equal when every component is, the payload compared by content. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof Job j && j.id == id && j.queue.equals(queue) && j.state == state && j.attempt == attempt
-                && j.runAt.equals(runAt);
+        return o instanceof Job j && j.id == id && j.queue.equals(queue) && j.type.equals(type)
+                && Arrays.equals(j.payload, payload) && Objects.equals(j.key, key) && j.state == state
+                && j.priority == priority && j.attempt == attempt && j.maxAttempts == maxAttempts
+                && Objects.equals(j.runAt, runAt) && Objects.equals(j.createdAt, createdAt)
+                && Objects.equals(j.finishedAt, finishedAt);
     }
 
     @Override
     public int hashCode() {
-        return Long.hashCode(id);
+        return Objects.hash(id, state, attempt) * 31 + Arrays.hashCode(payload);
     }
 
     @Override
