@@ -174,20 +174,18 @@ class PostgresWorkersTest {
     void jobsOfAWorkerKilledMidJobCompleteElsewhereAfterTheLeaseExpires() throws Exception {
         Process doomed = workerProcess("doomed", 2_000, 120_000);
         List<Long> ids = enqueue(5);
-        Waits.until("the doomed worker holds jobs", Duration.ofSeconds(20),
-                () -> jobs.countByState("q").get(JobState.RUNNING) == 4);
+        // 4 running handlers plus 1 claimed ahead for the next free handler
+        Waits.until("the doomed worker holds every job", Duration.ofSeconds(20),
+                () -> jobs.countByState("q").get(JobState.RUNNING) == 5);
         doomed.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 
         started(pool("survivor", log.recording("survivor", 0)).lease(Duration.ofSeconds(2)).build());
         Waits.until("every job done", Duration.ofSeconds(30), () -> succeeded() == 5);
         assertEveryJobRanExactlyOnce(ids, log.runs());
-        List<Job> done = jobs.list(JobState.SUCCEEDED, "q", 10);
-        assertThat(done).filteredOn(j -> j.attempt() == 2).hasSize(4);
-        for (Job j : done) {
-            if (j.attempt() == 2) {
-                assertThat(jobs.errors(j.id())).singleElement()
-                        .satisfies(e -> assertThat(e.exceptionClass()).isEqualTo(JobError.LEASE_EXPIRED));
-            }
+        for (Job j : jobs.list(JobState.SUCCEEDED, "q", 10)) {
+            assertThat(j.attempt()).as("the lost attempt is counted").isEqualTo(2);
+            assertThat(jobs.errors(j.id())).singleElement()
+                    .satisfies(e -> assertThat(e.exceptionClass()).isEqualTo(JobError.LEASE_EXPIRED));
         }
     }
 
@@ -198,7 +196,7 @@ class PostgresWorkersTest {
         JobQueue flakyJobs = JobQueue.builder(flaky).tablePrefix(prefix).build();
         List<String> dbErrors = new CopyOnWriteArrayList<>();
         WorkerPool pool = WorkerPool.builder(flakyJobs, "q").workerId("flaky").concurrency(4)
-                .handler("work", log.recording("flaky", 5))
+                .handler("work", log.recording("flaky", 10))
                 .retryPolicy(RetryPolicy.builder().maxAttempts(20).build())
                 .pollInterval(Duration.ofMillis(100)).lease(Duration.ofSeconds(5))
                 .listener(new JobListener() {
@@ -207,14 +205,15 @@ class PostgresWorkersTest {
                         dbErrors.add(error.getClass().getSimpleName());
                     }
                 }).build();
-        List<Long> ids = enqueue(300);
+        List<Long> ids = enqueue(500);
         started(pool);
-        for (int threshold : new int[] {50, 150}) {
+        for (int threshold : new int[] {50, 200}) {
             Waits.until(threshold + " jobs done", Duration.ofSeconds(60), () -> succeeded() >= threshold);
             int killed = terminateBackends(app);
             assertThat(killed).as("backends of %s terminated", app).isPositive();
+            assertThat(succeeded()).as("terminated mid-run").isLessThan(500);
         }
-        Waits.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 300);
+        Waits.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 500);
         assertThat(dbErrors).isNotEmpty();
         Set<Long> ran = log.runs().stream().map(RunLog.Run::jobId).collect(Collectors.toSet());
         assertThat(ran).containsExactlyInAnyOrderElementsOf(ids);
