@@ -97,7 +97,8 @@ public final class WorkerPool implements AutoCloseable {
         this.shutdownTimeout = b.shutdownTimeout;
         this.listen = b.listen && b.jobQueue.tables().dialect() == Dialect.POSTGRESQL;
         this.listener = b.listener;
-        String id = b.workerId != null ? b.workerId : queue + "-" + UUID.randomUUID().toString().substring(0, 8);
+        // a fresh suffix per pool: a restarted pool must not extend the leases its crashed predecessor held
+        String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.store = new JobStore(b.jobQueue.tables(), queue, new ArrayList<>(handlers.keySet()), id);
         this.signals = new PoolSignals(b.random, (e, d) -> notifyListener(l -> l.databaseError(e, d)));
         this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming());
@@ -570,10 +571,13 @@ public final class WorkerPool implements AutoCloseable {
             return this;
         }
 
-        /** The lease owner id stored on claimed jobs; default the queue name and a random suffix. */
+        /**
+         * A readable name for this pool, stored (with a random suffix added per pool) as the lease
+         * owner of the jobs it holds; default the queue name.
+         */
         public Builder workerId(String workerId) {
-            if (workerId == null || workerId.isBlank() || workerId.length() > 100) {
-                throw new IllegalArgumentException("workerId must be 1 to 100 non-blank characters, got '" + workerId + "'");
+            if (workerId == null || workerId.isBlank() || workerId.length() > 90) {
+                throw new IllegalArgumentException("workerId must be 1 to 90 non-blank characters, got '" + workerId + "'");
             }
             this.workerId = workerId;
             return this;

@@ -144,6 +144,14 @@ class RescueAndTransactionsTest {
     }
 
     @Test
+    void poolsGivenTheSameNameHoldLeasesUnderDifferentOwnersSoARestartCannotKeepOldLeasesAlive() {
+        WorkerPool before = WorkerPool.builder(jobs, "q").workerId("billing-1").handler("t", ctx -> { }).build();
+        WorkerPool after = WorkerPool.builder(jobs, "q").workerId("billing-1").handler("t", ctx -> { }).build();
+        assertThat(before.workerId()).startsWith("billing-1-");
+        assertThat(after.workerId()).startsWith("billing-1-").isNotEqualTo(before.workerId());
+    }
+
+    @Test
     void snoozeWithANegativeDelayIsRejected() throws Exception {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> {
