@@ -50,8 +50,8 @@ def load(path):
         runs = json.load(f)
     groups = {}
     for run in runs:
-        cls, method = run["benchmark"].rsplit(".", 1)[-2:] if "." in run["benchmark"] else ("", run["benchmark"])
-        cls = cls.rsplit(".", 1)[-1]
+        qualified_class, method = run["benchmark"].rsplit(".", 1)
+        cls = qualified_class.rsplit(".", 1)[-1]
         scenario, _, variant = method.partition("_")
         primary = run["primaryMetric"]
         alloc = run.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {})
