@@ -89,10 +89,10 @@ def print_tables(groups):
         print()
         print(title)
         stagger = next((r for r in rows if r["variant"] == "stagger"), None)
-        print(f"  {'':28} {'ns/op':>18} {'B/op':>8}   {'vs Stagger' if stagger else ''}")
+        print(f"  {'':28} {'ns/op':>18} {'B/op':>8}   {'vs Stagger' if stagger else ''}".rstrip())
         for r in sorted(rows, key=order):
             name = NAMES.get(r["variant"], r["variant"])
-            print(f"  {name:28} {fmt_ns(r['ns'], r['error'])} {fmt_bytes(r['bytes']):>8}   {comparison(r, stagger)}")
+            print(f"  {name:28} {fmt_ns(r['ns'], r['error'])} {fmt_bytes(r['bytes']):>8}   {comparison(r, stagger)}".rstrip())
 
 
 def find(groups, cls, scenario, variant):
