@@ -16,6 +16,8 @@ public final class ExponentialBackoff implements Backoff {
     private final double multiplier;
     private final long maxNanos;
     private final Jitter jitter;
+    /** The stateless schedule without jitter, shared by every call (no allocation per call). */
+    private final Schedule plain = this::rawDelayNanos;
 
     ExponentialBackoff(Duration base) {
         this(Checks.nanos(Checks.positive("base", base)), 2.0, Long.MAX_VALUE, Jitter.none());
@@ -71,7 +73,7 @@ public final class ExponentialBackoff implements Backoff {
     @Override
     public Schedule start(RandomSource random) {
         if (jitter == Jitter.none()) {
-            return this::rawDelayNanos;
+            return plain;
         }
         return retry -> Checks.clampNanos(jitter.apply(rawDelayNanos(retry), random), maxNanos);
     }

@@ -12,6 +12,8 @@ public final class LinearBackoff implements Backoff {
     private final long stepNanos;
     private final long maxNanos;
     private final Jitter jitter;
+    /** The stateless schedule without jitter, shared by every call (no allocation per call). */
+    private final Schedule plain = this::rawDelayNanos;
 
     LinearBackoff(Duration initial, Duration step) {
         this(Checks.nanos(Checks.positive("initial", initial)), Checks.nanos(Checks.nonNegative("step", step)),
@@ -45,7 +47,7 @@ public final class LinearBackoff implements Backoff {
     @Override
     public Schedule start(RandomSource random) {
         if (jitter == Jitter.none()) {
-            return this::rawDelayNanos;
+            return plain;
         }
         return retry -> Checks.clampNanos(jitter.apply(rawDelayNanos(retry), random), maxNanos);
     }

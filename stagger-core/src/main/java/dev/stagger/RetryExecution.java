@@ -26,6 +26,8 @@ class RetryExecution<T> implements AttemptContext {
     private Backoff.Schedule schedule;
     Object lastResult;
     Throwable lastFailure;
+    /** The first failure; the list holds every failure only once there are two (most calls never get there). */
+    private Throwable firstFailure;
     private List<Throwable> failures;
     EndReason endReason;
     RetryRefusedException refusal;
@@ -158,10 +160,15 @@ class RetryExecution<T> implements AttemptContext {
         lastResult = result;
         lastFailure = failure;
         if (failure != null) {
-            if (failures == null) {
-                failures = new ArrayList<>(4);
+            if (firstFailure == null) {
+                firstFailure = failure;
+            } else {
+                if (failures == null) {
+                    failures = new ArrayList<>(4);
+                    failures.add(firstFailure);
+                }
+                failures.add(failure);
             }
-            failures.add(failure);
         }
         RetryPolicy policy = retry.policy;
         Decision decision;
