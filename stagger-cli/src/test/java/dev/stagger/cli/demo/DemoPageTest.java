@@ -1,0 +1,98 @@
+package dev.stagger.cli.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/** The demo page in real headless Chromium against a demo server on a free loopback port. */
+class DemoPageTest {
+    @TempDir
+    static Path data;
+
+    static DemoServer server;
+    static ChromeDriver browser;
+    static String url;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = DemoServer.start("127.0.0.1", 0, data);
+        url = "http://127.0.0.1:" + server.port() + "/";
+        browser = Browser.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (browser != null) {
+            try {
+                Path shot = Path.of("target", "demo-screenshot.png");
+                Files.createDirectories(shot.getParent());
+                browser.get(url);
+                Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
+            } finally {
+                browser.quit();
+            }
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private WebDriverWait waitUpTo(int seconds) {
+        return new WebDriverWait(browser, Duration.ofSeconds(seconds));
+    }
+
+    private void fill(String form, String name, String value) {
+        WebElement input = browser.findElement(By.cssSelector("#" + form + " [name=" + name + "]"));
+        input.clear();
+        input.sendKeys(value);
+    }
+
+    @Test
+    void sendShowsEveryScriptedAttemptAndWaitOnTheTimeline() {
+        browser.get(url);
+        fill("send-form", "script", "503,503,200");
+        fill("send-form", "baseMs", "20");
+        browser.findElement(By.id("send-button")).click();
+        waitUpTo(20).until(ExpectedConditions.attributeToBeNotEmpty(browser.findElement(By.id("send-status")), "data-reason"));
+
+        WebElement status = browser.findElement(By.id("send-status"));
+        assertThat(status.getAttribute("data-reason")).isEqualTo("RECOVERED");
+        List<WebElement> bars = browser.findElements(By.cssSelector("#timeline-svg .attempt-bar"));
+        assertThat(bars).extracting(b -> b.getAttribute("data-outcome")).containsExactly("HTTP 503", "HTTP 503", "HTTP 200");
+        assertThat(browser.findElements(By.cssSelector("#timeline-svg .wait-bar"))).hasSize(2);
+    }
+
+    @Test
+    void aNonRetryableStatusIsTriedOnce() {
+        browser.get(url);
+        fill("send-form", "script", "400");
+        browser.findElement(By.id("send-button")).click();
+        waitUpTo(20).until(ExpectedConditions.attributeToBeNotEmpty(browser.findElement(By.id("send-status")), "data-reason"));
+        assertThat(browser.findElement(By.id("send-status")).getAttribute("data-reason")).isEqualTo("NOT_RETRYABLE");
+        assertThat(browser.findElements(By.cssSelector("#timeline-svg .attempt-bar"))).hasSize(1);
+    }
+
+    @Test
+    void hammeringAFailingDownstreamOpensTheBreaker() {
+        browser.get(url);
+        fill("hammer-form", "calls", "100");
+        fill("hammer-form", "failureRate", "1");
+        browser.findElement(By.id("hammer-button")).click();
+        waitUpTo(60).until(ExpectedConditions.attributeToBeNotEmpty(browser.findElement(By.id("hammer-status")), "data-reasons"));
+        assertThat(browser.findElement(By.id("hammer-status")).getAttribute("data-reasons")).contains("CIRCUIT_OPEN");
+        waitUpTo(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("breaker-pill"), "OPEN"));
+    }
+}
