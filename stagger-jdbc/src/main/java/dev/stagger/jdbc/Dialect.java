@@ -2,7 +2,9 @@ package dev.stagger.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /** The databases Stagger's stores know how to talk to. */
@@ -12,6 +14,8 @@ public enum Dialect {
     MARIADB,
     H2,
     OTHER;
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /** Detects the dialect from the connection's metadata. */
     public static Dialect of(Connection connection) throws SQLException {
@@ -41,5 +45,70 @@ public enum Dialect {
     /** True when the database supports {@code SELECT ... FOR UPDATE SKIP LOCKED}. */
     public boolean supportsSkipLocked() {
         return this == POSTGRESQL || this == MARIADB;
+    }
+
+    /**
+     * An {@code INSERT} of {@code columns} (one {@code ?} each, in order) that does nothing when a
+     * row with the same {@code keyColumns} exists: the usual way for concurrent writers to
+     * create a row once without a failed statement aborting their transaction. Check
+     * {@code executeUpdate()}: 1 when inserted, 0 when the row was there. On MariaDB this is
+     * {@code INSERT IGNORE}, which also turns data errors (a too-long string, say) into warnings:
+     * bind values that are already valid.
+     *
+     * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
+     */
+    public String insertIfAbsent(String table, List<String> columns, List<String> keyColumns) {
+        String insert = insertInto(table, columns, keyColumns);
+        return switch (this) {
+            case POSTGRESQL, SQLITE -> insert + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO NOTHING";
+            // not ON DUPLICATE KEY UPDATE k = k: Connector/J then reports 1 for an existing row
+            case MARIADB -> "INSERT IGNORE" + insert.substring("INSERT".length());
+            case H2, OTHER -> throw new UnsupportedOperationException("insertIfAbsent is not known for " + this);
+        };
+    }
+
+    /**
+     * An {@code INSERT} of {@code columns} (one {@code ?} each, in order) that, when a row with
+     * the same {@code keyColumns} exists, overwrites its other columns instead.
+     *
+     * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
+     */
+    public String upsert(String table, List<String> columns, List<String> keyColumns) {
+        String insert = insertInto(table, columns, keyColumns);
+        List<String> others = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
+        if (others.isEmpty()) {
+            return insertIfAbsent(table, columns, keyColumns);
+        }
+        return switch (this) {
+            case POSTGRESQL, SQLITE -> insert + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO UPDATE SET "
+                    + String.join(", ", others.stream().map(c -> c + " = excluded." + c).toList());
+            case MARIADB -> insert + " ON DUPLICATE KEY UPDATE "
+                    + String.join(", ", others.stream().map(c -> c + " = VALUES(" + c + ")").toList());
+            case H2, OTHER -> throw new UnsupportedOperationException("upsert is not known for " + this);
+        };
+    }
+
+    private static String insertInto(String table, List<String> columns, List<String> keyColumns) {
+        requireIdentifier("table", table);
+        if (columns == null || columns.isEmpty()) {
+            throw new IllegalArgumentException("columns must not be empty, got " + columns);
+        }
+        if (keyColumns == null || keyColumns.isEmpty() || !columns.containsAll(keyColumns)) {
+            throw new IllegalArgumentException("keyColumns must be a non-empty subset of columns " + columns
+                    + ", got " + keyColumns);
+        }
+        columns.forEach(c -> requireIdentifier("columns", c));
+        return "INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
+                + placeholders(columns.size()) + ")";
+    }
+
+    private static void requireIdentifier(String field, String name) {
+        if (name == null || !IDENTIFIER.matcher(name).matches()) {
+            throw new IllegalArgumentException(field + " must be a plain SQL identifier, got '" + name + "'");
+        }
+    }
+
+    private static String placeholders(int n) {
+        return String.join(", ", java.util.Collections.nCopies(n, "?"));
     }
 }

@@ -13,7 +13,11 @@ import javax.sql.DataSource;
  * A tiny versioned schema migrator: each component (a store) keeps its version in
  * {@code stagger_schema_version}; {@link #apply} runs the steps past that version, each in its
  * own transaction, and records the new version. Safe to call at every start-up, and from several
- * processes at once (a concurrent creator's duplicate insert is tolerated and re-checked).
+ * processes at once: concurrent migrators of a component queue on a lock (a PostgreSQL advisory
+ * lock, a MariaDB named lock, the SQLite write lock) and re-read the version once they hold it, so
+ * each step runs exactly once. MariaDB commits DDL implicitly, so there a step that fails half-way
+ * leaves its earlier statements applied: write its statements to be re-runnable
+ * ({@code IF NOT EXISTS}).
  */
 public final class SchemaMigrations {
     private SchemaMigrations() {
@@ -33,21 +37,14 @@ public final class SchemaMigrations {
         }
         try (Connection c = dataSource.getConnection()) {
             Dialect dialect = Dialect.of(c);
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS stagger_schema_version ("
-                        + "component VARCHAR(100) PRIMARY KEY, version INTEGER NOT NULL)");
-            }
             boolean autoCommit = c.getAutoCommit();
             try {
+                createVersionTable(c, dialect);
                 for (int version = currentVersion(c, component); version < steps.size(); version++) {
                     c.setAutoCommit(false);
+                    boolean locked = false;
                     try {
-                        if (dialect == Dialect.POSTGRESQL) {
-                            try (Statement lock = c.createStatement()) {
-                                // serialises concurrent migrators of the same database
-                                lock.execute("SELECT pg_advisory_xact_lock(" + component.hashCode() + ")");
-                            }
-                        }
+                        locked = lock(c, dialect, component);
                         int now = currentVersion(c, component);
                         if (now > version) {
                             c.commit();
@@ -61,9 +58,13 @@ public final class SchemaMigrations {
                         }
                         setVersion(c, component, version + 1);
                         c.commit();
-                    } catch (SQLException e) {
+                    } catch (SQLException | RuntimeException e) {
                         c.rollback();
                         throw e;
+                    } finally {
+                        if (locked) {
+                            unlock(c, dialect, component);
+                        }
                     }
                 }
                 return currentVersion(c, component);
@@ -71,6 +72,87 @@ public final class SchemaMigrations {
                 c.setAutoCommit(autoCommit);
             }
         }
+    }
+
+    /**
+     * Creates the version table. On PostgreSQL two concurrent {@code CREATE TABLE IF NOT EXISTS}
+     * can both pass the existence check and one then fails on a catalog unique index, so creators
+     * queue on an advisory lock first.
+     */
+    private static void createVersionTable(Connection c, Dialect dialect) throws SQLException {
+        String ddl = "CREATE TABLE IF NOT EXISTS stagger_schema_version ("
+                + "component VARCHAR(100) PRIMARY KEY, version INTEGER NOT NULL)";
+        if (dialect != Dialect.POSTGRESQL) {
+            try (Statement s = c.createStatement()) {
+                s.execute(ddl);
+            }
+            return;
+        }
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_xact_lock(" + "stagger_schema_version".hashCode() + ")");
+            s.execute(ddl);
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * Serialises concurrent migrators of one component for the current transaction: PostgreSQL by
+     * a transaction-scoped advisory lock, MariaDB by a named lock (released by {@link #unlock}),
+     * SQLite by taking the database's write lock with a no-op write before reading the version.
+     *
+     * @return true when {@link #unlock} must be called
+     */
+    private static boolean lock(Connection c, Dialect dialect, String component) throws SQLException {
+        switch (dialect) {
+            case POSTGRESQL -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT pg_advisory_xact_lock(" + component.hashCode() + ")");
+                }
+                return false;
+            }
+            case MARIADB -> {
+                try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(?, 60)")) {
+                    ps.setString(1, lockName(component));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next() || rs.getInt(1) != 1) {
+                            throw new SQLException("timed out waiting for the migration lock of " + component);
+                        }
+                    }
+                }
+                return true;
+            }
+            case SQLITE -> {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "UPDATE stagger_schema_version SET version = version WHERE component = ?")) {
+                    ps.setString(1, component);
+                    ps.executeUpdate();
+                }
+                return false;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    private static void unlock(Connection c, Dialect dialect, String component) throws SQLException {
+        if (dialect == Dialect.MARIADB) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+                ps.setString(1, lockName(component));
+                ps.execute();
+            }
+        }
+    }
+
+    private static String lockName(String component) {
+        String name = "stagger_schema:" + component;
+        return name.length() <= 64 ? name : name.substring(0, 64); // MariaDB's lock-name limit
     }
 
     /** The recorded version of {@code component}, 0 when none. */

@@ -1,0 +1,248 @@
+package dev.stagger.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stagger.AttemptContext;
+import dev.stagger.Backoff;
+import dev.stagger.EndReason;
+import dev.stagger.Retry;
+import dev.stagger.RetryPolicy;
+import dev.stagger.jdbc.testsupport.TestDatabases;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(60)
+class TransactionsPostgresTest {
+    private DataSource db;
+    private final RecordingListener listener = new RecordingListener();
+    private ExecutorService pool;
+
+    @BeforeEach
+    void setUp() throws SQLException {
+        db = TestDatabases.postgres();
+        pool = Executors.newFixedThreadPool(2);
+        exec("DROP TABLE IF EXISTS jdbc_tx_rows");
+        exec("CREATE TABLE jdbc_tx_rows (id INT PRIMARY KEY, v INT NOT NULL)");
+        exec("INSERT INTO jdbc_tx_rows VALUES (1, 0), (2, 0)");
+        exec("DROP TABLE IF EXISTS jdbc_tx_oncall");
+        exec("CREATE TABLE jdbc_tx_oncall (doctor TEXT PRIMARY KEY, on_call BOOLEAN NOT NULL)");
+        exec("INSERT INTO jdbc_tx_oncall VALUES ('alice', true), ('bob', true)");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        pool.shutdownNow();
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private Transactions transactions(int isolation) {
+        return Transactions.builder(db)
+                .retry(Retry.of("pg", Transactions.defaultPolicy()).withListener(listener))
+                .isolation(isolation)
+                .build();
+    }
+
+    @Test
+    void twoTransactionsLockingRowsInOppositeOrderBothCompleteAfterADeadlock() throws Exception {
+        Transactions tx = transactions(Connection.TRANSACTION_READ_COMMITTED);
+        CyclicBarrier bothHoldOneRow = new CyclicBarrier(2);
+
+        Future<Integer> first = pool.submit(() -> tx.call((Connection c, AttemptContext attempt) ->
+                lockInOrder(c, attempt.attempt(), bothHoldOneRow, 1, 2)));
+        Future<Integer> second = pool.submit(() -> tx.call((Connection c, AttemptContext attempt) ->
+                lockInOrder(c, attempt.attempt(), bothHoldOneRow, 2, 1)));
+
+        List<Integer> committedOnAttempt = List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
+        assertThat(committedOnAttempt).containsExactlyInAnyOrder(1, 2);
+        assertThat(listener.retriedStates()).containsExactly("40P01");
+        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 1")).isEqualTo(2);
+        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 2")).isEqualTo(2);
+        assertThat(listener.calls).extracting(e -> e.reason())
+                .containsExactlyInAnyOrder(EndReason.SUCCESS, EndReason.RECOVERED);
+    }
+
+    /**
+     * Updates row {@code a}, waits (first attempt only) until the other side holds its row, then
+     * row {@code b}; returns the attempt that ran.
+     */
+    private static int lockInOrder(Connection c, int attempt, CyclicBarrier barrier, int a, int b) throws Exception {
+        try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL deadlock_timeout = '50ms'");
+        }
+        increment(c, a);
+        if (attempt == 1) {
+            barrier.await(10, TimeUnit.SECONDS);
+        }
+        increment(c, b);
+        return attempt;
+    }
+
+    private static void increment(Connection c, int id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_rows SET v = v + 1 WHERE id = ?")) {
+            ps.setInt(1, id);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void serializableWriteSkewIsRetriedToACorrectResult() throws Exception {
+        Transactions tx = transactions(Connection.TRANSACTION_SERIALIZABLE);
+        CyclicBarrier bothHaveCounted = new CyclicBarrier(2);
+
+        Future<Boolean> alice = pool.submit(() -> tx.call((Connection c, AttemptContext attempt) ->
+                goOffCallIfSomeoneElseIsOn(c, "alice", attempt.attempt() == 1 ? bothHaveCounted : null)));
+        Future<Boolean> bob = pool.submit(() -> tx.call((Connection c, AttemptContext attempt) ->
+                goOffCallIfSomeoneElseIsOn(c, "bob", attempt.attempt() == 1 ? bothHaveCounted : null)));
+
+        List<Boolean> wentOff = List.of(alice.get(30, TimeUnit.SECONDS), bob.get(30, TimeUnit.SECONDS));
+        assertThat(wentOff).containsExactlyInAnyOrder(true, false);
+        assertThat(query("SELECT count(*) FROM jdbc_tx_oncall WHERE on_call")).isEqualTo(1);
+        assertThat(listener.retriedStates()).containsExactly("40001");
+    }
+
+    /** The classic write skew: each doctor may leave only while another is on call. */
+    private static boolean goOffCallIfSomeoneElseIsOn(Connection c, String doctor, CyclicBarrier barrier)
+            throws Exception {
+        int onCall;
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_tx_oncall WHERE on_call")) {
+            rs.next();
+            onCall = rs.getInt(1);
+        }
+        if (barrier != null) {
+            barrier.await(10, TimeUnit.SECONDS);
+        }
+        if (onCall < 2) {
+            return false;
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_oncall SET on_call = false WHERE doctor = ?")) {
+            ps.setString(1, doctor);
+            ps.executeUpdate();
+        }
+        return true;
+    }
+
+    @Test
+    void aConstraintViolationIsNotRetriedAndItsTransactionIsRolledBack() {
+        Transactions tx = transactions(Connection.TRANSACTION_READ_COMMITTED);
+
+        assertThatThrownBy(() -> tx.run(c -> {
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE jdbc_tx_rows SET v = 42 WHERE id = 1");
+                s.executeUpdate("INSERT INTO jdbc_tx_rows VALUES (2, 0)");
+            }
+        })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23505");
+
+        assertThat(listener.attempts.get()).isEqualTo(1);
+        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 1")).isZero();
+    }
+
+    @Test
+    void setsTheIsolationLevelAndReadOnlyFlagForTheTransaction() throws Exception {
+        Transactions tx = Transactions.builder(db)
+                .isolation(Connection.TRANSACTION_REPEATABLE_READ).readOnly(true).build();
+
+        String seen = tx.call(c -> {
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT current_setting('transaction_isolation') || ' '"
+                         + " || current_setting('transaction_read_only')")) {
+                rs.next();
+                return rs.getString(1);
+            }
+        });
+        assertThat(seen).isEqualTo("repeatable read on");
+    }
+
+    @Test
+    void handsTheConnectionBackWithItsOwnAutoCommitIsolationAndReadOnlySettings() throws Exception {
+        TrackingDataSource tracking = new TrackingDataSource(db);
+        Transactions tx = Transactions.builder(tracking)
+                .isolation(Connection.TRANSACTION_SERIALIZABLE).readOnly(true).build();
+
+        tx.call(c -> query(c, "SELECT 1"));
+        assertThatThrownBy(() -> tx.run(c -> query(c, "SELECT 1 / 0"))).isInstanceOf(SQLException.class);
+
+        assertThat(tracking.settingsAtClose).hasSize(2).allSatisfy(s -> assertThat(s)
+                .isEqualTo(new TrackingDataSource.Settings(true, Connection.TRANSACTION_READ_COMMITTED, false)));
+        assertThat(tracking.closed.get()).isEqualTo(tracking.opened.get());
+    }
+
+    @Test
+    void aReadOnlyTransactionCannotWrite() {
+        Transactions tx = Transactions.builder(db).readOnly(true).build();
+
+        assertThatThrownBy(() -> tx.run(c -> {
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPDATE jdbc_tx_rows SET v = 1");
+            }
+        })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("25006");
+    }
+
+    @Test
+    void anAttemptTimeoutBoundsEveryStatementOfTheTransaction() {
+        Transactions tx = Transactions.builder(db)
+                .retry(Retry.of("pg", Transactions.defaultPolicy().toBuilder().maxAttempts(1)
+                        .attemptTimeout(Duration.ofMillis(200)).build()))
+                .build();
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> tx.run(c -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT pg_sleep(5)");
+            }
+        })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("57014");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+    }
+
+    @Test
+    void aGivenRetryPolicyDecidesTheAttempts() {
+        Transactions tx = Transactions.builder(db)
+                .retry(Retry.of("pg", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none())
+                        .classifier(SqlClassifier.defaults()).build()).withListener(listener))
+                .build();
+
+        assertThatThrownBy(() -> tx.run(c -> {
+            throw new SQLException("could not serialize access", "40001");
+        })).isInstanceOf(SQLException.class);
+        assertThat(listener.attempts.get()).isEqualTo(3);
+        assertThat(listener.calls).singleElement().extracting(e -> e.reason()).isEqualTo(EndReason.EXHAUSTED);
+    }
+
+    private void exec(String sql) throws SQLException {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static int query(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    private int query(String sql) {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

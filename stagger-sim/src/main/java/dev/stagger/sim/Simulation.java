@@ -1,0 +1,166 @@
+package dev.stagger.sim;
+
+import dev.stagger.EndReason;
+import dev.stagger.sim.internal.ContentionRun;
+import dev.stagger.sim.internal.Guards;
+import dev.stagger.sim.internal.LongList;
+import dev.stagger.sim.internal.OutageRun;
+import dev.stagger.sim.internal.RunStats;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongFunction;
+
+/**
+ * A deterministic discrete-event simulator of many clients retrying against one server, driving
+ * Stagger's real retry engine: each client's call is a {@link dev.stagger.Retry#callAsync} on a
+ * {@link dev.stagger.testing.VirtualClock}, so every wait comes from the real {@link dev.stagger.Backoff}
+ * and {@link dev.stagger.Jitter}, and every refusal from the real {@link dev.stagger.RetryBudget} and
+ * {@link dev.stagger.CircuitBreaker}. Messages, server work and waits are events on the clock; a
+ * run is one event loop on the calling thread, so equal configurations (and seeds) give equal
+ * results.
+ *
+ * <p>All clients of a run share one {@code Retry}, as the callers in one service share one per
+ * downstream; with the switches on, they also share one budget (the defaults: ratio 0.1, 100
+ * tokens, 10 retries/s floor) and one breaker (opens at 50 % failures over 2 s once 20 calls were
+ * seen, stays open 500 ms, one probe). Run {@code r} of every strategy uses the same seed, so
+ * strategies are compared on the same network delays.
+ *
+ * <p>A simulation runs on the calling thread and shares nothing with any other, so separate
+ * simulations may run concurrently on different threads.
+ */
+public final class Simulation {
+
+    /** Told after each finished run, e.g. to draw a progress bar. Called on the simulating thread. */
+    @FunctionalInterface
+    public interface Progress {
+        /** @param done runs finished so far, over all strategies; {@code total} when all are */
+        void onRun(int done, int total);
+    }
+
+    private static final Progress SILENT = (done, total) -> { };
+
+    private Simulation() {
+    }
+
+    /** Runs the {@code contention} scenario for each strategy in the configuration. */
+    public static List<SimulationResult> contention(ContentionConfig config) {
+        return contention(config, SILENT);
+    }
+
+    /** As {@link #contention(ContentionConfig)}, reporting each finished run to {@code progress}. */
+    public static List<SimulationResult> contention(ContentionConfig config, Progress progress) {
+        List<SimulationResult> results = new ArrayList<>();
+        int total = config.strategies().size() * config.runs();
+        int done = 0;
+        for (Strategy strategy : config.strategies()) {
+            Aggregate a = new Aggregate();
+            for (int r = 0; r < config.runs(); r++) {
+                a.add(new ContentionRun(config, strategy, runSeed(config.seed(), r)).run());
+                progress.onRun(++done, total);
+            }
+            results.add(a.result("contention", strategy, config.budget(), config.breaker(), config.clients(),
+                    config.runs(), 0, 0, 0, 0));
+        }
+        return List.copyOf(results);
+    }
+
+    /** Runs the {@code outage} scenario for each strategy in the configuration. */
+    public static List<SimulationResult> outage(OutageConfig config) {
+        return outage(config, SILENT);
+    }
+
+    /** As {@link #outage(OutageConfig)}, reporting each finished run to {@code progress}. */
+    public static List<SimulationResult> outage(OutageConfig config, Progress progress) {
+        List<SimulationResult> results = new ArrayList<>();
+        int total = config.strategies().size() * config.runs();
+        int done = 0;
+        double downFromMs = config.outageStart().toNanos() / 1e6;
+        double downToMs = downFromMs + config.outageLength().toNanos() / 1e6;
+        double offeredDuringOutage = config.offeredRate() * config.outageLength().toNanos() / 1e9;
+        for (Strategy strategy : config.strategies()) {
+            Aggregate a = new Aggregate();
+            for (int r = 0; r < config.runs(); r++) {
+                a.add(new OutageRun(config, strategy, runSeed(config.seed(), r)).run());
+                progress.onRun(++done, total);
+            }
+            results.add(a.result("outage", strategy, config.budget(), config.breaker(), config.clients(),
+                    config.runs(), config.offeredRate(), offeredDuringOutage, downFromMs, downToMs));
+        }
+        return List.copyOf(results);
+    }
+
+    /** Spreads the user's seed and the run index into an independent stream (SplitMix64 finaliser). */
+    static long runSeed(long seed, int run) {
+        long z = seed + (run + 1) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Sums runs of one strategy and turns them into a {@link SimulationResult}. */
+    private static final class Aggregate {
+        private int runs;
+        private double calls;
+        private double completionNanos;
+        private double drainNanos;
+        private double peakBuckets;
+        private double wasted;
+        private long arrivalsWhileDown;
+        private long started;
+        private long succeeded;
+        private long gaveUp;
+        private long events;
+        private double[] loadSums = new double[0];
+        private final Map<EndReason, Long> endReasons = new EnumMap<>(EndReason.class);
+        private final LongList durations = new LongList();
+
+        void add(RunStats s) {
+            runs++;
+            calls += s.calls;
+            completionNanos += s.completionNanos;
+            drainNanos += s.drainNanos;
+            peakBuckets += s.peakBucket;
+            wasted += s.wasted;
+            arrivalsWhileDown += s.arrivalsWhileDown;
+            started += s.started;
+            succeeded += s.succeeded;
+            gaveUp += s.gaveUp;
+            events += s.events;
+            if (s.loadBuckets.length > loadSums.length) {
+                loadSums = Arrays.copyOf(loadSums, s.loadBuckets.length);
+            }
+            for (int i = 0; i < s.loadBuckets.length; i++) {
+                loadSums[i] += s.loadBuckets[i];
+            }
+            s.endReasons.forEach((reason, n) -> endReasons.merge(reason, n, Long::sum));
+            durations.addAll(s.callDurations);
+        }
+
+        SimulationResult result(String scenario, Strategy strategy, boolean budget, boolean breaker, int clients,
+                                int configuredRuns, double offeredRate, double offeredDuringOutage,
+                                double downFromMs, double downToMs) {
+            double perSecond = 1000.0 / SimulationResult.BUCKET_MS;
+            List<Double> load = new ArrayList<>(loadSums.length);
+            for (double sum : loadSums) {
+                load.add(sum / runs * perSecond);
+            }
+            LongFunction<Double> ms = nanos -> nanos / 1e6;
+            double loadDuringOutage = offeredDuringOutage == 0 ? 0 : arrivalsWhileDown / (offeredDuringOutage * runs);
+            return new SimulationResult(scenario, strategy, budget, breaker, clients, configuredRuns, calls / runs,
+                    completionNanos / runs / 1e6, peakBuckets / runs * perSecond, offeredRate, loadDuringOutage,
+                    wasted / runs, drainNanos / runs / 1e6, ms.apply(durations.percentile(50)),
+                    ms.apply(durations.percentile(90)), ms.apply(durations.percentile(99)), started, succeeded,
+                    gaveUp, endReasons, downFromMs, downToMs, load, events);
+        }
+    }
+
+    /** The breaker's settings, for documentation and display. */
+    public static String breakerSettings() {
+        return "opens at " + Math.round(Guards.BREAKER_FAILURE_RATE * 100) + "% failures over "
+                + Guards.BREAKER_WINDOW.toMillis() + " ms once " + Guards.BREAKER_MINIMUM_CALLS
+                + " calls were seen; open " + Guards.BREAKER_OPEN.toMillis() + " ms";
+    }
+}
