@@ -1,0 +1,307 @@
+package dev.stagger.observability;
+
+import dev.stagger.EndReason;
+import dev.stagger.RetryEvent;
+import dev.stagger.RetryListener;
+import dev.stagger.RetryRefusedException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+import org.slf4j.spi.LoggingEventBuilder;
+
+/**
+ * Writes one structured log line per retry and one per give-up, as SLF4J 2 key-value pairs, so
+ * any structured encoder (logback's {@code JsonEncoder}, for one) turns them into JSON fields that
+ * a log search can count and group by.
+ *
+ * <p>A retry line (at {@link Builder#retryLevel(Level) INFO by default}, or DEBUG) carries, in
+ * this order:
+ * <ul>
+ *   <li>{@code event} — {@value #RETRY} ({@code http_retry} when written by the HTTP module);
+ *   <li>{@code service}, {@code operation} — what was called;
+ *   <li>{@code attempt} — the attempt that just failed (1 for the first);
+ *   <li>{@code max_attempts} — attempts allowed in all;
+ *   <li>{@code status} — the failed attempt's status code, when the status function knows it;
+ *   <li>{@code delay_ms} — the wait before attempt {@code attempt + 1};
+ *   <li>{@code request_id} — when the request id function knows it;
+ *   <li>{@code reason} — why the attempt is retried: by default the exception's simple class name,
+ *       or {@code result} when a returned result was retried.
+ * </ul>
+ * A give-up line, at WARN, carries {@code event} ({@value #GIVE_UP}), {@code service},
+ * {@code operation}, {@code reason} (the call's {@link EndReason} in lower case:
+ * {@code exhausted}, {@code deadline}, {@code budget}, {@code circuit_open}, ...),
+ * {@code attempts}, {@code max_attempts}, {@code elapsed_ms}, and {@code status},
+ * {@code request_id}, {@code error} (the last failure's simple class name) when known.
+ * Keys whose value is unknown are left out rather than written as null.
+ *
+ * <p>A give-up is a call that failed at least once and then ended without success, except a
+ * permanent failure on the first attempt (a 404 is not a retry giving up, and logging every one at
+ * WARN would bury the lines that matter). Calls refused before their first attempt (an open
+ * circuit) write nothing: the breaker's metrics count them without flooding the log.
+ *
+ * <p>Immutable and thread-safe. Nothing is computed when the logger's level is off.
+ */
+public final class RetryLog implements RetryListener {
+    /** The {@code event} value of a retry line. */
+    public static final String RETRY = "retry";
+    /** The {@code event} value of a give-up line. */
+    public static final String GIVE_UP = "give_up";
+    /** The logger used unless {@link Builder#loggerName(String)} names another. */
+    public static final String DEFAULT_LOGGER = "dev.stagger.retry";
+
+    private final Logger logger;
+    private final Level retryLevel;
+    private final String service;
+    private final String operation;
+    private final BiFunction<Object, Throwable, Integer> status;
+    private final BiFunction<Object, Throwable, String> requestId;
+    private final BiFunction<Object, Throwable, String> reason;
+
+    private RetryLog(Builder b) {
+        this.logger = b.logger != null ? b.logger : LoggerFactory.getLogger(b.loggerName);
+        this.retryLevel = b.retryLevel;
+        this.service = b.service;
+        this.operation = b.operation;
+        this.status = b.status;
+        this.requestId = b.requestId;
+        this.reason = b.reason;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void onRetryScheduled(RetryEvent.RetryScheduled event) {
+        if (!logger.isEnabledForLevel(retryLevel)) {
+            return;
+        }
+        Object result = event.result();
+        Throwable cause = event.cause();
+        logRetry(RETRY, service != null ? service : event.name(), operation, event.nextAttempt() - 1,
+                event.maxAttempts(), extract(status, result, cause), millis(event.delay()),
+                extract(requestId, result, cause), extract(reason, result, cause));
+    }
+
+    @Override
+    public void onCallFinished(RetryEvent.CallFinished event) {
+        if (!isGiveUp(event.reason(), event.attempts()) || !logger.isEnabledForLevel(Level.WARN)) {
+            return;
+        }
+        Object result = event.result();
+        Throwable failure = event.failure();
+        if (failure instanceof RetryRefusedException refused) {
+            result = refused.lastResult();
+            failure = refused.getCause();
+        }
+        logGiveUp(GIVE_UP, service != null ? service : event.name(), operation, event.attempts(),
+                event.maxAttempts(), extract(status, result, failure), millis(event.elapsed()),
+                extract(requestId, result, failure), event.reason().name().toLowerCase(Locale.ROOT),
+                failure == null ? null : failure.getClass().getSimpleName());
+    }
+
+    /** See the class comment: failed at least once, and not a permanent failure of the first attempt. */
+    static boolean isGiveUp(EndReason reason, int attempts) {
+        return !reason.isSuccess() && attempts >= 1 && !(reason == EndReason.NOT_RETRYABLE && attempts == 1);
+    }
+
+    /**
+     * Writes a retry line with the given values, at this log's retry level, exactly as a retry
+     * seen by the listener is written. For integrations that have their own events (the HTTP
+     * module writes {@code event=http_retry}). Null values are left out.
+     */
+    public void logRetry(String event, String service, String operation, int attempt, int maxAttempts,
+                         Integer status, long delayMs, String requestId, String reason) {
+        if (!logger.isEnabledForLevel(retryLevel)) {
+            return;
+        }
+        LoggingEventBuilder line = logger.atLevel(retryLevel);
+        line.addKeyValue("event", event);
+        addIfKnown(line, "service", service);
+        addIfKnown(line, "operation", operation);
+        line.addKeyValue("attempt", attempt);
+        line.addKeyValue("max_attempts", maxAttempts);
+        addIfKnown(line, "status", status);
+        line.addKeyValue("delay_ms", delayMs);
+        addIfKnown(line, "request_id", requestId);
+        addIfKnown(line, "reason", reason);
+        line.setMessage("{}: attempt {}/{} failed ({}), retrying in {} ms")
+                .addArgument(target(service, operation))
+                .addArgument(attempt).addArgument(maxAttempts)
+                .addArgument(status != null ? "status " + status : reason)
+                .addArgument(delayMs)
+                .log();
+    }
+
+    /**
+     * Writes a give-up line at WARN with the given values, exactly as the listener does. For
+     * integrations that have their own events. Null values are left out.
+     */
+    public void logGiveUp(String event, String service, String operation, int attempts, int maxAttempts,
+                          Integer status, long elapsedMs, String requestId, String reason, String error) {
+        if (!logger.isEnabledForLevel(Level.WARN)) {
+            return;
+        }
+        LoggingEventBuilder line = logger.atWarn();
+        line.addKeyValue("event", event);
+        addIfKnown(line, "service", service);
+        addIfKnown(line, "operation", operation);
+        addIfKnown(line, "reason", reason);
+        line.addKeyValue("attempts", attempts);
+        line.addKeyValue("max_attempts", maxAttempts);
+        line.addKeyValue("elapsed_ms", elapsedMs);
+        addIfKnown(line, "status", status);
+        addIfKnown(line, "request_id", requestId);
+        addIfKnown(line, "error", error);
+        line.setMessage("{}: giving up after {}/{} attempts in {} ms ({})")
+                .addArgument(target(service, operation))
+                .addArgument(attempts).addArgument(maxAttempts)
+                .addArgument(elapsedMs)
+                .addArgument(status != null ? reason + ", last status " + status : reason)
+                .log();
+    }
+
+    /** "service operation" for the human-readable message. */
+    private static String target(String service, String operation) {
+        if (operation == null) {
+            return String.valueOf(service);
+        }
+        return service == null ? operation : service + " " + operation;
+    }
+
+    private static void addIfKnown(LoggingEventBuilder line, String key, Object value) {
+        if (value != null) {
+            line.addKeyValue(key, value);
+        }
+    }
+
+    /** A user function's answer, or null when it has none or fails (a log line must not be lost to it). */
+    private static <T> T extract(BiFunction<Object, Throwable, T> f, Object result, Throwable failure) {
+        if (f == null) {
+            return null;
+        }
+        try {
+            return f.apply(result, failure);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static long millis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException beyondLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static String defaultReason(Object result, Throwable failure) {
+        return failure != null ? failure.getClass().getSimpleName() : "result";
+    }
+
+    @Override
+    public String toString() {
+        return "RetryLog{" + logger.getName() + ", retries at " + retryLevel + ", service=" + service
+                + ", operation=" + operation + "}";
+    }
+
+    /** Builds a {@link RetryLog}. Every setting is optional. */
+    public static final class Builder {
+        private String loggerName = DEFAULT_LOGGER;
+        private Logger logger;
+        private Level retryLevel = Level.INFO;
+        private String service;
+        private String operation;
+        private BiFunction<Object, Throwable, Integer> status;
+        private BiFunction<Object, Throwable, String> requestId;
+        private BiFunction<Object, Throwable, String> reason = RetryLog::defaultReason;
+
+        private Builder() {
+        }
+
+        /** The {@code service} value; the retry's name when not set. */
+        public Builder service(String service) {
+            this.service = notBlank("service", service);
+            return this;
+        }
+
+        /** The {@code operation} value (say {@code charge}); left out when not set. */
+        public Builder operation(String operation) {
+            this.operation = notBlank("operation", operation);
+            return this;
+        }
+
+        /** The name of the SLF4J logger to write to. Default {@value RetryLog#DEFAULT_LOGGER}. */
+        public Builder loggerName(String loggerName) {
+            this.loggerName = notBlank("loggerName", loggerName);
+            this.logger = null;
+            return this;
+        }
+
+        /** The SLF4J logger to write to, when it does not come from the global {@link LoggerFactory}. */
+        public Builder logger(Logger logger) {
+            this.logger = notNull("logger", logger);
+            return this;
+        }
+
+        /**
+         * The level of retry lines: INFO (default), DEBUG or TRACE. Retries are routine; WARN and
+         * ERROR are refused so that give-ups, always at WARN, stand out above them.
+         */
+        public Builder retryLevel(Level level) {
+            if (level == null || level == Level.WARN || level == Level.ERROR) {
+                throw new IllegalArgumentException("retryLevel must be INFO, DEBUG or TRACE, got " + level);
+            }
+            this.retryLevel = level;
+            return this;
+        }
+
+        /**
+         * Finds the failed attempt's status code from its result (when a result such as an HTTP
+         * response was retried) or its exception; null when unknown.
+         */
+        public Builder status(BiFunction<Object, Throwable, Integer> status) {
+            this.status = notNull("status", status);
+            return this;
+        }
+
+        /**
+         * Finds the request id from the failed attempt's result or exception, or elsewhere (the
+         * MDC: {@code (result, failure) -> MDC.get("requestId")}); null when unknown.
+         */
+        public Builder requestId(BiFunction<Object, Throwable, String> requestId) {
+            this.requestId = notNull("requestId", requestId);
+            return this;
+        }
+
+        /**
+         * The {@code reason} of a retry line. Default: the exception's simple class name, or
+         * {@code result}. Keep the values few (a class name, an error code), never a message.
+         */
+        public Builder reason(BiFunction<Object, Throwable, String> reason) {
+            this.reason = notNull("reason", reason);
+            return this;
+        }
+
+        public RetryLog build() {
+            return new RetryLog(this);
+        }
+
+        private static <T> T notNull(String field, T value) {
+            if (value == null) {
+                throw new IllegalArgumentException(field + " must not be null");
+            }
+            return value;
+        }
+
+        private static String notBlank(String field, String value) {
+            if (value == null || value.isBlank()) {
+                throw new IllegalArgumentException(field + " must not be blank, got \"" + value + "\"");
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.stagger.observability;
+
+import dev.stagger.CircuitBreaker;
+import dev.stagger.Retry;
+import dev.stagger.RetryBudget;
+import dev.stagger.RetryListener;
+import dev.stagger.observability.internal.BreakerMeters;
+import dev.stagger.observability.internal.BudgetMeters;
+import dev.stagger.observability.internal.RetryMeters;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+
+/**
+ * Publishes what retries, circuit breakers and retry budgets are doing to a Micrometer
+ * {@link MeterRegistry}, so a retry storm shows on a dashboard before it becomes an outage.
+ *
+ * <p>Stagger's core has no dependencies; this binder only listens to its events
+ * ({@link RetryListener}, {@link CircuitBreaker.Listener}) and polls breaker and budget state
+ * when the registry is scraped. One call wires one component:
+ *
+ * <pre>{@code
+ * RetryMetrics metrics = RetryMetrics.of(registry);
+ * Retry payments = metrics.instrument(Retry.of("payments", policy).withCircuitBreaker(breaker));
+ * metrics.bind(sharedBudget);   // a budget or breaker used outside any Retry
+ * }</pre>
+ *
+ * <h2>Meters</h2>
+ * Every meter carries the tag {@code name} (the retry's, breaker's or budget's name) plus the
+ * binder's common tags. Tag values come from small fixed sets — never from exception messages,
+ * keys or URLs — so the number of series is bounded by the number of names.
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>Name</th><th>Type</th><th>Extra tags</th><th>Counts</th></tr>
+ *   <tr><td>{@value #CALLS}</td><td>counter</td><td>{@code reason}</td>
+ *       <td>calls ended, by {@link dev.stagger.EndReason} in lower case</td></tr>
+ *   <tr><td>{@value #CALL_ATTEMPTS}</td><td>distribution summary</td><td></td>
+ *       <td>attempts per call (0 when refused before the first); percentiles 0.5, 0.9, 0.99
+ *       and cumulative buckets at 1, 2, 3, 4, 5, 8 attempts</td></tr>
+ *   <tr><td>{@value #ATTEMPTS}</td><td>counter</td><td>{@code outcome} = success | failure</td>
+ *       <td>every attempt</td></tr>
+ *   <tr><td>{@value #ATTEMPT_DURATION}</td><td>timer</td><td>{@code attempt} = 1 .. 4, 5+</td>
+ *       <td>how long each attempt ran, by its number</td></tr>
+ *   <tr><td>{@value #RETRY_DELAY}</td><td>timer</td><td></td>
+ *       <td>waits actually scheduled before a retry; percentiles 0.5, 0.9, 0.99</td></tr>
+ *   <tr><td>{@value #CIRCUIT_STATE}</td><td>gauge</td><td></td>
+ *       <td>0 closed, 1 half-open, 2 open</td></tr>
+ *   <tr><td>{@value #CIRCUIT_TRANSITIONS}</td><td>counter</td><td>{@code from}, {@code to}</td>
+ *       <td>state changes</td></tr>
+ *   <tr><td>{@value #CIRCUIT_REJECTED}</td><td>function counter</td><td></td>
+ *       <td>calls refused by the breaker</td></tr>
+ *   <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td></td><td>tokens in the budget now</td></tr>
+ *   <tr><td>{@value #BUDGET_RETRIES}</td><td>function counter</td><td></td><td>retries the budget allowed</td></tr>
+ *   <tr><td>{@value #BUDGET_REFUSALS}</td><td>function counter</td><td></td><td>retries the budget refused</td></tr>
+ * </table>
+ *
+ * <p>Meters are created once per name when a component is bound; recording an event looks
+ * nothing up and allocates nothing beyond what Micrometer's meters do. Gauges and function
+ * counters hold their breaker or budget weakly, as Micrometer's own binders do: keep a reference
+ * to what you bind.
+ *
+ * <p>Immutable configuration and thread-safe. Binding the same breaker or budget twice through
+ * one {@code RetryMetrics} is a no-op, so every Retry sharing a breaker can be instrumented
+ * freely; binding it through two {@code RetryMetrics} on one registry would count its
+ * transitions twice.
+ */
+public final class RetryMetrics {
+    /** Calls ended, tagged {@code name} and {@code reason}. */
+    public static final String CALLS = "stagger.calls";
+    /** Attempts per call, a distribution summary tagged {@code name}. */
+    public static final String CALL_ATTEMPTS = "stagger.call.attempts";
+    /** Every attempt, tagged {@code name} and {@code outcome}. */
+    public static final String ATTEMPTS = "stagger.attempts";
+    /** Duration of each attempt, tagged {@code name} and {@code attempt}. */
+    public static final String ATTEMPT_DURATION = "stagger.attempt.duration";
+    /** Waits scheduled before retries, tagged {@code name}. */
+    public static final String RETRY_DELAY = "stagger.retry.delay";
+    /** Breaker state: 0 closed, 1 half-open, 2 open. */
+    public static final String CIRCUIT_STATE = "stagger.circuit.state";
+    /** Breaker transitions, tagged {@code from} and {@code to}. */
+    public static final String CIRCUIT_TRANSITIONS = "stagger.circuit.transitions";
+    /** Calls the breaker refused. */
+    public static final String CIRCUIT_REJECTED = "stagger.circuit.rejected";
+    /** Tokens left in a retry budget. */
+    public static final String BUDGET_TOKENS = "stagger.budget.tokens";
+    /** Retries a budget allowed. */
+    public static final String BUDGET_RETRIES = "stagger.budget.retries";
+    /** Retries a budget refused. */
+    public static final String BUDGET_REFUSALS = "stagger.budget.refusals";
+
+    private final MeterRegistry registry;
+    private final Tags commonTags;
+    private final Set<Object> bound = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+    private RetryMetrics(MeterRegistry registry, Tags commonTags) {
+        this.registry = registry;
+        this.commonTags = commonTags;
+    }
+
+    /** A binder publishing to {@code registry}. */
+    public static RetryMetrics of(MeterRegistry registry) {
+        if (registry == null) {
+            throw new IllegalArgumentException("registry must not be null");
+        }
+        return new RetryMetrics(registry, Tags.empty());
+    }
+
+    /**
+     * A binder that adds {@code tags} to every meter (say {@code downstream=billing}). Keep their
+     * values few: every distinct value multiplies the series.
+     */
+    public RetryMetrics withTags(Iterable<Tag> tags) {
+        if (tags == null) {
+            throw new IllegalArgumentException("tags must not be null");
+        }
+        return new RetryMetrics(registry, commonTags.and(tags));
+    }
+
+    /**
+     * Returns {@code retry} with a metrics listener added (a {@link Retry} is immutable, so use
+     * the returned instance), and binds its circuit breaker and budget, if it has them.
+     */
+    public Retry instrument(Retry retry) {
+        if (retry == null) {
+            throw new IllegalArgumentException("retry must not be null");
+        }
+        if (retry.circuitBreaker() != null) {
+            bind(retry.circuitBreaker());
+        }
+        if (retry.budget() != null) {
+            bind(retry.budget());
+        }
+        return retry.withListener(listener(retry.name()));
+    }
+
+    /**
+     * A listener recording every event it receives under {@code name}, for code that assembles
+     * its own {@link Retry} ({@code retry.withListener(metrics.listener("payments"))}).
+     */
+    public RetryListener listener(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("name must not be null");
+        }
+        return new RetryMeters(registry, commonTags.and("name", name));
+    }
+
+    /** Publishes the breaker's state, transitions and rejections. Idempotent per breaker. */
+    public void bind(CircuitBreaker breaker) {
+        if (breaker == null) {
+            throw new IllegalArgumentException("breaker must not be null");
+        }
+        if (bound.add(breaker)) {
+            BreakerMeters.bind(registry, commonTags.and("name", breaker.name()), breaker);
+        }
+    }
+
+    /** Publishes the budget's tokens, allowed retries and refusals. Idempotent per budget. */
+    public void bind(RetryBudget budget) {
+        if (budget == null) {
+            throw new IllegalArgumentException("budget must not be null");
+        }
+        if (bound.add(budget)) {
+            BudgetMeters.bind(registry, commonTags.and("name", budget.name()), budget);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RetryMetrics{" + registry.getClass().getSimpleName() + ", tags=" + commonTags + "}";
+    }
+}

@@ -1,0 +1,102 @@
+package dev.stagger.observability.internal;
+
+import dev.stagger.EndReason;
+import dev.stagger.RetryEvent;
+import dev.stagger.RetryListener;
+import dev.stagger.observability.RetryMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The meters of one retry name, created up front so that recording an event is an array index
+ * and a meter update. Every reason's counter exists from the start, so ratios over them are
+ * defined (zero, not missing) before the first failure.
+ */
+public final class RetryMeters implements RetryListener {
+    /** Attempt numbers from this one on share the last duration timer. */
+    static final int ATTEMPT_BUCKETS = 5;
+
+    private static final EndReason[] REASONS = EndReason.values();
+
+    private final Counter[] calls = new Counter[REASONS.length];
+    private final DistributionSummary attemptsPerCall;
+    private final Counter attemptSuccesses;
+    private final Counter attemptFailures;
+    private final Timer[] attemptDurations = new Timer[ATTEMPT_BUCKETS];
+    private final Timer retryDelays;
+
+    public RetryMeters(MeterRegistry registry, Tags tags) {
+        for (EndReason reason : REASONS) {
+            calls[reason.ordinal()] = Counter.builder(RetryMetrics.CALLS)
+                    .description("Calls ended, by the reason they ended")
+                    .tags(tags).tag("reason", reasonTag(reason))
+                    .register(registry);
+        }
+        attemptsPerCall = DistributionSummary.builder(RetryMetrics.CALL_ATTEMPTS)
+                .description("Attempts made per call")
+                .baseUnit("attempts")
+                .tags(tags)
+                .publishPercentiles(0.5, 0.9, 0.99)
+                .serviceLevelObjectives(1, 2, 3, 4, 5, 8)
+                .register(registry);
+        attemptSuccesses = attemptCounter(registry, tags, "success");
+        attemptFailures = attemptCounter(registry, tags, "failure");
+        for (int i = 0; i < ATTEMPT_BUCKETS; i++) {
+            attemptDurations[i] = Timer.builder(RetryMetrics.ATTEMPT_DURATION)
+                    .description("How long each attempt ran, by attempt number")
+                    .tags(tags).tag("attempt", attemptTag(i + 1))
+                    .register(registry);
+        }
+        retryDelays = Timer.builder(RetryMetrics.RETRY_DELAY)
+                .description("Waits scheduled before retries")
+                .tags(tags)
+                .publishPercentiles(0.5, 0.9, 0.99)
+                .register(registry);
+    }
+
+    private static Counter attemptCounter(MeterRegistry registry, Tags tags, String outcome) {
+        return Counter.builder(RetryMetrics.ATTEMPTS)
+                .description("Attempts made, by outcome")
+                .tags(tags).tag("outcome", outcome)
+                .register(registry);
+    }
+
+    /** The {@code reason} tag value: the enum name in lower case ({@code circuit_open}). */
+    public static String reasonTag(EndReason reason) {
+        return reason.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The {@code attempt} tag value: "1" to "4", then "5+" for every later attempt. */
+    public static String attemptTag(int attempt) {
+        return attempt >= ATTEMPT_BUCKETS ? ATTEMPT_BUCKETS + "+" : Integer.toString(Math.max(1, attempt));
+    }
+
+    @Override
+    public void onAttemptFinished(RetryEvent.AttemptFinished event) {
+        (event.failed() ? attemptFailures : attemptSuccesses).increment();
+        int bucket = Math.min(Math.max(event.attempt(), 1), ATTEMPT_BUCKETS) - 1;
+        attemptDurations[bucket].record(event.duration().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void onRetryScheduled(RetryEvent.RetryScheduled event) {
+        long nanos;
+        try {
+            nanos = event.delay().toNanos();
+        } catch (ArithmeticException beyondLong) {
+            nanos = Long.MAX_VALUE;
+        }
+        retryDelays.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void onCallFinished(RetryEvent.CallFinished event) {
+        calls[event.reason().ordinal()].increment();
+        attemptsPerCall.record(event.attempts());
+    }
+}
