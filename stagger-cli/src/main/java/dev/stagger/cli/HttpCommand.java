@@ -1,14 +1,301 @@
 package dev.stagger.cli;
 
+import dev.stagger.Backoff;
+import dev.stagger.Clock;
+import dev.stagger.Jitter;
+import dev.stagger.RetryPolicy;
+import dev.stagger.http.HttpRetryEvent;
+import dev.stagger.http.IdempotencyKeyMode;
+import dev.stagger.http.RetryingHttpClient;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** Placeholder until the command lands. */
-@Command(name = "http", description = "(not built yet)")
+/**
+ * {@code stagger http}: a curl-like client on {@link RetryingHttpClient}. The response body goes
+ * to stdout, one line per retry to stderr, and the exit code says how the call ended.
+ */
+@Command(name = "http", mixinStandardHelpOptions = true,
+        description = {"Sends one HTTP request with Stagger's retries: retries 408, 429, 500, 502, 503, 504 "
+                + "(409 when idempotent), honours Retry-After, and gives POST/PATCH one Idempotency-Key "
+                + "reused by every attempt. Body to stdout, one line per retry to stderr."},
+        footer = {"", "Exit codes:",
+                "  0  2xx response",
+                "  2  bad arguments",
+                "  3  gave up on a retryable status (attempts or deadline ran out); the last body is printed",
+                "  4  non-retryable status (e.g. 400, 404, 422); the body is printed",
+                "  5  network failure (connect, reset, timeout) after the allowed attempts, or refused by a guard",
+                "  130  interrupted",
+                "", "Examples:",
+                "  stagger http https://api.example.com/health",
+                "  stagger http POST https://api.example.com/orders --data '{\"sku\":42}' -H 'Content-Type: application/json'",
+                "  stagger http PUT http://127.0.0.1:8080/items/7 --data @item.json --attempts 3 --deadline 10s"})
 final class HttpCommand implements Callable<Integer> {
+    static final int EXIT_OK = 0;
+    static final int EXIT_USAGE = 2;
+    static final int EXIT_GAVE_UP = 3;
+    static final int EXIT_NOT_RETRYABLE = 4;
+    static final int EXIT_NETWORK = 5;
+    static final int EXIT_INTERRUPTED = 130;
+
+    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+    @Parameters(arity = "1..2", paramLabel = "[METHOD] URL",
+            description = "HTTP method (default GET, or POST with --data) and an http(s) URL.")
+    List<String> methodAndUrl = new ArrayList<>();
+
+    @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE", description = "Request body; @FILE reads it from a file.")
+    String data;
+
+    @Option(names = {"-H", "--header"}, paramLabel = "'K: V'", description = "Request header; repeatable.")
+    List<String> headers = new ArrayList<>();
+
+    @Option(names = "--idempotency-key", paramLabel = "K",
+            description = "Use this Idempotency-Key instead of a generated one.")
+    String idempotencyKey;
+
+    @Option(names = "--keys", paramLabel = "MODE", defaultValue = "auto",
+            description = "Idempotency keys for POST/PATCH: auto (generate), require (never retry unkeyed), off. Default: ${DEFAULT-VALUE}.")
+    String keys;
+
+    @Option(names = "--attempts", paramLabel = "N", defaultValue = "5",
+            description = "Total attempts, first included. Default: ${DEFAULT-VALUE}.")
+    int attempts;
+
+    @Option(names = "--base", paramLabel = "D", defaultValue = "200ms", converter = DurationConverter.class,
+            description = "First wait; doubles on each retry. Default: ${DEFAULT-VALUE}.")
+    Duration base;
+
+    @Option(names = "--max-delay", paramLabel = "D", defaultValue = "5s", converter = DurationConverter.class,
+            description = "Cap on any one wait. Default: ${DEFAULT-VALUE}.")
+    Duration maxDelay;
+
+    @Option(names = "--deadline", paramLabel = "D", defaultValue = "15s", converter = DurationConverter.class,
+            description = "Time for all attempts and waits together. Default: ${DEFAULT-VALUE}.")
+    Duration deadline;
+
+    @Option(names = "--attempt-timeout", paramLabel = "D", converter = DurationConverter.class,
+            description = "Request timeout of one attempt (never beyond the remaining deadline).")
+    Duration attemptTimeout;
+
+    @Option(names = "--jitter", paramLabel = "KIND", defaultValue = "full",
+            description = "none, full, equal, proportional (+ up to 30 %%) or spread (±20 %%). Default: ${DEFAULT-VALUE}.")
+    String jitter;
+
+    @Option(names = {"-q", "--quiet"}, description = "No retry lines on stderr.")
+    boolean quiet;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Where waits happen; tests put a virtual clock here. */
+    Clock clock = Clock.system();
+
+    /** Where the response body goes (raw bytes). */
+    OutputStream bodyOut = System.out;
+
     @Override
     public Integer call() {
-        System.err.println("stagger http: not built yet");
-        return 2;
+        PrintWriter err = spec.commandLine().getErr();
+        Invocation inv;
+        try {
+            inv = parse();
+        } catch (IllegalArgumentException | IOException bad) {
+            err.println("stagger http: " + bad.getMessage());
+            err.flush();
+            return EXIT_USAGE;
+        }
+        RetryingHttpClient http = RetryingHttpClient.builder(HttpClient.newBuilder()
+                        .followRedirects(HttpClient.Redirect.NORMAL)
+                        .connectTimeout(Duration.ofSeconds(10))
+                        .build())
+                .policy(inv.policy)
+                .idempotencyKeys(inv.mode)
+                .clock(clock)
+                .service(inv.request.uri().getHost() == null ? "http" : inv.request.uri().getHost())
+                .listener(event -> {
+                    if (!quiet) {
+                        err.println(retryLine(event));
+                        err.flush();
+                    }
+                })
+                .build();
+        try {
+            HttpResponse<byte[]> response = http.send(inv.request, HttpResponse.BodyHandlers.ofByteArray());
+            bodyOut.write(response.body());
+            bodyOut.flush();
+            int status = response.statusCode();
+            if (status >= 200 && status < 300) {
+                return EXIT_OK;
+            }
+            if (http.retries(response)) {
+                err.println("stagger http: gave up on status " + status + " (attempts or deadline ran out)");
+                err.flush();
+                return EXIT_GAVE_UP;
+            }
+            err.println("stagger http: status " + status + " is not retryable");
+            err.flush();
+            return EXIT_NOT_RETRYABLE;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("stagger http: interrupted");
+            err.flush();
+            return EXIT_INTERRUPTED;
+        } catch (IOException | RuntimeException e) {
+            err.println("stagger http: " + describe(e));
+            err.flush();
+            return EXIT_NETWORK;
+        }
+    }
+
+    /** One retry, as the key=value fields of the {@code http_retry} log line. */
+    static String retryLine(HttpRetryEvent e) {
+        StringBuilder line = new StringBuilder("http_retry")
+                .append(" service=").append(e.service())
+                .append(" operation=\"").append(e.operation()).append('"')
+                .append(" attempt=").append(e.attempt())
+                .append(" max_attempts=").append(e.maxAttempts())
+                .append(" status=").append(e.status())
+                .append(" delay_ms=").append(e.delay().toMillis());
+        if (e.requestId() != null) {
+            line.append(" request_id=").append(e.requestId());
+        }
+        if (e.cause() != null) {
+            line.append(" error=\"").append(describe(e.cause()).replace("\"", "'")).append('"');
+        }
+        return line.toString();
+    }
+
+    private static String describe(Throwable t) {
+        String message = t.getMessage();
+        return t.getClass().getSimpleName() + (message == null || message.isBlank() ? "" : ": " + message);
+    }
+
+    /** The validated request and policy. */
+    private record Invocation(HttpRequest request, RetryPolicy policy, IdempotencyKeyMode mode) {
+    }
+
+    private Invocation parse() throws IOException {
+        String method;
+        String url;
+        if (methodAndUrl.size() == 2) {
+            method = methodAndUrl.get(0).toUpperCase(Locale.ROOT);
+            url = methodAndUrl.get(1);
+            if (!TOKEN.matcher(method).matches()) {
+                throw new IllegalArgumentException("not an HTTP method: '" + methodAndUrl.get(0) + "'");
+            }
+        } else {
+            method = data != null ? "POST" : "GET";
+            url = methodAndUrl.get(0);
+        }
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("not a URL: '" + url + "'");
+        }
+        if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("URL must be absolute http:// or https://, got '" + url + "'");
+        }
+        HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.noBody();
+        if (data != null) {
+            byte[] bytes = data.startsWith("@") ? readFile(data.substring(1))
+                    : data.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            body = HttpRequest.BodyPublishers.ofByteArray(bytes);
+        }
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri).method(method, body);
+        for (String h : headers) {
+            int colon = h.indexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--header must look like 'Name: value', got '" + h + "'");
+            }
+            builder.header(h.substring(0, colon).trim(), h.substring(colon + 1).trim());
+        }
+        if (idempotencyKey != null) {
+            if (idempotencyKey.isBlank() || idempotencyKey.length() > 255) {
+                throw new IllegalArgumentException("--idempotency-key must be 1 to 255 characters, got '" + idempotencyKey + "'");
+            }
+            builder.setHeader("Idempotency-Key", idempotencyKey.startsWith("\"") ? idempotencyKey : "\"" + idempotencyKey + "\"");
+        }
+        IdempotencyKeyMode mode = switch (keys.toLowerCase(Locale.ROOT)) {
+            case "auto" -> IdempotencyKeyMode.AUTO;
+            case "require" -> IdempotencyKeyMode.REQUIRE;
+            case "off" -> IdempotencyKeyMode.OFF;
+            default -> throw new IllegalArgumentException("--keys must be auto, require or off, got '" + keys + "'");
+        };
+        HttpRequest request = builder.build();
+        RetryPolicy.Builder policy = RetryPolicy.builder()
+                .maxAttempts(attempts)
+                .backoff(Backoff.exponential(base).multiplier(2).maxDelay(maxDelay).jitter(jitter(jitter)))
+                .deadline(deadline);
+        if (attemptTimeout != null) {
+            policy.attemptTimeout(attemptTimeout);
+        }
+        return new Invocation(request, policy.build(), mode);
+    }
+
+    private static byte[] readFile(String name) throws IOException {
+        Path path = Path.of(name);
+        if (!Files.isReadable(path)) {
+            throw new IllegalArgumentException("--data file not readable: '" + name + "'");
+        }
+        return Files.readAllBytes(path);
+    }
+
+    private static Jitter jitter(String kind) {
+        return switch (kind.toLowerCase(Locale.ROOT)) {
+            case "none" -> Jitter.none();
+            case "full" -> Jitter.full();
+            case "equal" -> Jitter.equal();
+            case "proportional" -> Jitter.proportional(0.3);
+            case "spread" -> Jitter.spread(0.2);
+            default -> throw new IllegalArgumentException(
+                    "--jitter must be none, full, equal, proportional or spread, got '" + kind + "'");
+        };
+    }
+
+    /** Reads {@code 200ms}, {@code 5s}, {@code 1.5s}, {@code 1m}, {@code 2h}. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+
+        @Override
+        public Duration convert(String value) {
+            Matcher m = FORM.matcher(value.trim().toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException(
+                        "expected a duration like 200ms, 5s, 1m or 1h, got '" + value + "'");
+            }
+            BigDecimal millisPerUnit = switch (m.group(2)) {
+                case "ms" -> BigDecimal.ONE;
+                case "s" -> BigDecimal.valueOf(1_000);
+                case "m" -> BigDecimal.valueOf(60_000);
+                default -> BigDecimal.valueOf(3_600_000);
+            };
+            BigDecimal nanos = new BigDecimal(m.group(1)).multiply(millisPerUnit).multiply(BigDecimal.valueOf(1_000_000));
+            if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+                throw new CommandLine.TypeConversionException("duration too long: '" + value + "'");
+            }
+            return Duration.ofNanos(nanos.longValue());
+        }
     }
 }

@@ -81,7 +81,7 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "Do not log retries.")
     boolean quiet;
 
-    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments, after --.")
+    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (a leading -- is optional).")
     List<String> command;
 
     @Override

@@ -19,6 +19,13 @@ class RunCommandTest {
     }
 
     @Test
+    void theCommandsOwnOptionsNeedNoDoubleDash() {
+        SimCliRunner.Outcome o = SimCliRunner.run("run", "--attempts", "2", "--base", "1ms", "sh", "-c", "exit 3");
+        assertThat(o.exitCode()).isEqualTo(3);
+        assertThat(o.err()).contains("attempt 1");
+    }
+
+    @Test
     void aCommandThatKeepsFailingIsRetriedThenItsExitCodeIsReturned() {
         SimCliRunner.Outcome o = SimCliRunner.run("run", "--attempts", "3", "--base", "1ms", "--", "false");
         assertThat(o.exitCode()).isEqualTo(1);

@@ -1,0 +1,375 @@
+package dev.stagger.http;
+
+import dev.stagger.CircuitBreaker;
+import dev.stagger.Clock;
+import dev.stagger.RandomSource;
+import dev.stagger.Retry;
+import dev.stagger.RetryBudget;
+import dev.stagger.RetryListener;
+import dev.stagger.RetryPolicy;
+import dev.stagger.http.internal.HttpCall;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * A {@link HttpClient} wrapper that retries what is safe to retry, and nothing else.
+ *
+ * <h2>What is retried</h2>
+ * <ul>
+ *   <li>Statuses per the {@link StatusTable} (default: 408, 429, 500, 502, 503, 504; 409 only for
+ *       idempotent or keyed requests; never 400, 401, 403, 404, 422 or any other status).
+ *   <li>Failures that never reached the server — {@link java.net.ConnectException} and
+ *       {@link java.net.http.HttpConnectTimeoutException} — always: nothing was sent.
+ *   <li>Failures that may have been processed — a request timeout
+ *       ({@link java.net.http.HttpTimeoutException}), a reset or EOF after sending (any other
+ *       {@link IOException}) — only for idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS,
+ *       TRACE) or requests carrying an {@code Idempotency-Key}.
+ * </ul>
+ *
+ * <h2>Idempotency keys</h2>
+ * In {@link IdempotencyKeyMode#AUTO} (the default) each POST and PATCH without a key gets one
+ * UUID v4, sent as {@code Idempotency-Key: "<uuid>"} on every attempt of that call, so a server
+ * that honours keys executes it once however often it is retried. A caller-supplied key is kept.
+ *
+ * <h2>Retry-After</h2>
+ * On a retried status, {@code Retry-After} (delta-seconds or HTTP-date) is the minimum wait; the
+ * backoff's jitter is added on top so clients told the same second do not return in lockstep.
+ * Negative or unparseable values are ignored; values beyond {@link Builder#maxRetryAfter} (default
+ * 5 min) are clamped to it. A hint longer than the remaining deadline ends the call at once.
+ *
+ * <h2>Outcome</h2>
+ * The response of the last attempt is returned whether it is a success, a non-retryable status or
+ * a retryable status the client gave up on (attempts exhausted or deadline reached): check
+ * {@link HttpResponse#statusCode()} (and {@link #retries(HttpResponse)} to tell the two apart).
+ * If the thread is interrupted during a wait, the last response is returned with the interrupt
+ * status set (its streamed body already released). When every attempt threw, the last exception is thrown with
+ * the earlier ones suppressed. A refusal by the breaker or the budget throws a
+ * {@link dev.stagger.RetryRefusedException} subtype. Bodies of responses that are retried or
+ * refused are drained and closed before waiting, so streamed bodies
+ * ({@code BodyHandlers.ofInputStream()}, {@code ofLines()}, {@code ofPublisher()}) never leak a
+ * connection; the returned response's body is the caller's to close.
+ *
+ * <h2>Observing</h2>
+ * {@link Builder#listener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
+ * fields of the {@code http_retry} log line); {@link Builder#retryListener(dev.stagger.RetryListener)}
+ * receives the core events of every call, for metrics.
+ *
+ * <h2>Timeouts</h2>
+ * Each attempt's request timeout is the policy's {@code attemptTimeout}, shortened to the time
+ * left before the deadline (and never longer than the request's own timeout).
+ *
+ * <p>The policy's own classifier is not used: this client classifies by the rules above. Immutable
+ * and thread-safe.
+ */
+public final class RetryingHttpClient {
+    private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
+    private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
+    private static final String KEY_HEADER = "Idempotency-Key";
+
+    private final HttpClient client;
+    private final RetryPolicy policy;
+    private final CircuitBreaker breaker;
+    private final RetryBudget budget;
+    private final Clock clock;
+    private final RandomSource random;
+    private final String service;
+    private final StatusTable statuses;
+    private final IdempotencyKeyMode keyMode;
+    private final Duration maxRetryAfter;
+    private final List<HttpRetryListener> listeners;
+    private final List<RetryListener> retryListeners;
+    private final Function<HttpRequest, String> operationName;
+
+    private RetryingHttpClient(Builder b) {
+        this.client = b.client;
+        this.policy = b.policy;
+        this.breaker = b.breaker;
+        this.budget = b.budget;
+        this.clock = b.clock;
+        this.random = b.random;
+        this.service = b.service;
+        this.statuses = b.statuses;
+        this.keyMode = b.keyMode;
+        this.maxRetryAfter = b.maxRetryAfter;
+        this.listeners = List.copyOf(b.listeners);
+        this.retryListeners = List.copyOf(b.retryListeners);
+        this.operationName = b.operationName;
+    }
+
+    /** Starts a builder around {@code client}, which does the actual sending. */
+    public static Builder builder(HttpClient client) {
+        return new Builder(Objects.requireNonNull(client, "client"));
+    }
+
+    /**
+     * Sends {@code request}, retrying per the class comment, and returns the last attempt's
+     * response.
+     *
+     * @throws IOException the last attempt's failure when every attempt threw
+     * @throws InterruptedException when interrupted while sending or waiting
+     * @throws dev.stagger.RetryRefusedException when the breaker or budget refused an attempt
+     */
+    public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler)
+            throws IOException, InterruptedException {
+        Objects.requireNonNull(bodyHandler, "bodyHandler");
+        HttpCall call = newCall(request);
+        try {
+            return retryFor(call).call(context -> client.send(call.attemptRequest(context.attemptTimeout()), bodyHandler));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception other) {
+            throw new IOException(other); // HttpClient.send throws nothing else; kept for the compiler
+        }
+    }
+
+    /**
+     * As {@link #send}, without blocking: waits are scheduled on the clock's scheduler. Cancelling
+     * the returned future stops further attempts.
+     */
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+                                                            HttpResponse.BodyHandler<T> bodyHandler) {
+        Objects.requireNonNull(bodyHandler, "bodyHandler");
+        HttpCall call = newCall(request);
+        long start = clock.nanoTime();
+        return retryFor(call).callAsync(() -> client.sendAsync(call.attemptRequest(attemptTimeout(start)), bodyHandler));
+    }
+
+    /**
+     * Whether this client retries a response like {@code response}: its status under the status
+     * table, for the request that produced it (method, key, key mode). On a response returned by
+     * {@link #send}, true means the client gave up on it (attempts or deadline ran out).
+     */
+    public boolean retries(HttpResponse<?> response) {
+        Objects.requireNonNull(response, "response");
+        HttpRequest request = response.request();
+        boolean idempotent = isIdempotent(request.method(), request.headers().firstValue(KEY_HEADER).isPresent());
+        return !sendsOnce(idempotent) && statuses.retries(response.statusCode(), idempotent);
+    }
+
+    /** The wrapped client. */
+    public HttpClient client() {
+        return client;
+    }
+
+    public RetryPolicy policy() {
+        return policy;
+    }
+
+    public StatusTable statusTable() {
+        return statuses;
+    }
+
+    public IdempotencyKeyMode idempotencyKeyMode() {
+        return keyMode;
+    }
+
+    public String service() {
+        return service;
+    }
+
+    private HttpCall newCall(HttpRequest request) {
+        Objects.requireNonNull(request, "request");
+        String method = request.method().toUpperCase(Locale.ROOT);
+        Optional<String> callerKey = request.headers().firstValue(KEY_HEADER);
+        HttpRequest toSend = request;
+        String key = callerKey.map(RetryingHttpClient::unquote).orElse(null);
+        if (key == null && keyMode == IdempotencyKeyMode.AUTO && KEYED_METHODS.contains(method)) {
+            key = UUID.randomUUID().toString();
+            toSend = HttpRequest.newBuilder(request, (name, value) -> true)
+                    .header(KEY_HEADER, "\"" + key + "\"")
+                    .build();
+        }
+        boolean idempotent = isIdempotent(method, key != null);
+        boolean sendOnce = sendsOnce(idempotent);
+        String requestId = key != null ? key : request.headers().firstValue("X-Request-Id").orElse(null);
+        return new HttpCall(toSend, idempotent, sendOnce, requestId, service, operationName.apply(request), statuses,
+                maxRetryAfter, clock, listeners);
+    }
+
+    private static boolean isIdempotent(String method, boolean keyed) {
+        return keyed || IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    /** Under REQUIRE an unkeyed non-idempotent request is retried only after a connect failure. */
+    private boolean sendsOnce(boolean idempotent) {
+        return keyMode == IdempotencyKeyMode.REQUIRE && !idempotent;
+    }
+
+    private Retry retryFor(HttpCall call) {
+        Retry retry = Retry.of(service, policy.toBuilder().classifier(call).build())
+                .withClock(clock)
+                .withRandom(random)
+                .withListener(call);
+        for (RetryListener l : retryListeners) {
+            retry = retry.withListener(l);
+        }
+        if (breaker != null) {
+            retry = retry.withCircuitBreaker(breaker);
+        }
+        if (budget != null) {
+            retry = retry.withBudget(budget);
+        }
+        return retry;
+    }
+
+    /** The async path's equivalent of {@code AttemptContext.attemptTimeout()}. */
+    private Optional<Duration> attemptTimeout(long startNanos) {
+        Optional<Duration> remaining = policy.deadline()
+                .map(d -> Duration.ofNanos(Math.max(0, d.toNanos() - (clock.nanoTime() - startNanos))));
+        Optional<Duration> perAttempt = policy.attemptTimeout();
+        if (perAttempt.isEmpty()) {
+            return remaining;
+        }
+        if (remaining.isEmpty() || perAttempt.get().compareTo(remaining.get()) <= 0) {
+            return perAttempt;
+        }
+        return remaining;
+    }
+
+    /** An RFC 8941 string item's content: {@code "abc"} → {@code abc}; anything else as given. */
+    private static String unquote(String value) {
+        String v = value.trim();
+        return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
+    }
+
+    static String defaultOperationName(HttpRequest request) {
+        String path = request.uri().getPath();
+        return request.method() + " " + (path == null || path.isEmpty() ? "/" : path);
+    }
+
+    @Override
+    public String toString() {
+        return "RetryingHttpClient{" + service + ", " + policy + ", " + statuses + ", keys=" + keyMode + "}";
+    }
+
+    /** Builds a {@link RetryingHttpClient}. Not thread-safe; {@link #build()} snapshots it. */
+    public static final class Builder {
+        private final HttpClient client;
+        private RetryPolicy policy = RetryPolicy.interactive();
+        private CircuitBreaker breaker;
+        private RetryBudget budget;
+        private Clock clock = Clock.system();
+        private RandomSource random = RandomSource.threadLocal();
+        private String service = "http";
+        private StatusTable statuses = StatusTable.defaults();
+        private IdempotencyKeyMode keyMode = IdempotencyKeyMode.AUTO;
+        private Duration maxRetryAfter = Duration.ofMinutes(5);
+        private final List<HttpRetryListener> listeners = new ArrayList<>();
+        private final List<RetryListener> retryListeners = new ArrayList<>();
+        private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
+
+        private Builder(HttpClient client) {
+            this.client = client;
+        }
+
+        /** Attempts, backoff, deadline and per-attempt timeout. Default {@link RetryPolicy#interactive()}. */
+        public Builder policy(RetryPolicy policy) {
+            this.policy = require("policy", policy);
+            return this;
+        }
+
+        /** Checked before every attempt; once open, the call stops retrying. */
+        public Builder circuitBreaker(CircuitBreaker breaker) {
+            this.breaker = require("circuitBreaker", breaker);
+            return this;
+        }
+
+        /** Asked before every retry; share one budget among all clients of one downstream. */
+        public Builder retryBudget(RetryBudget budget) {
+            this.budget = require("retryBudget", budget);
+            return this;
+        }
+
+        /** Time and waiting; a {@link dev.stagger.testing.VirtualClock} in tests. */
+        public Builder clock(Clock clock) {
+            this.clock = require("clock", clock);
+            return this;
+        }
+
+        /** Randomness for jitter. */
+        public Builder random(RandomSource random) {
+            this.random = require("random", random);
+            return this;
+        }
+
+        /** The downstream's name, used as the retry's name and in {@link HttpRetryEvent}. Default "http". */
+        public Builder service(String service) {
+            require("service", service);
+            if (service.isBlank()) {
+                throw new IllegalArgumentException("service must not be blank, got '" + service + "'");
+            }
+            this.service = service;
+            return this;
+        }
+
+        /** Which statuses are retried. Default {@link StatusTable#defaults()}. */
+        public Builder statusTable(StatusTable statuses) {
+            this.statuses = require("statusTable", statuses);
+            return this;
+        }
+
+        /** Whether POST and PATCH get a generated key. Default {@link IdempotencyKeyMode#AUTO}. */
+        public Builder idempotencyKeys(IdempotencyKeyMode mode) {
+            this.keyMode = require("idempotencyKeys", mode);
+            return this;
+        }
+
+        /** The longest Retry-After honoured; longer hints are clamped to it. Default 5 minutes. */
+        public Builder maxRetryAfter(Duration max) {
+            require("maxRetryAfter", max);
+            if (max.isNegative() || max.isZero()) {
+                throw new IllegalArgumentException("maxRetryAfter must be positive, got " + max);
+            }
+            this.maxRetryAfter = max;
+            return this;
+        }
+
+        /** Adds a listener told about each scheduled retry; listeners are called in the order added. */
+        public Builder listener(HttpRetryListener listener) {
+            listeners.add(require("listener", listener));
+            return this;
+        }
+
+        /**
+         * Adds a listener for the core retry events of every call (attempts, scheduled retries,
+         * end reasons) — e.g. {@code RetryMetrics.of(registry).listener("payments")} for metrics.
+         */
+        public Builder retryListener(RetryListener listener) {
+            retryListeners.add(require("retryListener", listener));
+            return this;
+        }
+
+        /**
+         * Names the operation in {@link HttpRetryEvent}; default method and path
+         * ({@code "POST /orders"}). Map ids to a template ({@code "GET /orders/{id}"}) to keep the
+         * number of distinct names small.
+         */
+        public Builder operationName(Function<HttpRequest, String> operationName) {
+            this.operationName = require("operationName", operationName);
+            return this;
+        }
+
+        public RetryingHttpClient build() {
+            return new RetryingHttpClient(this);
+        }
+
+        private static <T> T require(String field, T value) {
+            if (value == null) {
+                throw new IllegalArgumentException(field + " must not be null");
+            }
+            return value;
+        }
+    }
+}

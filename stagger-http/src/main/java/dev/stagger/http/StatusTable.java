@@ -1,0 +1,138 @@
+package dev.stagger.http;
+
+import dev.stagger.Classifier;
+import dev.stagger.Decision;
+import java.net.http.HttpResponse;
+import java.util.Arrays;
+
+/**
+ * Which HTTP statuses {@link RetryingHttpClient} retries. Immutable; the {@code with...} methods
+ * return new tables.
+ *
+ * <p>The default table: retry 408, 429, 500, 502, 503, 504 (the server is overloaded, restarting or
+ * timed out, and says nothing about the request itself); retry 409 only when the request is
+ * idempotent (an idempotent method, or one carrying an {@code Idempotency-Key}, where 409 means
+ * "the first attempt is still in flight"); never retry anything else — 400, 401, 403, 404, 422
+ * and the other 4xx/5xx describe the request, so sending it again gives the same answer.
+ */
+public final class StatusTable {
+    /** How one status is treated. */
+    public enum Rule {
+        /** Retried for every request. */
+        RETRY,
+        /** Retried only for idempotent (or keyed) requests. */
+        RETRY_IF_IDEMPOTENT,
+        /** Never retried. */
+        NEVER
+    }
+
+    private static final StatusTable DEFAULTS = new StatusTable(new Rule[600])
+            .withRetry(408, 429, 500, 502, 503, 504)
+            .withRetryIfIdempotent(409);
+
+    private final Rule[] rules; // index: status 100..599; null means NEVER
+
+    private StatusTable(Rule[] rules) {
+        this.rules = rules;
+    }
+
+    /** The default table described in the class comment. */
+    public static StatusTable defaults() {
+        return DEFAULTS;
+    }
+
+    /** A table that retries no status at all (only network failures are then retried). */
+    public static StatusTable none() {
+        return new StatusTable(new Rule[600]);
+    }
+
+    /** This table with {@code statuses} retried for every request. */
+    public StatusTable withRetry(int... statuses) {
+        return with(Rule.RETRY, statuses);
+    }
+
+    /** This table with {@code statuses} retried only for idempotent or keyed requests. */
+    public StatusTable withRetryIfIdempotent(int... statuses) {
+        return with(Rule.RETRY_IF_IDEMPOTENT, statuses);
+    }
+
+    /** This table with {@code statuses} never retried. */
+    public StatusTable withNever(int... statuses) {
+        return with(Rule.NEVER, statuses);
+    }
+
+    /** The rule for {@code status}; statuses outside 100..599 are never retried. */
+    public Rule rule(int status) {
+        if (status < 100 || status > 599) {
+            return Rule.NEVER;
+        }
+        Rule r = rules[status];
+        return r == null ? Rule.NEVER : r;
+    }
+
+    /** True when a response with {@code status} to a request of the given idempotency is retried. */
+    public boolean retries(int status, boolean idempotent) {
+        Rule r = rule(status);
+        return r == Rule.RETRY || (r == Rule.RETRY_IF_IDEMPOTENT && idempotent);
+    }
+
+    /**
+     * What a {@link dev.stagger.CircuitBreaker} should count as a failure of the downstream
+     * ({@code CircuitBreaker.builder(..).recordFailures(table.failures())}): any exception, and any
+     * status this table retries. A 404 or 422 says nothing about the downstream's health; by
+     * default a breaker counts no response at all as a failure, so a 503 storm would go unseen.
+     */
+    public Classifier failures() {
+        return (result, failure, context) -> failure != null
+                || (result instanceof HttpResponse<?> r && retries(r.statusCode(), true))
+                ? Decision.retry() : Decision.accept();
+    }
+
+    private StatusTable with(Rule rule, int... statuses) {
+        Rule[] copy = rules.clone();
+        for (int s : statuses) {
+            if (s < 100 || s > 599) {
+                throw new IllegalArgumentException("status must be in 100..599, got " + s);
+            }
+            if (s < 400 && rule != Rule.NEVER) {
+                throw new IllegalArgumentException("status must be an error (400..599) to be retried, got " + s);
+            }
+            copy[s] = rule;
+        }
+        return new StatusTable(copy);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StatusTable t && Arrays.equals(normal(rules), normal(t.rules));
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(normal(rules));
+    }
+
+    private static Rule[] normal(Rule[] rules) {
+        Rule[] n = rules.clone();
+        for (int i = 0; i < n.length; i++) {
+            if (n[i] == null) {
+                n[i] = Rule.NEVER;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder retry = new StringBuilder();
+        StringBuilder ifIdempotent = new StringBuilder();
+        for (int s = 100; s < rules.length; s++) {
+            if (rules[s] == Rule.RETRY) {
+                retry.append(retry.length() == 0 ? "" : ",").append(s);
+            } else if (rules[s] == Rule.RETRY_IF_IDEMPOTENT) {
+                ifIdempotent.append(ifIdempotent.length() == 0 ? "" : ",").append(s);
+            }
+        }
+        return "StatusTable{retry=[" + retry + "], retryIfIdempotent=[" + ifIdempotent + "]}";
+    }
+}

@@ -1,0 +1,160 @@
+package dev.stagger.http.internal;
+
+import dev.stagger.AttemptContext;
+import dev.stagger.AttemptTimeoutException;
+import dev.stagger.Classifier;
+import dev.stagger.Clock;
+import dev.stagger.Decision;
+import dev.stagger.RetryEvent;
+import dev.stagger.RetryListener;
+import dev.stagger.RetryRefusedException;
+import dev.stagger.http.HttpRetryEvent;
+import dev.stagger.http.HttpRetryListener;
+import dev.stagger.http.StatusTable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * One logical HTTP call (all its attempts): classifies each attempt's outcome for the core retry
+ * loop, releases the bodies of responses that are retried or refused, and reports each scheduled
+ * retry to the client's listeners. Used by one attempt at a time.
+ */
+public final class HttpCall implements Classifier, RetryListener {
+    private final HttpRequest request;
+    private final boolean idempotent;
+    private final boolean sendOnce;
+    private final String requestId;
+    private final String service;
+    private final String operation;
+    private final StatusTable statuses;
+    private final Duration maxRetryAfter;
+    private final Clock clock;
+    private final List<HttpRetryListener> listeners;
+    private volatile Object lastResult;
+    private volatile boolean lastAccepted;
+
+    /**
+     * @param request the request every attempt sends (with any generated key already attached)
+     * @param idempotent whether sending it twice is harmless (idempotent method or a key)
+     * @param sendOnce whether only connect failures may be retried (an unkeyed non-idempotent
+     *     request under {@code REQUIRE})
+     */
+    public HttpCall(HttpRequest request, boolean idempotent, boolean sendOnce, String requestId, String service,
+                    String operation, StatusTable statuses, Duration maxRetryAfter, Clock clock,
+                    List<HttpRetryListener> listeners) {
+        this.request = request;
+        this.idempotent = idempotent;
+        this.sendOnce = sendOnce;
+        this.requestId = requestId;
+        this.service = service;
+        this.operation = operation;
+        this.statuses = statuses;
+        this.maxRetryAfter = maxRetryAfter;
+        this.clock = clock;
+        this.listeners = listeners;
+    }
+
+    /** The request for one attempt: the call's request with its timeout bounded by {@code timeout}. */
+    public HttpRequest attemptRequest(Optional<Duration> timeout) {
+        if (timeout.isEmpty()) {
+            return request;
+        }
+        Duration t = timeout.get();
+        if (t.compareTo(Duration.ofMillis(1)) < 0) {
+            t = Duration.ofMillis(1); // HttpRequest needs a positive timeout; the deadline check ends the call anyway
+        }
+        Optional<Duration> own = request.timeout();
+        if (own.isPresent() && own.get().compareTo(t) <= 0) {
+            return request;
+        }
+        return HttpRequest.newBuilder(request, (name, value) -> true).timeout(t).build();
+    }
+
+    @Override
+    public Decision classify(Object result, Throwable failure, AttemptContext context) {
+        if (failure == null) {
+            if (!(result instanceof HttpResponse<?> response)) {
+                return Decision.accept();
+            }
+            int status = response.statusCode();
+            if (status < 400) {
+                return Decision.accept();
+            }
+            if (sendOnce || !statuses.retries(status, idempotent)) {
+                return Decision.stop();
+            }
+            Optional<Duration> hint = RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null),
+                    clock.currentTimeMillis(), maxRetryAfter);
+            return hint.isPresent() && !hint.get().isZero() ? Decision.retryAfter(hint.get()) : Decision.retry();
+        }
+        Throwable t = unwrap(failure);
+        if (t instanceof InterruptedException || t instanceof Error) {
+            return Decision.stop();
+        }
+        if (neverReachedServer(t)) {
+            return Decision.retry();
+        }
+        if (sendOnce || !idempotent) {
+            return Decision.stop();
+        }
+        return t instanceof IOException || t instanceof AttemptTimeoutException ? Decision.retry() : Decision.stop();
+    }
+
+    /** Connect refused or timed out: the request was never sent, so sending it again is always safe. */
+    static boolean neverReachedServer(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException || t instanceof UncheckedIOException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    @Override
+    public void onAttemptFinished(RetryEvent.AttemptFinished event) {
+        lastResult = event.result();
+        lastAccepted = !event.failed();
+    }
+
+    @Override
+    public void onRetryScheduled(RetryEvent.RetryScheduled event) {
+        ResponseBodies.discard(event.result());
+        if (listeners.isEmpty()) {
+            return;
+        }
+        int status = event.result() instanceof HttpResponse<?> r ? r.statusCode() : -1;
+        HttpRetryEvent e = new HttpRetryEvent(service, operation, event.nextAttempt() - 1, event.maxAttempts(),
+                status, event.delay(), requestId, request.method(), request.uri(), event.cause());
+        for (HttpRetryListener l : listeners) {
+            try {
+                l.onRetry(e);
+            } catch (RuntimeException ignored) {
+                // a listener must not change the call's outcome
+            }
+        }
+    }
+
+    @Override
+    public void onCallFinished(RetryEvent.CallFinished event) {
+        if (event.failure() instanceof RetryRefusedException && !lastAccepted) {
+            ResponseBodies.discard(lastResult); // refused by breaker or budget: the caller never sees it
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Implementation of stagger-http; not API, may change without notice. */
+package dev.stagger.http.internal;
