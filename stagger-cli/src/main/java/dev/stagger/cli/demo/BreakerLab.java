@@ -5,11 +5,13 @@ import dev.stagger.Backoff;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
 import dev.stagger.Jitter;
-import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
+import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StatusTable;
+import dev.stagger.observability.RetryMetrics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
@@ -40,9 +42,10 @@ final class BreakerLab {
     private final MeterRegistry registry;
     final CircuitBreaker breaker;
     final RetryBudget budget;
-    private final Retry retry;
+    private final RetryingHttpClient client;
+    private final ThreadLocal<EndReason> lastReason = new ThreadLocal<>();
 
-    BreakerLab(FlakyDownstream downstream, URI uri, HttpClient http, MeterRegistry registry, Retry retry,
+    BreakerLab(FlakyDownstream downstream, URI uri, HttpClient http, MeterRegistry registry, RetryMetrics metrics,
                CircuitBreaker breaker, RetryBudget budget) {
         this.downstream = downstream;
         this.uri = uri;
@@ -50,14 +53,23 @@ final class BreakerLab {
         this.registry = registry;
         this.breaker = breaker;
         this.budget = budget;
-        this.retry = retry;
+        metrics.bind(breaker);
+        metrics.bind(budget);
+        this.client = RetryingHttpClient.builder(http).service("downstream").policy(policy())
+                .circuitBreaker(breaker).retryBudget(budget).retryListener(metrics.listener("downstream"))
+                .retryListener(new RetryListener() {
+                    @Override
+                    public void onCallFinished(RetryEvent.CallFinished e) {
+                        lastReason.set(e.reason()); // sync sends end on the caller's thread
+                    }
+                }).build();
     }
 
     /** The lab's breaker: trips at 50 % failures over 10 s (10 calls minimum), open 3 s, 2 probes. */
     static CircuitBreaker newBreaker() {
         return CircuitBreaker.builder("downstream").failureRateThreshold(0.5).minimumCalls(10)
                 .window(Duration.ofSeconds(10)).openDuration(Duration.ofSeconds(3)).halfOpenPermits(2)
-                .recordFailures(SendRoute::classify).build();
+                .recordFailures(StatusTable.defaults().failures()).build();
     }
 
     /** The lab's budget: 20 tokens, 0.1 per success, at most 2 free retries per second. */
@@ -69,7 +81,7 @@ final class BreakerLab {
     static RetryPolicy policy() {
         return RetryPolicy.builder().maxAttempts(3)
                 .backoff(Backoff.exponential(Duration.ofMillis(20)).maxDelay(Duration.ofMillis(200)).jitter(Jitter.full()))
-                .classifier(SendRoute::classify).build();
+                .build();
     }
 
     record HammerResult(int calls, long downstreamRequests, Map<EndReason, Integer> reasons, String breaker) {
@@ -124,22 +136,17 @@ final class BreakerLab {
             script.add(new FlakyDownstream.Step(fail ? 503 : 200, 0, 2));
         }
         String run = downstream.plan(script);
-        EndReason[] reason = {EndReason.SUCCESS};
-        Retry observed = retry.withListener(new RetryListener() {
-            @Override
-            public void onCallFinished(RetryEvent.CallFinished e) {
-                reason[0] = e.reason();
-            }
-        });
+        lastReason.remove();
         try {
-            observed.call(() -> http.send(HttpRequest.newBuilder(uri.resolve("?run=" + run)).timeout(Duration.ofSeconds(2))
-                    .GET().build(), HttpResponse.BodyHandlers.discarding()));
+            client.send(HttpRequest.newBuilder(uri.resolve("?run=" + run)).timeout(Duration.ofSeconds(2))
+                    .GET().build(), HttpResponse.BodyHandlers.discarding());
         } catch (Exception refusedOrFailed) {
             // the reason was recorded by the listener
         } finally {
             downstream.forget(run);
         }
-        return reason[0];
+        EndReason reason = lastReason.get();
+        return reason == null ? EndReason.NOT_RETRYABLE : reason;
     }
 
     record State(String breaker, double budgetTokens, double budgetMax, long budgetRefusals, long breakerRejected,

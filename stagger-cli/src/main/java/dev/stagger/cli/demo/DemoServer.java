@@ -15,8 +15,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import dev.stagger.CircuitBreaker;
-import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
+import dev.stagger.observability.RetryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -61,11 +61,12 @@ public final class DemoServer implements AutoCloseable {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         routes.put("send", new SendRoute(downstream, base.resolve("downstream/flaky"), http));
         routes.put("calculator", new CalculatorRoute());
+        routes.put("herd", new HerdRoute());
 
         CircuitBreaker breaker = BreakerLab.newBreaker();
         RetryBudget budget = BreakerLab.newBudget();
-        Retry guarded = Retry.of("downstream", BreakerLab.policy()).withCircuitBreaker(breaker).withBudget(budget);
-        BreakerLab lab = new BreakerLab(downstream, base.resolve("downstream/flaky"), http, registry, guarded, breaker, budget);
+        RetryMetrics metrics = RetryMetrics.of(registry);
+        BreakerLab lab = new BreakerLab(downstream, base.resolve("downstream/flaky"), http, registry, metrics, breaker, budget);
         routes.put("hammer", lab::hammer);
         routes.put("heal", lab::heal);
         routes.put("state", request -> lab.state());

@@ -1,8 +1,7 @@
 package dev.stagger.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagger.Decision;
-import dev.stagger.Retry;
+import dev.stagger.http.RetryingHttpClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,16 +48,15 @@ final class SendRoute implements DemoRoute {
         }
         String run = downstream.plan(script);
         Timeline timeline = new Timeline(knobs.rawDelayNanos());
-        Retry retry = Retry.of("demo-send", knobs.policy()
-                .attemptTimeout(Duration.ofMillis(timeoutMs))
-                .classifier(SendRoute::classify)
-                .build()).withListener(timeline);
+        RetryingHttpClient client = RetryingHttpClient.builder(http)
+                .service("flaky-downstream")
+                .policy(knobs.policy().attemptTimeout(Duration.ofMillis(timeoutMs)).build())
+                .retryListener(timeline)
+                .build();
         String answer;
         try {
-            HttpResponse<String> response = retry.call(ctx -> http.send(HttpRequest.newBuilder(
-                            downstreamUri.resolve("?run=" + run))
-                    .timeout(ctx.attemptTimeout().orElse(Duration.ofMillis(timeoutMs)))
-                    .GET().build(), HttpResponse.BodyHandlers.ofString()));
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(downstreamUri.resolve("?run=" + run))
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
             answer = "HTTP " + response.statusCode();
         } catch (Exception e) {
             answer = e.getClass().getSimpleName();
@@ -88,21 +86,4 @@ final class SendRoute implements DemoRoute {
         return steps;
     }
 
-    static Decision classify(Object result, Throwable failure, dev.stagger.AttemptContext ctx) {
-        if (failure != null) {
-            return failure instanceof java.io.IOException ? Decision.retry() : Decision.stop();
-        }
-        HttpResponse<?> r = (HttpResponse<?>) result;
-        int s = r.statusCode();
-        if (s < 400) {
-            return Decision.accept();
-        }
-        if (s == 429 || s == 503) {
-            var ra = r.headers().firstValue("Retry-After");
-            if (ra.isPresent() && ra.get().matches("\\d{1,4}")) {
-                return Decision.retryAfter(Duration.ofSeconds(Long.parseLong(ra.get())));
-            }
-        }
-        return s == 408 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504 ? Decision.retry() : Decision.stop();
-    }
 }

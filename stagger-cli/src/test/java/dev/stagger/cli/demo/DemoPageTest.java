@@ -95,4 +95,28 @@ class DemoPageTest {
         assertThat(browser.findElement(By.id("hammer-status")).getAttribute("data-reasons")).contains("CIRCUIT_OPEN");
         waitUpTo(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("breaker-pill"), "OPEN"));
     }
+
+    @Test
+    void theHerdPanelChartsEveryStrategy() {
+        browser.get(url);
+        fill("herd-form", "clients", "50");
+        fill("herd-form", "runs", "2");
+        browser.findElement(By.id("herd-button")).click();
+        waitUpTo(60).until(ExpectedConditions.numberOfElementsToBeMoreThan(By.cssSelector("#herd-charts svg"), 2));
+        // two bar charts (calls, completion) with one bar per strategy, and a load-over-time chart
+        assertThat(browser.findElements(By.cssSelector("#herd-charts .herd-bar"))).hasSize(10);
+        assertThat(browser.findElements(By.cssSelector("#herd-charts polyline"))).hasSize(3);
+        assertThat(browser.findElement(By.id("herd-table")).getText()).contains("full-jitter", "exponential");
+    }
+
+    @Test
+    void metricsAreServedInPrometheusFormat() throws Exception {
+        browser.get(url);
+        fill("hammer-form", "calls", "20");
+        fill("hammer-form", "failureRate", "0");
+        browser.findElement(By.id("hammer-button")).click();
+        waitUpTo(60).until(ExpectedConditions.attributeContains(By.id("hammer-status"), "data-reasons", "SUCCESS"));
+        browser.get(url + "metrics");
+        assertThat(browser.getPageSource()).contains("stagger_calls_total", "stagger_circuit_state", "stagger_budget_tokens");
+    }
 }
