@@ -1,0 +1,380 @@
+package dev.stagger.idempotency.servlet;
+
+import dev.stagger.idempotency.Claim;
+import dev.stagger.idempotency.IdempotencyKey;
+import dev.stagger.idempotency.IdempotencyScope;
+import dev.stagger.idempotency.IdempotencyStore;
+import dev.stagger.idempotency.IdempotencyStoreException;
+import dev.stagger.idempotency.RequestFingerprint;
+import dev.stagger.idempotency.StoredResponse;
+import dev.stagger.idempotency.internal.BufferedRequest;
+import dev.stagger.idempotency.internal.CapturingResponse;
+import dev.stagger.idempotency.internal.Durations;
+import dev.stagger.idempotency.internal.Problems;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Makes retried requests execute once: the servlet side of the IETF {@code Idempotency-Key}
+ * draft. Register it after authentication (it scopes keys by the principal) and before the
+ * handlers.
+ *
+ * <table>
+ * <caption>Responses</caption>
+ * <tr><th>Situation</th><th>Response</th></tr>
+ * <tr><td>first request with a key</td><td>the handler runs; its response is stored, then sent</td></tr>
+ * <tr><td>same key and request after completion</td><td>stored response, {@code Idempotent-Replayed: true}</td></tr>
+ * <tr><td>same key while the first still runs</td><td>409 problem, {@code Retry-After}</td></tr>
+ * <tr><td>same key, different request</td><td>422 problem</td></tr>
+ * <tr><td>key missing where required, or invalid</td><td>400 problem</td></tr>
+ * <tr><td>key but no principal and no scope resolver answer</td><td>400 problem</td></tr>
+ * <tr><td>request body over the fingerprint limit</td><td>413 problem</td></tr>
+ * <tr><td>store unreachable</td><td>503 problem, handler not run</td></tr>
+ * </table>
+ *
+ * <p>5xx responses and exceptions release the key by default, so the client's retry runs the
+ * handler again; {@link Builder#storeServerErrors(boolean)} stores 5xx responses too (Stripe's
+ * choice). Responses whose body exceeds {@link Builder#maxStoredBodySize(int)}, that use
+ * {@code sendError}, or that go async are sent as usual but not stored, and the key is released.
+ * Requests the {@link KeyRequirement} ignores (by default GET, HEAD, OPTIONS) and requests without
+ * a key where it is optional pass through with no wrapping at all, so streaming is untouched.
+ */
+public final class IdempotencyFilter implements Filter {
+    /** The request header carrying the key. */
+    public static final String KEY_HEADER = "Idempotency-Key";
+    /** Marks a replayed response. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+    private final IdempotencyStore store;
+    private final Duration lease;
+    private final Duration expiry;
+    private final int maxStoredBodySize;
+    private final int maxRequestBodySize;
+    private final boolean storeServerErrors;
+    private final long retryAfterSeconds;
+    private final KeyRequirement requirement;
+    private final ScopeResolver scopeResolver;
+    private final Function<HttpServletRequest, String> routeResolver;
+    private final List<String> fingerprintHeaders;
+    private final List<String> storedHeaders;
+
+    private IdempotencyFilter(Builder b) {
+        this.store = b.store;
+        this.lease = b.lease;
+        this.expiry = b.expiry;
+        this.maxStoredBodySize = b.maxStoredBodySize;
+        this.maxRequestBodySize = b.maxRequestBodySize;
+        this.storeServerErrors = b.storeServerErrors;
+        this.retryAfterSeconds = Math.max(1, (b.retryAfter.toMillis() + 999) / 1000);
+        this.requirement = b.requirement;
+        this.scopeResolver = b.scopeResolver;
+        this.routeResolver = b.routeResolver;
+        this.fingerprintHeaders = List.copyOf(b.fingerprintHeaders);
+        this.storedHeaders = List.copyOf(b.storedHeaders);
+    }
+
+    public static Builder builder(IdempotencyStore store) {
+        if (store == null) {
+            throw new IllegalArgumentException("store must not be null");
+        }
+        return new Builder(store);
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest) || !(res instanceof HttpServletResponse)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        HttpServletRequest request = (HttpServletRequest) req;
+        HttpServletResponse response = (HttpServletResponse) res;
+        String method = request.getMethod().toUpperCase(Locale.ROOT);
+        String route = routeResolver.apply(request);
+        KeyPolicy policy = requirement.policy(method, route);
+        if (policy == KeyPolicy.IGNORED) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Enumeration<String> keyValues = request.getHeaders(KEY_HEADER);
+        List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
+        if (keyHeaders.isEmpty()) {
+            if (policy == KeyPolicy.REQUIRED) {
+                Problems.KEY_MISSING.write(response, 0);
+            } else {
+                chain.doFilter(req, res);
+            }
+            return;
+        }
+        Optional<IdempotencyKey> key = keyHeaders.size() == 1 ? IdempotencyKey.parse(keyHeaders.get(0)) : Optional.empty();
+        if (key.isEmpty()) {
+            Problems.KEY_INVALID.write(response, 0);
+            return;
+        }
+        Optional<String> client = clientOf(request);
+        if (client.isEmpty()) {
+            Problems.NO_CLIENT_SCOPE.write(response, 0);
+            return;
+        }
+        byte[] body = request.getInputStream().readNBytes(maxRequestBodySize + 1);
+        if (body.length > maxRequestBodySize) {
+            Problems.BODY_TOO_LARGE.write(response, 0);
+            return;
+        }
+        IdempotencyScope scope = new IdempotencyScope(client.get(), method, route, key.get());
+        RequestFingerprint fingerprint = RequestFingerprint.of(method, request.getRequestURI(),
+                request.getQueryString(), selectedHeaders(request), body);
+        Claim claim;
+        try {
+            claim = store.claim(scope, fingerprint, lease, expiry);
+        } catch (IdempotencyStoreException e) {
+            Problems.STORE_UNAVAILABLE.write(response, retryAfterSeconds);
+            return;
+        }
+        if (claim instanceof Claim.Replay) {
+            replay(((Claim.Replay) claim).response(), response);
+        } else if (claim instanceof Claim.InFlight) {
+            Problems.IN_FLIGHT.write(response, retryAfterSeconds);
+        } else if (claim instanceof Claim.Mismatch) {
+            Problems.KEY_REUSED.write(response, 0);
+        } else {
+            execute(new BufferedRequest(request, body, body.length), response, chain, scope,
+                    ((Claim.Acquired) claim).leaseToken());
+        }
+    }
+
+    private void execute(BufferedRequest request, HttpServletResponse response, FilterChain chain,
+                         IdempotencyScope scope, String leaseToken) throws IOException, ServletException {
+        CapturingResponse capture = new CapturingResponse(response, maxStoredBodySize);
+        boolean ran = false;
+        try {
+            chain.doFilter(request, capture);
+            ran = true;
+        } finally {
+            if (!ran) {
+                releaseQuietly(scope, leaseToken);
+            }
+        }
+        if (request.isAsyncStarted()) {
+            capture.abandon();
+        }
+        if (capture.abandoned()) {
+            releaseQuietly(scope, leaseToken);
+            return;
+        }
+        byte[] body = capture.body();
+        int status = response.getStatus();
+        if (status >= 500 && !storeServerErrors) {
+            releaseQuietly(scope, leaseToken);
+        } else {
+            try {
+                store.complete(scope, leaseToken, StoredResponse.of(status, storableHeaders(response), body), expiry);
+            } catch (IdempotencyStoreException | IllegalArgumentException e) {
+                // the response still goes out; the key is freed so a retry runs again rather than waiting on the lease
+                releaseQuietly(scope, leaseToken);
+            }
+        }
+        capture.release();
+    }
+
+    private void releaseQuietly(IdempotencyScope scope, String leaseToken) {
+        try {
+            store.release(scope, leaseToken);
+        } catch (IdempotencyStoreException e) {
+            // the lease expires by itself; nothing more can be done here
+        }
+    }
+
+    private void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
+        response.setStatus(stored.status());
+        stored.headers().forEach((name, values) -> values.forEach(v -> response.addHeader(name, v)));
+        response.setHeader(REPLAYED_HEADER, "true");
+        response.setContentLength(stored.bodyLength());
+        response.getOutputStream().write(stored.body());
+    }
+
+    private Optional<String> clientOf(HttpServletRequest request) {
+        Principal principal = request.getUserPrincipal();
+        if (principal != null && principal.getName() != null && !principal.getName().isBlank()) {
+            return Optional.of("principal:" + principal.getName());
+        }
+        return scopeResolver.resolve(request).filter(s -> !s.isBlank()).map(s -> "client:" + s);
+    }
+
+    private Map<String, String> selectedHeaders(HttpServletRequest request) {
+        Map<String, String> selected = new LinkedHashMap<>();
+        for (String name : fingerprintHeaders) {
+            Enumeration<String> values = request.getHeaders(name);
+            if (values != null && values.hasMoreElements()) {
+                selected.put(name, String.join(",", Collections.list(values)));
+            }
+        }
+        return selected;
+    }
+
+    private Map<String, List<String>> storableHeaders(HttpServletResponse response) {
+        Map<String, List<String>> kept = new LinkedHashMap<>();
+        for (String name : storedHeaders) {
+            Collection<String> values = response.getHeaders(name);
+            if (values != null && !values.isEmpty()) {
+                kept.put(name, new ArrayList<>(values));
+            }
+        }
+        return kept;
+    }
+
+    /** Configures an {@link IdempotencyFilter}; {@link #build()} validates and snapshots. Not thread-safe. */
+    public static final class Builder {
+        private final IdempotencyStore store;
+        private Duration lease = Duration.ofSeconds(60);
+        private Duration expiry = Duration.ofHours(24);
+        private int maxStoredBodySize = 1 << 20;
+        private int maxRequestBodySize = 1 << 20;
+        private boolean storeServerErrors;
+        private Duration retryAfter = Duration.ofSeconds(1);
+        private KeyRequirement requirement = KeyRequirement.defaults();
+        private ScopeResolver scopeResolver = ScopeResolver.none();
+        private Function<HttpServletRequest, String> routeResolver = Builder::pathWithinApplication;
+        private List<String> fingerprintHeaders = List.of("Content-Type");
+        private List<String> storedHeaders = List.of("Content-Type", "Content-Language", "Content-Location",
+                "Location", "ETag", "Last-Modified", "Link");
+
+        private Builder(IdempotencyStore store) {
+            this.store = store;
+        }
+
+        /**
+         * How long a request may run before a repeat may take its key over (its server is then
+         * presumed dead). Longer than your slowest handler. Default 60 s.
+         */
+        public Builder lease(Duration lease) {
+            this.lease = Durations.positive("lease", lease);
+            return this;
+        }
+
+        /** How long a completed response is kept for replay. Default 24 h. */
+        public Builder expiry(Duration expiry) {
+            this.expiry = Durations.positive("expiry", expiry);
+            return this;
+        }
+
+        /** Largest body stored for replay; larger responses are sent but not stored. Default 1 MiB. */
+        public Builder maxStoredBodySize(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("maxStoredBodySize must not be negative, got " + bytes);
+            }
+            this.maxStoredBodySize = bytes;
+            return this;
+        }
+
+        /** Largest request body read to fingerprint; larger requests get 413. Default 1 MiB. */
+        public Builder maxRequestBodySize(int bytes) {
+            if (bytes < 0 || bytes == Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("maxRequestBodySize must be 0.." + (Integer.MAX_VALUE - 1)
+                        + ", got " + bytes);
+            }
+            this.maxRequestBodySize = bytes;
+            return this;
+        }
+
+        /**
+         * Store 5xx responses for replay too (Stripe's choice) instead of releasing the key.
+         * Exceptions thrown by the handler always release it: there is no response to store.
+         * Default false.
+         */
+        public Builder storeServerErrors(boolean storeServerErrors) {
+            this.storeServerErrors = storeServerErrors;
+            return this;
+        }
+
+        /** The Retry-After sent with 409 (in flight) and 503 (store down); rounded up to seconds. Default 1 s. */
+        public Builder retryAfter(Duration retryAfter) {
+            this.retryAfter = Durations.positive("retryAfter", retryAfter);
+            return this;
+        }
+
+        /** Which requests need, accept or ignore keys. Default {@link KeyRequirement#defaults()}. */
+        public Builder keyRequirement(KeyRequirement requirement) {
+            this.requirement = notNull("keyRequirement", requirement);
+            return this;
+        }
+
+        /** Names clients that have no principal. Default {@link ScopeResolver#none()}. */
+        public Builder scopeResolver(ScopeResolver scopeResolver) {
+            this.scopeResolver = notNull("scopeResolver", scopeResolver);
+            return this;
+        }
+
+        /**
+         * The route part of the scope, e.g. a framework's route template. Default: the path
+         * within the application ({@code /orders/42}).
+         */
+        public Builder routeResolver(Function<HttpServletRequest, String> routeResolver) {
+            this.routeResolver = notNull("routeResolver", routeResolver);
+            return this;
+        }
+
+        /** Request headers that enter the fingerprint. Default Content-Type. */
+        public Builder fingerprintHeaders(List<String> names) {
+            this.fingerprintHeaders = headerNames("fingerprintHeaders", names);
+            return this;
+        }
+
+        /**
+         * Response headers kept for replay. Default Content-Type, Content-Language,
+         * Content-Location, Location, ETag, Last-Modified, Link. Never add Set-Cookie or
+         * anything per-session.
+         */
+        public Builder storedHeaders(List<String> names) {
+            this.storedHeaders = headerNames("storedHeaders", names);
+            return this;
+        }
+
+        public IdempotencyFilter build() {
+            return new IdempotencyFilter(this);
+        }
+
+        private static String pathWithinApplication(HttpServletRequest request) {
+            String uri = request.getRequestURI();
+            String context = request.getContextPath();
+            return context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+        }
+
+        private static <T> T notNull(String field, T value) {
+            if (value == null) {
+                throw new IllegalArgumentException(field + " must not be null");
+            }
+            return value;
+        }
+
+        private static List<String> headerNames(String field, List<String> names) {
+            if (names == null || names.stream().anyMatch(n -> n == null || !n.matches("[A-Za-z0-9!#$%&'*+.^_`|~-]+"))) {
+                throw new IllegalArgumentException(field + " must be a list of header names, got " + names);
+            }
+            return List.copyOf(names);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencyFilter{store=" + store + ", lease=" + lease + ", expiry=" + expiry + "}";
+    }
+}
