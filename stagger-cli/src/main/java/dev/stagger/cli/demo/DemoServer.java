@@ -19,6 +19,10 @@ import dev.stagger.RetryBudget;
 import dev.stagger.observability.RetryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import dev.stagger.idempotency.JdbcIdempotencyStore;
+import jakarta.servlet.DispatcherType;
+import java.util.EnumSet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -38,6 +42,7 @@ public final class DemoServer implements AutoCloseable {
     private final Server server;
     private final ServerConnector connector;
     private final Map<String, DemoRoute> routes = new LinkedHashMap<>();
+    private final JdbcIdempotencyStore idempotencyStore;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     private DemoServer(String host, int port, Path dataDir) throws Exception {
@@ -52,6 +57,13 @@ public final class DemoServer implements AutoCloseable {
         FlakyDownstream downstream = new FlakyDownstream();
         context.addServlet(new ServletHolder(downstream), "/downstream/*");
         context.addServlet(new ServletHolder(new ApiServlet()), "/api/*");
+        PaymentShop shop = new PaymentShop();
+        idempotencyStore = JdbcIdempotencyStore.sqlite(dataDir.resolve("idempotency.db"));
+        context.addServlet(new ServletHolder(shop.chargeServlet()), "/shop/*");
+        // the fault sits outside the idempotency filter: the answer is stored, then lost on the wire
+        context.addFilter(new FilterHolder(shop.loseFirstResponse()), "/shop/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addFilter(new FilterHolder(PaymentShop.idempotencyFilter(idempotencyStore)), "/shop/*",
+                EnumSet.of(DispatcherType.REQUEST));
         context.addServlet(new ServletHolder(new MetricsServlet()), "/metrics");
         context.addServlet(new ServletHolder(new AssetServlet()), "/");
         server.setHandler(context);
@@ -62,6 +74,9 @@ public final class DemoServer implements AutoCloseable {
         routes.put("send", new SendRoute(downstream, base.resolve("downstream/flaky"), http));
         routes.put("calculator", new CalculatorRoute());
         routes.put("herd", new HerdRoute());
+        PaymentLab payments = new PaymentLab(shop, base.resolve("shop/"), http);
+        routes.put("pay", payments::pay);
+        routes.put("bad-request", payments::badRequest);
 
         CircuitBreaker breaker = BreakerLab.newBreaker();
         RetryBudget budget = BreakerLab.newBudget();
@@ -88,6 +103,7 @@ public final class DemoServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         server.stop();
+        idempotencyStore.close();
     }
 
     private final class ApiServlet extends HttpServlet {

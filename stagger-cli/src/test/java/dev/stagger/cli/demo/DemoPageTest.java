@@ -119,4 +119,25 @@ class DemoPageTest {
         browser.get(url + "metrics");
         assertThat(browser.getPageSource()).contains("stagger_calls_total", "stagger_circuit_state", "stagger_budget_tokens");
     }
+
+    @Test
+    void aPaymentWhoseResponseIsLostIsChargedTwiceWithoutAKeyAndOnceWithOne() {
+        browser.get(url);
+        browser.findElement(By.id("pay-nokey")).click();
+        waitUpTo(30).until(ExpectedConditions.attributeToBe(By.id("pay-status"), "data-charges", "2"));
+        assertThat(browser.findElement(By.id("pay-status")).getText()).contains("Without a key", "charged 2 time(s)");
+
+        browser.findElement(By.id("pay-key")).click();
+        waitUpTo(30).until(ExpectedConditions.attributeToBe(By.id("pay-status"), "data-charges", "1"));
+        assertThat(browser.findElement(By.id("pay-table")).getText()).contains("replayed");
+    }
+
+    @Test
+    void aRetried400IsTheSame400AndStaggerTriesItOnce() {
+        browser.get(url);
+        browser.findElement(By.id("pay-400")).click();
+        waitUpTo(30).until(ExpectedConditions.textToBePresentInElementLocated(By.id("pay-status"), "Stagger made"));
+        assertThat(browser.findElement(By.id("pay-status")).getText())
+                .contains("retried a 400 5 times and got 400 every time", "Stagger made 1 attempt (reason NOT_RETRYABLE)");
+    }
 }
