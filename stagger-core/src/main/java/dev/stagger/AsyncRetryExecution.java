@@ -14,6 +14,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     private final CompletableFuture<T> promise = new CompletableFuture<>();
     private volatile Clock.Cancellable pendingWait;
     private volatile CompletableFuture<T> inFlight;
+    /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
+    private final AtomicBoolean ended = new AtomicBoolean();
 
     AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> operation) {
         super(retry, null, null);
@@ -22,8 +24,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
 
     CompletableFuture<T> start() {
         promise.whenComplete((value, failure) -> {
-            if (promise.isCancelled()) {
-                onCancelled();
+            if (promise.isCancelled() || !ended.get()) {
+                onCancelled(); // cancelled, or completed by the caller's own hand: no further attempts
             }
         });
         begin();
@@ -80,6 +82,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
 
     private void onAttemptDone(T value, Throwable failure, long t0) {
         if (promise.isDone()) {
+            if (retry.breaker != null) {
+                retry.breaker.releasePermission(); // the outcome is discarded, so the probe never happened
+            }
             return;
         }
         long delay = afterAttempt(value, failure, retry.clock.nanoTime() - t0);
@@ -95,6 +100,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
 
     @SuppressWarnings("unchecked")
     private void completePromise() {
+        if (promise.isDone()) {
+            return; // cancelled meanwhile: the end was already reported as CANCELLED
+        }
         if (refusal != null) {
             promise.completeExceptionally(refusal);
         } else if (endReason.isSuccess() || lastFailure == null) {
@@ -114,6 +122,15 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             current.cancel(true);
         }
         end(EndReason.CANCELLED);
+    }
+
+    @Override
+    boolean claimEnd(EndReason reason) {
+        if (!ended.compareAndSet(false, true)) {
+            return false;
+        }
+        endReason = reason;
+        return true;
     }
 
     private static Throwable unwrap(Throwable t) {

@@ -125,7 +125,8 @@ public final class CircuitBreaker {
 
     /**
      * Asks to make a call. Every call that gets a permit must report its outcome with
-     * {@link #record(Object, Throwable, long)}.
+     * {@link #record(Object, Throwable, long)}, or give the permit back with
+     * {@link #releasePermission()} when it is abandoned without one.
      *
      * @return false when the breaker refuses the call
      */
@@ -147,12 +148,22 @@ public final class CircuitBreaker {
                 }
                 continue;
             }
-            HalfOpen half = (HalfOpen) p;
-            if (half.permits.getAndDecrement() > 0) {
+            if (((HalfOpen) p).tryTakePermit()) {
                 return true;
             }
             rejected.increment();
             return false;
+        }
+    }
+
+    /**
+     * Gives back a permission whose call was abandoned before it had an outcome (an async attempt
+     * cancelled in flight), so that a half-open breaker is not left waiting for a probe that will
+     * never report. Does nothing in other states.
+     */
+    public void releasePermission() {
+        if (phase.get() instanceof HalfOpen half) {
+            half.permits.incrementAndGet();
         }
     }
 
@@ -380,6 +391,19 @@ public final class CircuitBreaker {
         HalfOpen(int permits, int consecutiveOpens) {
             this.permits = new AtomicInteger(permits);
             this.consecutiveOpens = consecutiveOpens;
+        }
+
+        /** Never below zero, so a refused call takes nothing and a released permit really comes back. */
+        boolean tryTakePermit() {
+            while (true) {
+                int left = permits.get();
+                if (left <= 0) {
+                    return false;
+                }
+                if (permits.compareAndSet(left, left - 1)) {
+                    return true;
+                }
+            }
         }
 
         @Override

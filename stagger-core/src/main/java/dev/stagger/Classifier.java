@@ -4,7 +4,9 @@ package dev.stagger;
  * Turns one attempt's outcome into a {@link Decision}. Exactly one of {@code result} and
  * {@code failure} is meaningful: {@code failure} is non-null when the attempt threw.
  *
- * <p>Must be thread-safe and should be cheap: it runs after every attempt.
+ * <p>Must be thread-safe and should be cheap: it runs after every attempt. A {@link Retry} never
+ * retries an {@link Error} (the JVM is in trouble) or an {@link InterruptedException} (someone
+ * wants this thread to stop), whatever its classifier says.
  */
 @FunctionalInterface
 public interface Classifier {

@@ -10,7 +10,9 @@ import java.time.Duration;
  *   <li>{@link #accept()} — the outcome is a success; return it.
  *   <li>{@link #retry()} — a transient failure; wait per the backoff and try again.
  *   <li>{@link #retryAfter(Duration)} — as {@code retry()}, but the server asked for at least this
- *       long (Retry-After); the wait is {@code max(hint, backoff)} plus the backoff's jitter on top.
+ *       long (Retry-After); the wait is the hint plus the backoff's own (jittered) delay on top, so
+ *       clients told the same hint do not all come back at the same instant. The hint is not
+ *       capped by the backoff's {@code maxDelay}, but a hint past the deadline ends the call.
  *   <li>{@link #stop()} — a permanent failure: never retried. A failure is rethrown; a result
  *       (an HTTP 400, say) is returned, and the call ends with reason NOT_RETRYABLE.
  * </ul>

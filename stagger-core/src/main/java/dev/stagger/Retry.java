@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  *
  * <h2>Async: {@link #callAsync(Supplier)}</h2>
  * Waits are scheduled on the clock's scheduler, never by blocking a thread. Cancelling the
- * returned future stops further attempts and cancels the attempt in flight. The policy's
+ * returned future (or completing it by hand) stops further attempts and cancels the attempt in
+ * flight; the call ends with reason CANCELLED. The policy's
  * {@code attemptTimeout} fails an attempt that runs too long with an {@link AttemptTimeoutException}
  * (retryable under the default classifier).
  *

@@ -165,10 +165,13 @@ public final class RetryBudget {
             this.name = Checks.notNull("name", name);
         }
 
-        /** Tokens deposited per successful attempt, in (0, 1]. Default 0.1: retries ≤ 10 % of successes. */
+        /**
+         * Tokens deposited per successful attempt, in [0.001, 1] (tokens are counted in thousandths,
+         * so a smaller ratio would deposit nothing). Default 0.1: retries ≤ 10 % of successes.
+         */
         public Builder ratio(double ratio) {
-            if (!(ratio > 0 && ratio <= 1)) {
-                throw new IllegalArgumentException("ratio must be in (0, 1], got " + ratio);
+            if (!(ratio >= 1.0 / MILLI && ratio <= 1)) {
+                throw new IllegalArgumentException("ratio must be in [0.001, 1], got " + ratio);
             }
             this.ratio = ratio;
             return this;

@@ -39,7 +39,8 @@ class RetryExecution<T> implements AttemptContext {
 
     /** Reads the start time when anything needs it. */
     final void begin() {
-        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || contextual != null) {
+        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || contextual != null
+                || retry.policy.hasCustomClassifier()) {
             startNanos = retry.clock.nanoTime();
         }
     }
@@ -115,7 +116,7 @@ class RetryExecution<T> implements AttemptContext {
         throw Retry.<Exception>sneaky(finalFailure());
     }
 
-    /** The last failure, with the earlier ones attached as suppressed. */
+    /** The last failure, with the earlier ones attached as suppressed (once, however often called). */
     final Throwable finalFailure() {
         Throwable last = lastFailure;
         if (failures != null && failures.size() > 1) {
@@ -176,6 +177,9 @@ class RetryExecution<T> implements AttemptContext {
                     lastFailure = classifierFailed;
                 }
                 decision = Decision.stop();
+            }
+            if (decision.isRetry() && (failure instanceof Error || failure instanceof InterruptedException)) {
+                decision = Decision.stop(); // not even a custom classifier may retry these
             }
         }
         if (retry.breaker != null) {
@@ -249,13 +253,12 @@ class RetryExecution<T> implements AttemptContext {
 
     /** Records the end reason and tells the listeners, once. */
     final boolean end(EndReason reason) {
-        if (endReason != null) {
+        if (!claimEnd(reason)) {
             return false;
         }
-        endReason = reason;
         if (retry.listeners.length > 0) {
             Throwable thrown = refusal != null ? refusal
-                    : reason.isSuccess() || lastFailure == null ? null : lastFailure;
+                    : reason.isSuccess() || lastFailure == null ? null : finalFailure();
             RetryEvent.CallFinished e = new RetryEvent.CallFinished(retry.name, reason, attempt,
                     retry.policy.maxAttempts(), elapsed(), thrown == null ? lastResult : null, thrown);
             for (RetryListener l : retry.listeners) {
@@ -266,6 +269,15 @@ class RetryExecution<T> implements AttemptContext {
                 }
             }
         }
+        return true;
+    }
+
+    /** Sets the end reason if none is set yet; a sync call ends on one thread, so no atomics. */
+    boolean claimEnd(EndReason reason) {
+        if (endReason != null) {
+            return false;
+        }
+        endReason = reason;
         return true;
     }
 

@@ -76,12 +76,23 @@ public final class RetryPolicy {
         return new Builder();
     }
 
-    /** A builder starting from this policy's settings (the classifier is carried over as built). */
+    /**
+     * A builder starting from this policy's settings. A policy classified by {@code retryOn},
+     * {@code retryIf}, {@code abortOn} and {@code retryOnResult} keeps those rules, so more can be
+     * added; a custom {@link Builder#classifier(Classifier)} is carried over as it is.
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.maxAttempts = maxAttempts;
         b.backoff = backoff;
-        b.classifier = classifier;
+        if (classifier instanceof BuiltClassifier built) {
+            b.retryOn.addAll(built.retryOn);
+            b.retryIf.addAll(built.retryIf);
+            b.abortOn.addAll(built.abortOn);
+            b.resultPredicates.addAll(built.resultPredicates);
+        } else {
+            b.classifier = classifier;
+        }
         b.deadline = deadline().orElse(null);
         b.attemptTimeout = attemptTimeout().orElse(null);
         return b;
@@ -113,6 +124,11 @@ public final class RetryPolicy {
 
     long attemptTimeoutNanos() {
         return attemptTimeoutNanos;
+    }
+
+    /** True when a user's classifier (which may read the attempt context) decides. */
+    boolean hasCustomClassifier() {
+        return !(classifier instanceof BuiltClassifier);
     }
 
     /** True when results are never classified (no result predicate and no custom classifier). */
@@ -165,7 +181,8 @@ public final class RetryPolicy {
 
         /**
          * Replaces the whole classification with {@code classifier}; {@link #retryOn},
-         * {@link #retryIf}, {@link #abortOn} and {@link #retryOnResult} are then ignored.
+         * {@link #retryIf}, {@link #abortOn} and {@link #retryOnResult} are then ignored. Whatever it
+         * says, an {@link Error} or an {@link InterruptedException} is never retried.
          */
         public Builder classifier(Classifier classifier) {
             this.classifier = Checks.notNull("classifier", classifier);

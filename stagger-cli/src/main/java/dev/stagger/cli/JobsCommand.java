@@ -1,14 +1,246 @@
 package dev.stagger.cli;
 
+import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.UrlDataSource;
+import dev.stagger.jobs.Job;
+import dev.stagger.jobs.JobError;
+import dev.stagger.jobs.JobQueue;
+import dev.stagger.jobs.JobState;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Placeholder until the command lands. */
-@Command(name = "jobs", description = "(not built yet)")
+/**
+ * {@code stagger jobs}: operate a job store (stagger-jobs) from the shell: counts and lists,
+ * dead jobs with their error history, re-drive, purge. Exit codes: 0 done, 1 nothing matched,
+ * 2 bad arguments, 3 database error.
+ */
+@Command(name = "jobs", mixinStandardHelpOptions = true,
+        description = "Operate a job store: list, dead, redrive, purge.",
+        subcommands = {JobsCommand.ListJobs.class, JobsCommand.Dead.class, JobsCommand.Redrive.class,
+                JobsCommand.Purge.class})
 final class JobsCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
-        System.err.println("stagger jobs: not built yet");
+        spec.commandLine().usage(spec.commandLine().getErr());
         return 2;
+    }
+
+    /** Options every subcommand takes. */
+    static final class Store {
+        @Option(names = "--db", required = true, paramLabel = "URL",
+                description = "jdbc:sqlite:FILE, jdbc:postgresql://HOST/DB, or a SQLite file path")
+        String db;
+
+        @Option(names = "--user", description = "database user (PostgreSQL)")
+        String user;
+
+        @Option(names = "--password", description = "database password (PostgreSQL)")
+        String password;
+
+        @Option(names = "--table-prefix", defaultValue = "stagger_", description = "table prefix (default: ${DEFAULT-VALUE})")
+        String tablePrefix;
+
+        @Option(names = "--queue", paramLabel = "Q", description = "only this queue")
+        String queue;
+
+        JobQueue open() throws SQLException {
+            DataSource ds;
+            if (db.startsWith("jdbc:sqlite:")) {
+                ds = sqlite(db.substring("jdbc:sqlite:".length()));
+            } else if (db.startsWith("jdbc:")) {
+                ds = UrlDataSource.of(db, user, password == null ? "" : password);
+            } else {
+                ds = sqlite(db);
+            }
+            return JobQueue.builder(ds).tablePrefix(tablePrefix).build();
+        }
+
+        private static DataSource sqlite(String file) {
+            Path path = Path.of(file);
+            if (!Files.isRegularFile(path)) {
+                throw new IllegalArgumentException("no SQLite database at " + path.toAbsolutePath());
+            }
+            return SqliteDataSource.file(path);
+        }
+    }
+
+    /** Runs a subcommand body, turning failures into messages and exit codes. */
+    abstract static class Base implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        Store store;
+
+        abstract int run(JobQueue jobs, PrintWriter out) throws SQLException;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                int code = run(store.open(), out);
+                out.flush();
+                return code;
+            } catch (IllegalArgumentException e) {
+                err.println("stagger jobs: " + e.getMessage());
+                return 2;
+            } catch (SQLException e) {
+                err.println("stagger jobs: database error: " + e.getMessage());
+                return 3;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Count jobs by state; with --state, list jobs in that state.")
+    static final class ListJobs extends Base {
+        @Option(names = "--state", description = "AVAILABLE, RUNNING, SUCCEEDED or DEAD")
+        JobState state;
+
+        @Option(names = "--limit", defaultValue = "50", description = "most jobs listed (default: ${DEFAULT-VALUE})")
+        int limit;
+
+        @Override
+        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+            Map<JobState, Long> counts = jobs.countByState(store.queue);
+            for (Map.Entry<JobState, Long> e : counts.entrySet()) {
+                out.printf(Locale.ROOT, "%-10s %d%n", e.getKey(), e.getValue());
+            }
+            if (state != null) {
+                out.println();
+                printJobs(out, jobs.list(state, store.queue, limit));
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "dead", mixinStandardHelpOptions = true,
+            description = "List dead jobs; with --id, show one dead job's error history.")
+    static final class Dead extends Base {
+        @Option(names = "--id", description = "the job to inspect")
+        Long id;
+
+        @Option(names = "--limit", defaultValue = "50", description = "most jobs listed (default: ${DEFAULT-VALUE})")
+        int limit;
+
+        @Override
+        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+            if (id == null) {
+                List<Job> dead = jobs.dead(store.queue, limit);
+                printJobs(out, dead);
+                return 0;
+            }
+            Job job = jobs.find(id).orElse(null);
+            if (job == null) {
+                spec.commandLine().getErr().println("stagger jobs: no job " + id);
+                return 1;
+            }
+            out.println(job);
+            out.println("payload: " + job.payloadText());
+            for (JobError e : jobs.errors(id)) {
+                out.printf(Locale.ROOT, "%nattempt %d at %s: %s: %s%n", e.attempt(), e.failedAt(), e.exceptionClass(),
+                        e.message());
+                if (!e.stackTrace().isEmpty()) {
+                    out.print(e.stackTrace());
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "redrive", mixinStandardHelpOptions = true,
+            description = "Put dead jobs back to run now with fresh attempts (their history stays).")
+    static final class Redrive extends Base {
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Which which;
+
+        static final class Which {
+            @Option(names = "--id", description = "one dead job")
+            Long id;
+
+            @Option(names = "--all", description = "every dead job (of --queue, if given)")
+            boolean all;
+        }
+
+        @Override
+        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+            if (which.all) {
+                out.println("re-drove " + jobs.redriveAll(store.queue) + " dead job(s)");
+                return 0;
+            }
+            if (!jobs.redrive(which.id)) {
+                spec.commandLine().getErr().println("stagger jobs: job " + which.id + " is not dead (or does not exist)");
+                return 1;
+            }
+            out.println("re-drove job " + which.id);
+            return 0;
+        }
+    }
+
+    @Command(name = "purge", mixinStandardHelpOptions = true,
+            description = "Delete succeeded jobs that finished longer ago than --older-than.")
+    static final class Purge extends Base {
+        @Option(names = "--older-than", required = true, paramLabel = "D",
+                description = "retention: 7d, 12h, 30m, 45s or an ISO-8601 duration (PT12H)")
+        String olderThan;
+
+        @Override
+        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+            out.println("purged " + jobs.purgeSucceeded(parseDuration(olderThan), store.queue) + " succeeded job(s)");
+            return 0;
+        }
+    }
+
+    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+
+    static Duration parseDuration(String text) {
+        Matcher m = SHORT_DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(text.trim().toUpperCase(Locale.ROOT));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("--older-than must look like 7d, 12h, 30m, 45s or PT12H, got '" + text + "'");
+        }
+    }
+
+    private static void printJobs(PrintWriter out, List<Job> jobs) {
+        out.printf(Locale.ROOT, "%-8s %-12s %-16s %-9s %-7s %s%n", "ID", "QUEUE", "TYPE", "STATE", "ATTEMPT", "RUN AT / FINISHED");
+        for (Job j : jobs) {
+            out.printf(Locale.ROOT, "%-8d %-12s %-16s %-9s %-7d %s%n", j.id(), j.queue(), j.type(), j.state(), j.attempt(),
+                    j.finishedAt() != null ? j.finishedAt() : j.runAt());
+        }
+        if (jobs.isEmpty()) {
+            out.println("(none)");
+        }
     }
 }

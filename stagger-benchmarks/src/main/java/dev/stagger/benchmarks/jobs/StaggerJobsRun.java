@@ -1,0 +1,74 @@
+package dev.stagger.benchmarks.jobs;
+
+import dev.stagger.jobs.JobQueue;
+import dev.stagger.jobs.JobRequest;
+import dev.stagger.jobs.WorkerPool;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+/** Drains a backlog of no-op jobs with a stagger-jobs {@link WorkerPool}, then measures idle latency. */
+final class StaggerJobsRun {
+    private StaggerJobsRun() {
+    }
+
+    static Measurement run(String database, DataSource ds, String prefix, int jobs, int workers, int latencyJobs,
+                           int latencyRate, int claimBatch) throws Exception {
+        Measurement m = new Measurement("stagger-jobs", database, jobs, workers);
+        JobQueue queue = JobQueue.builder(ds).tablePrefix(prefix).build();
+
+        long t0 = System.nanoTime();
+        List<JobRequest> batch = new ArrayList<>(1000);
+        for (int i = 0; i < jobs; i++) {
+            batch.add(JobRequest.of("bench", "noop", "t"));
+            if (batch.size() == 1000 || i == jobs - 1) {
+                queue.enqueueAll(batch);
+                batch.clear();
+            }
+        }
+        m.enqueueSeconds = (System.nanoTime() - t0) / 1e9;
+
+        CountDownLatch drained = new CountDownLatch(jobs);
+        Measurement.Latencies latencies = new Measurement.Latencies(latencyJobs);
+        WorkerPool pool = WorkerPool.builder(queue, "bench").concurrency(workers).batchSize(claimBatch)
+                .pollInterval(Duration.ofSeconds(1))
+                .handler("noop", ctx -> {
+                    String payload = ctx.payloadText();
+                    if (payload.equals("t")) {
+                        drained.countDown();
+                    } else {
+                        latencies.started(payload);
+                    }
+                }).build();
+        long start = System.nanoTime();
+        pool.start();
+        try {
+            if (!drained.await(15, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("stagger-jobs did not drain " + jobs + " jobs in 15 minutes");
+            }
+            m.drainSeconds = (System.nanoTime() - start) / 1e9;
+            Thread.sleep(1500); // let the pool go idle
+            long gapNanos = 1_000_000_000L / latencyRate;
+            long next = System.nanoTime();
+            for (int i = 0; i < latencyJobs; i++) {
+                queue.enqueue("bench", "noop", i + ":" + System.nanoTime());
+                next += gapNanos;
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+            if (!latencies.await(120)) {
+                throw new IllegalStateException("stagger-jobs did not run the latency jobs in 2 minutes");
+            }
+            m.latencyP50Millis = latencies.percentileMillis(0.50);
+            m.latencyP99Millis = latencies.percentileMillis(0.99);
+        } finally {
+            pool.shutdown(Duration.ofSeconds(10));
+        }
+        return m;
+    }
+}

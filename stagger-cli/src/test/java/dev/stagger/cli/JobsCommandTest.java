@@ -1,0 +1,108 @@
+package dev.stagger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagger.RetryPolicy;
+import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jobs.JobQueue;
+import dev.stagger.jobs.JobState;
+import dev.stagger.jobs.WorkerPool;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code stagger jobs} against a real SQLite job store. */
+class JobsCommandTest {
+    @TempDir
+    Path dir;
+    Path file;
+    JobQueue jobs;
+    long deadId;
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        file = dir.resolve("jobs.db");
+        jobs = JobQueue.builder(SqliteDataSource.file(file)).build();
+        deadId = jobs.enqueue("mail", "send", "bad@");
+        jobs.enqueue("mail", "send", "ok");
+        WorkerPool.builder(jobs, "mail").handler("send", ctx -> {
+            if (ctx.payloadText().endsWith("@")) {
+                throw new IllegalArgumentException("no domain in address");
+            }
+        }, RetryPolicy.builder().maxAttempts(1).build()).build().runAvailable();
+        jobs.enqueue("mail", "send", "later");
+    }
+
+    private int run(String... args) {
+        CommandLine cli = new CommandLine(new JobsCommand());
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void listCountsJobsByState() {
+        assertThat(run("list", "--db", file.toString())).isZero();
+        assertThat(out.toString()).containsPattern("AVAILABLE\\s+1").containsPattern("SUCCEEDED\\s+1")
+                .containsPattern("DEAD\\s+1");
+    }
+
+    @Test
+    void deadShowsAJobsErrorHistory() {
+        assertThat(run("dead", "--db", "jdbc:sqlite:" + file, "--id", String.valueOf(deadId))).isZero();
+        assertThat(out.toString()).contains("attempt 1 at").contains("java.lang.IllegalArgumentException: no domain in address");
+    }
+
+    @Test
+    void redriveMovesADeadJobBack() throws Exception {
+        assertThat(run("redrive", "--db", file.toString(), "--id", String.valueOf(deadId))).isZero();
+        assertThat(jobs.find(deadId).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(run("redrive", "--db", file.toString(), "--id", String.valueOf(deadId))).isEqualTo(1);
+    }
+
+    @Test
+    void redriveAllMovesEveryDeadJobOfTheQueueBack() throws Exception {
+        assertThat(run("redrive", "--db", file.toString(), "--all", "--queue", "mail")).isZero();
+        assertThat(out.toString()).contains("re-drove 1 dead job(s)");
+        assertThat(jobs.countByState("mail").get(JobState.DEAD)).isZero();
+    }
+
+    @Test
+    void purgeDeletesSucceededJobsOlderThanTheRetention() throws Exception {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "1d")).isZero();
+        assertThat(out.toString()).contains("purged 0");
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "0s")).isZero();
+        assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isZero();
+    }
+
+    @Test
+    void aMissingDatabaseFileIsABadArgument() {
+        assertThat(run("list", "--db", dir.resolve("nope.db").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("no SQLite database");
+    }
+
+    @Test
+    void aBadRetentionIsABadArgument() {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "soon")).isEqualTo(2);
+        assertThat(err.toString()).contains("--older-than");
+    }
+
+    @Test
+    void redriveNeedsIdOrAll() {
+        assertThat(run("redrive", "--db", file.toString())).isEqualTo(2);
+    }
+
+    @Test
+    void durationsAcceptShortAndIsoForms() {
+        assertThat(JobsCommand.parseDuration("7d")).isEqualTo(Duration.ofDays(7));
+        assertThat(JobsCommand.parseDuration("PT12H")).isEqualTo(Duration.ofHours(12));
+        assertThat(JobsCommand.parseDuration("250ms")).isEqualTo(Duration.ofMillis(250));
+    }
+}

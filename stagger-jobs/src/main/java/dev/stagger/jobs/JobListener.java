@@ -1,0 +1,43 @@
+package dev.stagger.jobs;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Hears what workers do with jobs, so metrics and logs can be added without this module depending
+ * on a logging or metrics library. Called on worker threads after the change is stored; must be
+ * quick and thread-safe. An exception thrown by a listener is ignored.
+ */
+public interface JobListener {
+
+    /** A handler is about to run {@code job} (attempt {@link Job#attempt()}). */
+    default void started(Job job) {
+    }
+
+    /** The job completed; {@code runTime} is the handler's run time. */
+    default void succeeded(Job job, Duration runTime) {
+    }
+
+    /** The attempt failed with a retryable error; the job runs again at {@code nextRunAt}. */
+    default void retried(Job job, JobError error, Instant nextRunAt) {
+    }
+
+    /** The job failed permanently or ran out of attempts. */
+    default void dead(Job job, JobError error) {
+    }
+
+    /** The handler snoozed the job until {@code runAt}. */
+    default void snoozed(Job job, Instant runAt) {
+    }
+
+    /**
+     * A job whose worker stopped heartbeating was taken back: available again, or dead when it had
+     * used all its attempts.
+     */
+    default void rescued(long jobId, int attempt, JobState newState) {
+    }
+
+    /** The pool's database work failed and will be retried after {@code backoff}. */
+    default void databaseError(Exception error, Duration backoff) {
+    }
+}

@@ -1,0 +1,15 @@
+package dev.stagger.jobs.internal;
+
+import dev.stagger.jobs.Job;
+import dev.stagger.jobs.JobError;
+
+/**
+ * What became of one claimed attempt, waiting to be stored.
+ *
+ * @param runAtMillis the next run time for RETRY, SNOOZE and RELEASE
+ * @param error the failure for RETRY and DEAD, else null
+ */
+public record Outcome(Kind kind, Job job, long runAtMillis, JobError error, long runNanos) {
+    /** The kinds of outcome. RELEASE puts back a job the pool claimed but is giving up on while stopping. */
+    public enum Kind { SUCCEEDED, RETRY, DEAD, SNOOZE, RELEASE }
+}

@@ -1,0 +1,225 @@
+package dev.stagger.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagger.Backoff;
+import dev.stagger.Jitter;
+import dev.stagger.RandomSource;
+import dev.stagger.RetryPolicy;
+import dev.stagger.testing.VirtualClock;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Failure handling walked through on a virtual clock against a real SQLite file. */
+class RetryScheduleTest {
+    private static final RetryPolicy POLICY = RetryPolicy.builder()
+            .maxAttempts(4)
+            .backoff(Backoff.exponential(Duration.ofSeconds(1)).multiplier(2).maxDelay(Duration.ofSeconds(60))
+                    .jitter(Jitter.full()))
+            .abortOn(IllegalArgumentException.class)
+            .build();
+
+    @TempDir
+    Path dir;
+    VirtualClock clock;
+    JobQueue jobs;
+    final AtomicInteger runs = new AtomicInteger();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        clock = new VirtualClock();
+        jobs = Stores.sqlite(dir, clock);
+    }
+
+    private WorkerPool pool(JobHandler handler) {
+        // full jitter with the random number 0.5 waits exactly half of each exponential step
+        return WorkerPool.builder(jobs, "mail").handler("send", handler).retryPolicy(POLICY)
+                .random(RandomSource.sequence(0.5)).build();
+    }
+
+    private JobHandler failingWith(Exception e) {
+        return ctx -> {
+            runs.incrementAndGet();
+            throw e;
+        };
+    }
+
+    private Instant at(Duration sinceStart) {
+        return Instant.ofEpochMilli(new VirtualClock().currentTimeMillis()).plus(sinceStart);
+    }
+
+    @Test
+    void retryableFailuresRescheduleAtNowPlusTheJitteredBackoff() throws Exception {
+        WorkerPool pool = pool(failingWith(new IOException("smtp down")));
+        long id = jobs.enqueue("mail", "send", "hello");
+        List<Duration> waits = new ArrayList<>();
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            Instant before = Instant.ofEpochMilli(clock.currentTimeMillis());
+            assertThat(pool.runAvailable()).isEqualTo(1);
+            Job job = jobs.find(id).orElseThrow();
+            assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
+            assertThat(job.attempt()).isEqualTo(attempt);
+            waits.add(Duration.between(before, job.runAt()));
+            clock.advance(Duration.between(before, job.runAt()));
+        }
+        assertThat(waits).containsExactly(Duration.ofMillis(500), Duration.ofMillis(1000), Duration.ofMillis(2000));
+    }
+
+    @Test
+    void aRescheduledJobDoesNotRunBeforeItsTime() throws Exception {
+        WorkerPool pool = pool(failingWith(new IOException("smtp down")));
+        jobs.enqueue("mail", "send", "hello");
+        pool.runAvailable();
+        clock.advance(Duration.ofMillis(499));
+        assertThat(pool.runAvailable()).isZero();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(pool.runAvailable()).isEqualTo(1);
+    }
+
+    @Test
+    void exhaustedJobGoesDeadWithItsFullErrorHistory() throws Exception {
+        WorkerPool pool = pool(failingWith(new IOException("smtp down")));
+        long id = jobs.enqueue("mail", "send", "hello");
+        for (int i = 0; i < 10; i++) {
+            pool.runAvailable();
+            clock.advance(Duration.ofMinutes(1));
+        }
+        Job job = jobs.find(id).orElseThrow();
+        assertThat(job.state()).isEqualTo(JobState.DEAD);
+        assertThat(runs.get()).isEqualTo(4);
+        List<JobError> history = jobs.errors(id);
+        assertThat(history).extracting(JobError::attempt).containsExactly(1, 2, 3, 4);
+        assertThat(history).allSatisfy(e -> {
+            assertThat(e.exceptionClass()).isEqualTo(IOException.class.getName());
+            assertThat(e.message()).isEqualTo("smtp down");
+            assertThat(e.stackTrace()).startsWith("java.io.IOException: smtp down").contains("\tat ");
+        });
+        assertThat(history.get(1).failedAt()).isEqualTo(at(Duration.ofMinutes(1)));
+        assertThat(jobs.dead("mail", 10)).extracting(Job::id).containsExactly(id);
+    }
+
+    @Test
+    void permanentFailureGoesDeadAtOnce() throws Exception {
+        WorkerPool pool = pool(failingWith(new IllegalArgumentException("bad address")));
+        long id = jobs.enqueue("mail", "send", "hello");
+        pool.runAvailable();
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.errors(id)).singleElement().satisfies(e -> {
+            assertThat(e.attempt()).isEqualTo(1);
+            assertThat(e.exceptionClass()).isEqualTo(IllegalArgumentException.class.getName());
+        });
+    }
+
+    @Test
+    void theJobsOwnMaxAttemptsOverridesThePolicy() throws Exception {
+        WorkerPool pool = pool(failingWith(new IOException("down")));
+        long id = jobs.enqueue("mail", "send", "x", EnqueueOptions.defaults().maxAttempts(2));
+        pool.runAvailable();
+        clock.advance(Duration.ofMinutes(1));
+        pool.runAvailable();
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(runs.get()).isEqualTo(2);
+    }
+
+    @Test
+    void redriveRunsADeadJobAgainWithFreshAttemptsKeepingItsHistory() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        WorkerPool pool = pool(ctx -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new IllegalArgumentException("bad template");
+            }
+        });
+        long id = jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+        assertThat(jobs.redrive(id)).isTrue();
+        assertThat(jobs.find(id).orElseThrow().attempt()).isZero();
+        pool.runAvailable();
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(jobs.errors(id)).hasSize(1);
+        assertThat(jobs.redrive(id)).as("only dead jobs are re-driven").isFalse();
+    }
+
+    @Test
+    void redriveAllMovesEveryDeadJobOfTheQueueBack() throws Exception {
+        WorkerPool pool = pool(failingWith(new IllegalArgumentException("bad")));
+        jobs.enqueue("mail", "send", "a");
+        jobs.enqueue("mail", "send", "b");
+        jobs.enqueue("other", "send", "c", EnqueueOptions.defaults().delay(Duration.ofDays(1)));
+        pool.runAvailable();
+        assertThat(jobs.redriveAll("mail")).isEqualTo(2);
+        assertThat(jobs.countByState("mail")).containsEntry(JobState.AVAILABLE, 2L).containsEntry(JobState.DEAD, 0L);
+    }
+
+    @Test
+    void snoozeReschedulesWithoutCountingAnAttempt() throws Exception {
+        WorkerPool pool = pool(ctx -> {
+            runs.incrementAndGet();
+            if (runs.get() < 3) {
+                ctx.snooze(Duration.ofMinutes(5));
+            }
+        });
+        long id = jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        Job snoozed = jobs.find(id).orElseThrow();
+        assertThat(snoozed.state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(snoozed.attempt()).isZero();
+        assertThat(snoozed.runAt()).isEqualTo(at(Duration.ofMinutes(5)));
+        clock.advance(Duration.ofMinutes(5));
+        pool.runAvailable();
+        clock.advance(Duration.ofMinutes(5));
+        pool.runAvailable();
+        Job done = jobs.find(id).orElseThrow();
+        assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(jobs.errors(id)).isEmpty();
+    }
+
+    @Test
+    void aServerHintLongerThanTheBackoffIsTheMinimumWait() throws Exception {
+        RetryPolicy hinted = POLICY.toBuilder()
+                .classifier((r, f, c) -> dev.stagger.Decision.retryAfter(Duration.ofSeconds(30))).build();
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("429")), hinted)
+                .random(RandomSource.sequence(0.5)).build();
+        long id = jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        assertThat(jobs.find(id).orElseThrow().runAt()).isEqualTo(at(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void listenerHearsStartRetryAndDeath() throws Exception {
+        List<String> events = new ArrayList<>();
+        JobListener listener = new JobListener() {
+            @Override
+            public void started(Job job) {
+                events.add("started " + job.attempt());
+            }
+
+            @Override
+            public void retried(Job job, JobError error, Instant nextRunAt) {
+                events.add("retried " + error.attempt());
+            }
+
+            @Override
+            public void dead(Job job, JobError error) {
+                events.add("dead " + error.attempt());
+            }
+        };
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("x")))
+                .retryPolicy(POLICY.toBuilder().maxAttempts(2).build()).listener(listener).build();
+        jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        clock.advance(Duration.ofMinutes(1));
+        pool.runAvailable();
+        assertThat(events).containsExactly("started 1", "retried 1", "started 2", "dead 2");
+    }
+}

@@ -1,0 +1,75 @@
+package dev.stagger.jobs;
+
+import dev.stagger.Clock;
+import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.UrlDataSource;
+import dev.stagger.jdbc.testsupport.TestDatabases;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** Real databases for the tests: a SQLite file, or PostgreSQL with tables unique to one test. */
+final class Stores {
+    private Stores() {
+    }
+
+    static JobQueue sqlite(Path dir, Clock clock) throws SQLException {
+        return JobQueue.builder(SqliteDataSource.file(dir.resolve("jobs.db"))).clock(clock).build();
+    }
+
+    /** A prefix no other test (or concurrent run) uses. */
+    static String uniquePrefix() {
+        return "sjobs_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";
+    }
+
+    static UrlDataSource postgres() {
+        return (UrlDataSource) TestDatabases.postgres();
+    }
+
+    /** The test PostgreSQL with the given ApplicationName, so a test can find its own backends. */
+    static UrlDataSource postgres(String applicationName) {
+        UrlDataSource base = postgres();
+        String url = base.url() + (base.url().contains("?") ? "&" : "?") + "ApplicationName=" + applicationName;
+        return UrlDataSource.of(url, pgUser(), pgPassword());
+    }
+
+    static String pgUser() {
+        String v = System.getenv("STAGGER_PG_USER");
+        return v == null || v.isBlank() ? "postgres" : v;
+    }
+
+    static String pgPassword() {
+        String v = System.getenv("STAGGER_PG_PASSWORD");
+        return v == null ? "" : v;
+    }
+
+    static void dropPostgres(DataSource ds, String prefix) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + prefix + "jobs");
+            s.execute("DROP TABLE IF EXISTS " + prefix + "job_errors");
+            s.execute("DROP TABLE IF EXISTS " + prefix + "runs");
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM stagger_schema_version WHERE component = ?")) {
+                ps.setString(1, prefix + "jobs");
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    static long count(DataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    static void exec(DataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+}
