@@ -276,7 +276,7 @@ $("jobs-form").addEventListener("submit", async (ev) => {
 $("jobs-redrive").addEventListener("click", async () => {
   try {
     const r = await api("jobs-redrive", {});
-    status("jobs-status", `re-drove ${r.redriven} dead job(s)`);
+    status("jobs-status", `the dependency was fixed; re-drove ${r.redriven} dead job(s)`);
   } catch (e) { status("jobs-status", e.message, true); }
   refreshJobs();
 });

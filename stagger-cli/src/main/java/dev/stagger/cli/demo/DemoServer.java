@@ -43,6 +43,7 @@ public final class DemoServer implements AutoCloseable {
     private final ServerConnector connector;
     private final Map<String, DemoRoute> routes = new LinkedHashMap<>();
     private final JdbcIdempotencyStore idempotencyStore;
+    private final JobsLab jobsLab;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     private DemoServer(String host, int port, Path dataDir) throws Exception {
@@ -77,6 +78,10 @@ public final class DemoServer implements AutoCloseable {
         PaymentLab payments = new PaymentLab(shop, base.resolve("shop/"), http);
         routes.put("pay", payments::pay);
         routes.put("bad-request", payments::badRequest);
+        jobsLab = new JobsLab(dataDir);
+        routes.put("jobs", jobsLab::list);
+        routes.put("jobs-enqueue", jobsLab::enqueue);
+        routes.put("jobs-redrive", jobsLab::redrive);
 
         CircuitBreaker breaker = BreakerLab.newBreaker();
         RetryBudget budget = BreakerLab.newBudget();
@@ -103,6 +108,7 @@ public final class DemoServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         server.stop();
+        jobsLab.close();
         idempotencyStore.close();
     }
 

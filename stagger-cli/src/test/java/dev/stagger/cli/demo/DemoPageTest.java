@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -50,8 +51,11 @@ class DemoPageTest {
         }
     }
 
+    /** Waits for a condition; elements the page re-renders while polling are looked up again. */
     private WebDriverWait waitUpTo(int seconds) {
-        return new WebDriverWait(browser, Duration.ofSeconds(seconds));
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(seconds));
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
     }
 
     private void fill(String form, String name, String value) {
@@ -139,5 +143,20 @@ class DemoPageTest {
         waitUpTo(30).until(ExpectedConditions.textToBePresentInElementLocated(By.id("pay-status"), "Stagger made"));
         assertThat(browser.findElement(By.id("pay-status")).getText())
                 .contains("retried a 400 5 times and got 400 every time", "Stagger made 1 attempt (reason NOT_RETRYABLE)");
+    }
+
+    @Test
+    void jobsAgainstADeadDependencyGoDeadAndAReDriveCompletesThem() {
+        browser.get(url);
+        fill("jobs-form", "count", "5");
+        fill("jobs-form", "failureRate", "1");
+        browser.findElement(By.id("jobs-enqueue")).click();
+        // 4 attempts with waits of about 0.5, 1 and 2 s (equal jitter), then DEAD
+        waitUpTo(60).until(ExpectedConditions.attributeToBe(By.cssSelector("#jobs-counts [data-state=DEAD]"), "data-count", "5"));
+        assertThat(browser.findElement(By.id("jobs-table")).getText()).contains("dependency answered 503");
+
+        browser.findElement(By.id("jobs-redrive")).click();
+        waitUpTo(30).until(ExpectedConditions.attributeToBe(By.cssSelector("#jobs-counts [data-state=DEAD]"), "data-count", "0"));
+        waitUpTo(30).until(ExpectedConditions.attributeToBe(By.cssSelector("#jobs-counts [data-state=SUCCEEDED]"), "data-count", "5"));
     }
 }
