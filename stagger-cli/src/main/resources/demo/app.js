@@ -54,9 +54,11 @@ function drawTimeline(result) {
   host.innerHTML = "";
   const W = 1000, rowH = 34, H = 50 + rowH * (result.attempts.length + result.waits.length);
   const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "timeline of attempts and waits", id: "timeline-svg" }, host);
-  const total = Math.max(result.totalMs, 1);
-  const x = (t) => 150 + (t / total) * (W - 170);
-  svg("line", { x1: 150, y1: H - 22, x2: W - 20, y2: H - 22, stroke: "#99a" }, s);
+  const planned = (w) => Math.max(w.rawMs + w.hintMs, w.delayMs);
+  const total = Math.max(result.totalMs, ...result.waits.map((w) => w.startMs + planned(w)), 1);
+  const right = W - 250; // room for the labels after the last bar
+  const x = (t) => 110 + (t / total) * (right - 110);
+  svg("line", { x1: 110, y1: H - 22, x2: right, y2: H - 22, stroke: "#99a" }, s);
   for (let i = 0; i <= 4; i++) {
     const t = total * i / 4;
     svg("text", { x: x(t), y: H - 6, "font-size": 12, "text-anchor": "middle", fill: "#667" }, s).textContent = ms(t);
@@ -77,13 +79,13 @@ function drawTimeline(result) {
     } else {
       const w = e.w;
       svg("text", { x: 6, y: y + 20, "font-size": 13, fill: "#8a6100" }, s).textContent = `wait → ${w.beforeAttempt}`;
-      const planned = Math.max(w.rawMs + w.hintMs, w.delayMs);
-      svg("rect", { x: x(w.startMs), y: y + 10, width: Math.max(2, x(w.startMs + planned) - x(w.startMs)), height: 12, rx: 2,
+      const plan = planned(w);
+      svg("rect", { x: x(w.startMs), y: y + 10, width: Math.max(2, x(w.startMs + plan) - x(w.startMs)), height: 12, rx: 2,
         fill: "none", stroke: "var(--wait)", "stroke-dasharray": "4 3" }, s);
       svg("rect", { x: x(w.startMs), y: y + 10, width: Math.max(2, x(w.startMs + w.delayMs) - x(w.startMs)), height: 12, rx: 2,
         fill: "var(--wait)", class: "wait-bar" }, s);
       const hint = w.hintMs > 0 ? `, Retry-After ${ms(w.hintMs)}` : "";
-      svg("text", { x: x(w.startMs + planned) + 6, y: y + 20, "font-size": 12 }, s).textContent =
+      svg("text", { x: x(w.startMs + plan) + 6, y: y + 20, "font-size": 12 }, s).textContent =
         `slept ${ms(w.delayMs)} of ${ms(w.rawMs)} backoff${hint}`;
     }
     y += rowH;

@@ -159,6 +159,13 @@ final class BreakerLab {
             if (!m.getId().getName().startsWith("stagger.")) {
                 continue;
             }
+            boolean allZero = true;
+            for (var measurement : m.measure()) {
+                allZero &= measurement.getValue() == 0;
+            }
+            if (allZero && !m.getId().getName().equals("stagger.circuit.state")) {
+                continue; // keep the table to what has happened
+            }
             StringBuilder tags = new StringBuilder();
             m.getId().getTags().forEach(t -> tags.append(tags.length() == 0 ? "{" : ",").append(t.getKey()).append('=').append(t.getValue()));
             if (tags.length() > 0) {

@@ -38,10 +38,7 @@ class DemoPageTest {
     static void stop() throws Exception {
         if (browser != null) {
             try {
-                Path shot = Path.of("target", "demo-screenshot.png");
-                Files.createDirectories(shot.getParent());
-                browser.get(url);
-                Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
+                saveScreenshotOfAUsedPage(Path.of("target", "demo-screenshot.png"));
             } finally {
                 browser.quit();
             }
@@ -49,6 +46,24 @@ class DemoPageTest {
         if (server != null) {
             server.close();
         }
+    }
+
+    /** A test artifact: the page after a send, a herd run and a payment, as a person would see it. */
+    private static void saveScreenshotOfAUsedPage(Path shot) throws Exception {
+        Files.createDirectories(shot.getParent());
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1200, 3400));
+        browser.get(url);
+        DemoPageTest page = new DemoPageTest();
+        page.fill("send-form", "script", "503,503,200");
+        page.fill("send-form", "baseMs", "100");
+        browser.findElement(By.id("send-button")).click();
+        page.waitUpTo(20).until(ExpectedConditions.attributeToBeNotEmpty(browser.findElement(By.id("send-status")), "data-reason"));
+        page.fill("herd-form", "runs", "2");
+        browser.findElement(By.id("herd-button")).click();
+        page.waitUpTo(60).until(ExpectedConditions.numberOfElementsToBeMoreThan(By.cssSelector("#herd-charts svg"), 2));
+        browser.findElement(By.id("pay-key")).click();
+        page.waitUpTo(30).until(ExpectedConditions.attributeToBe(By.id("pay-status"), "data-charges", "1"));
+        Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
     }
 
     /** Waits for a condition; elements the page re-renders while polling are looked up again. */
