@@ -1,56 +1,38 @@
 package dev.stagger.cli;
 
-import dev.stagger.Retry;
-import dev.stagger.RetryEvent;
-import dev.stagger.RetryListener;
-import dev.stagger.RetryPolicy;
-import java.io.IOException;
-import java.io.PrintStream;
+import dev.stagger.cli.demo.DemoServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** A terminal showcase: a flaky call retried with backoff and jitter, each attempt and wait shown. */
+/** Starts the demo web page. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Show retries with exponential backoff and full jitter against a flaky operation.")
+        description = {"Start the demo web page: watch backoff, jitter, budgets, breakers, idempotency keys and dead letters work.",
+                "", "Example: stagger demo --port 8080"})
 final class DemoCommand implements Callable<Integer> {
 
-    @Option(names = "--failures", defaultValue = "3", description = "Failures before the operation succeeds (default ${DEFAULT-VALUE}).")
-    int failures;
+    @Option(names = "--port", defaultValue = "8080", description = "Port to listen on (0 picks a free one; default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--data-dir", description = "Where the demo keeps its SQLite files (default: a new temporary directory).")
+    Path dataDir;
 
     @Override
     public Integer call() throws Exception {
-        PrintStream out = System.out;
-        out.println("A flaky operation that fails " + failures + " times, retried with RetryPolicy.interactive():");
-        out.println("  5 attempts, 200 ms base x2, 5 s cap, full jitter, 15 s deadline");
-        AtomicInteger calls = new AtomicInteger();
-        Retry retry = Retry.of("demo", RetryPolicy.interactive()).withListener(new RetryListener() {
-            @Override
-            public void onAttemptFinished(RetryEvent.AttemptFinished e) {
-                out.printf("  attempt %d: %s%n", e.attempt(), e.failed() ? "failed (" + e.failure().getMessage() + ")" : "ok");
-            }
-
-            @Override
-            public void onRetryScheduled(RetryEvent.RetryScheduled e) {
-                long cap = Math.min(5000, 200L << Math.min(20, e.nextAttempt() - 2));
-                out.printf("    waiting %4d ms (full jitter drew it from [0, %d] ms)%n", e.delay().toMillis(), cap);
-            }
-
-            @Override
-            public void onCallFinished(RetryEvent.CallFinished e) {
-                out.printf("  => %s after %d attempts in %d ms%n", e.reason(), e.attempts(), e.elapsed().toMillis());
-            }
-        });
-        try {
-            retry.call(() -> {
-                if (calls.incrementAndGet() <= failures) {
-                    throw new IOException("HTTP 503 from the flaky service");
-                }
-                return "ok";
-            });
-        } catch (IOException gaveUp) {
-            out.println("  gave up: " + gaveUp.getMessage());
+        if (port < 0 || port > 65535) {
+            System.err.println("stagger demo: --port must be in [0, 65535], got " + port);
+            return 2;
+        }
+        Path dir = dataDir != null ? Files.createDirectories(dataDir) : Files.createTempDirectory("stagger-demo");
+        try (DemoServer server = DemoServer.start(host, port, dir)) {
+            String shown = host.equals("0.0.0.0") ? "localhost" : host;
+            System.out.println("Stagger demo running at http://" + shown + ":" + server.port() + "/  (data in " + dir + "; Ctrl-C to stop)");
+            server.join();
         }
         return 0;
     }

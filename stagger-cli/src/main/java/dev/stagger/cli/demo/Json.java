@@ -1,0 +1,74 @@
+package dev.stagger.cli.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** Reads bounded request fields; bad values name the field (they become 400 responses). */
+final class Json {
+    private Json() {
+    }
+
+    static int intField(JsonNode request, String field, int fallback, int min, int max) {
+        JsonNode n = request.get(field);
+        if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
+            return fallback;
+        }
+        if (!(n.isNumber() || n.isTextual())) {
+            throw new IllegalArgumentException(field + " must be a number, got " + n);
+        }
+        double v;
+        try {
+            v = n.isNumber() ? n.asDouble() : Double.parseDouble(n.asText().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " must be a number, got '" + n.asText() + "'");
+        }
+        if (!(v >= min && v <= max) || v != Math.rint(v)) {
+            throw new IllegalArgumentException(field + " must be a whole number in [" + min + ", " + max + "], got " + n.asText());
+        }
+        return (int) v;
+    }
+
+    static double doubleField(JsonNode request, String field, double fallback, double min, double max) {
+        JsonNode n = request.get(field);
+        if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
+            return fallback;
+        }
+        double v;
+        try {
+            v = n.isNumber() ? n.asDouble() : Double.parseDouble(n.asText().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " must be a number, got '" + n.asText() + "'");
+        }
+        if (!(v >= min && v <= max)) {
+            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "], got " + n.asText());
+        }
+        return v;
+    }
+
+    static String choice(JsonNode request, String field, String fallback, String... allowed) {
+        JsonNode n = request.get(field);
+        if (n == null || n.isNull() || n.asText().isBlank()) {
+            return fallback;
+        }
+        for (String a : allowed) {
+            if (a.equals(n.asText())) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException(field + " must be one of " + String.join(", ", allowed) + ", got '" + n.asText() + "'");
+    }
+
+    static boolean boolField(JsonNode request, String field, boolean fallback) {
+        JsonNode n = request.get(field);
+        if (n == null || n.isNull()) {
+            return fallback;
+        }
+        if (n.isBoolean()) {
+            return n.asBoolean();
+        }
+        String s = n.asText();
+        if ("true".equals(s) || "false".equals(s)) {
+            return Boolean.parseBoolean(s);
+        }
+        throw new IllegalArgumentException(field + " must be true or false, got '" + s + "'");
+    }
+}

@@ -1,0 +1,44 @@
+package dev.stagger.cli.demo;
+
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Real headless Chromium through the system chromedriver (Debian packages {@code chromium} and
+ * {@code chromium-driver}). Absent: the test is skipped with a message, except under CI=true.
+ */
+final class Browser {
+    private static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("STAGGER_CHROMIUM", "/usr/bin/chromium"));
+    private static final Path DRIVER = Path.of(System.getenv().getOrDefault("STAGGER_CHROMEDRIVER", "/usr/bin/chromedriver"));
+
+    private Browser() {
+    }
+
+    static ChromeDriver start() throws Exception {
+        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
+        String message = "Chromium not found at " + CHROMIUM + " / " + DRIVER
+                + " (install the Debian packages chromium and chromium-driver)";
+        if (!present && "true".equalsIgnoreCase(System.getenv("CI"))) {
+            fail("CI=true requires Chromium: " + message);
+        }
+        assumeTrue(present, message);
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1200,1800",
+                "--user-data-dir=" + Files.createTempDirectory("stagger-chromium"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
+                .usingAnyFreePort().build();
+        ChromeDriver driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+        return driver;
+    }
+}
