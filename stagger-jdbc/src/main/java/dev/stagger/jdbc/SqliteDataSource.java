@@ -1,15 +1,13 @@
 package dev.stagger.jdbc;
 
-import java.io.PrintWriter;
+import dev.stagger.jdbc.internal.SimpleDataSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -18,7 +16,7 @@ import javax.sql.DataSource;
  * instead of failing at once), {@code synchronous=NORMAL} (durable with WAL) and foreign keys on.
  * Each {@link #getConnection()} opens a new connection; pool them (HikariCP) under load.
  */
-public final class SqliteDataSource implements DataSource {
+public final class SqliteDataSource extends SimpleDataSource {
     private final Path file;
     private final String url;
     private final long busyTimeoutMillis;
@@ -74,49 +72,6 @@ public final class SqliteDataSource implements DataSource {
             throw e;
         }
         return c;
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return getConnection();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-        // not used
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-        // not used
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        throw new SQLException("not a wrapper for " + iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return iface.isInstance(this);
     }
 
     @Override

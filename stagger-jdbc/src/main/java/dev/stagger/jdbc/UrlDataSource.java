@@ -1,18 +1,16 @@
 package dev.stagger.jdbc;
 
-import java.io.PrintWriter;
+import dev.stagger.jdbc.internal.SimpleDataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A {@link DataSource} that opens a new connection per call from a JDBC URL (no pooling). Handy
  * for command-line tools and tests; use a pool (HikariCP) in services.
  */
-public final class UrlDataSource implements DataSource {
+public final class UrlDataSource extends SimpleDataSource {
     private final String url;
     private final String user;
     private final String password;
@@ -46,16 +44,6 @@ public final class UrlDataSource implements DataSource {
     }
 
     @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-        // not used
-    }
-
-    @Override
     public void setLoginTimeout(int seconds) {
         DriverManager.setLoginTimeout(seconds);
     }
@@ -63,24 +51,6 @@ public final class UrlDataSource implements DataSource {
     @Override
     public int getLoginTimeout() {
         return DriverManager.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        throw new SQLException("not a wrapper for " + iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return iface.isInstance(this);
     }
 
     @Override

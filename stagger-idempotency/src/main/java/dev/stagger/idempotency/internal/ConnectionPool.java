@@ -1,16 +1,14 @@
 package dev.stagger.idempotency.internal;
 
-import java.io.PrintWriter;
+import dev.stagger.jdbc.internal.SimpleDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -23,7 +21,7 @@ import javax.sql.DataSource;
  * come back. A connection closed underneath (server restart) is dropped instead of reused. Idle
  * connections are closed by {@link #close()}.
  */
-public final class ConnectionPool implements DataSource, AutoCloseable {
+public final class ConnectionPool extends SimpleDataSource implements AutoCloseable {
     private final DataSource target;
     private final LinkedBlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
     private final Semaphore permits;
@@ -101,43 +99,4 @@ public final class ConnectionPool implements DataSource, AutoCloseable {
         }
     }
 
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return getConnection();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-        // not used
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-        // not used
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
-    }
 }
