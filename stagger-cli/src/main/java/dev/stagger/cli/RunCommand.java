@@ -23,9 +23,8 @@ import picocli.CommandLine.Parameters;
 /** {@code stagger run}: runs a command, retrying failed runs with backoff and jitter. */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Run a command, retrying it with exponential backoff and jitter while it",
-            "fails. stdin, stdout and stderr pass straight through; each retry logs",
-            "one line to stderr.",
+            "Run a command, retrying it with exponential backoff and jitter while it fails.",
+            "stdin, stdout and stderr pass straight through; each retry logs one line to stderr.",
             "",
             "Examples:",
             "  stagger run -- curl -fsS https://example.com/health",

@@ -20,8 +20,7 @@ import picocli.CommandLine.Option;
 /** {@code stagger simulate}: compare retry strategies in the deterministic simulator. */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
-            "Simulate many clients retrying against one server with Stagger's real",
-            "retry code, and compare backoff strategies: calls, completion time, load.",
+            "Simulate many clients retrying against one server with Stagger's real retry code, and compare backoff strategies: calls, completion time, load.",
             "",
             "Scenarios:",
             "  contention  N clients race to write one optimistic-concurrency",
