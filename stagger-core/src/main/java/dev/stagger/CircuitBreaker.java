@@ -141,9 +141,9 @@ public final class CircuitBreaker {
                     rejected.increment();
                     return false;
                 }
-                HalfOpen half = new HalfOpen(halfOpenPermits, open.consecutiveOpens);
-                if (transition(p, half)) {
-                    half.permits.decrementAndGet();
+                // The mover's own permit is taken before the phase is published: once it is, other
+                // threads may take the rest, and taking ours afterwards could admit one probe too many.
+                if (transition(p, new HalfOpen(halfOpenPermits - 1, open.consecutiveOpens))) {
                     return true;
                 }
                 continue;

@@ -242,6 +242,31 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aCallerRacingTheMoveToHalfOpenCannotTakeAPermitTheMoverAlsoTakes() {
+        // The listener runs on the thread that moved the breaker to HALF_OPEN, right after the
+        // move and before that thread returns: exactly where a second caller on another thread
+        // can get in. Between them they must still get only the one permitted probe.
+        List<Boolean> racerGranted = new CopyOnWriteArrayList<>();
+        CircuitBreaker[] self = new CircuitBreaker[1];
+        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(1)
+                .listener(t -> {
+                    if (t.to() == State.HALF_OPEN) {
+                        racerGranted.add(self[0].tryAcquirePermission());
+                    }
+                })
+                .build();
+        self[0] = breaker;
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(1));
+
+        boolean moverGranted = breaker.tryAcquirePermission();
+
+        assertThat(racerGranted).hasSize(1);
+        assertThat(List.of(moverGranted, racerGranted.get(0))).as("probes admitted (mover, racer)")
+                .containsOnlyOnce(true);
+    }
+
+    @Test
     void halfOpenClosesOnlyWhenEveryProbeSucceeds() {
         CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build();
         fail(breaker, 1);
