@@ -75,8 +75,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
                 onAttemptDone(value, unwrap(failure), t0);
             }
         });
-        if (promise.isCancelled()) {
-            attemptFuture.cancel(true);
+        if (promise.isDone()) {
+            attemptFuture.cancel(true); // cancelled or completed by hand while this attempt started
         }
     }
 
@@ -93,7 +93,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             return;
         }
         pendingWait = retry.clock.schedule(this::attemptNow, delay);
-        if (promise.isCancelled()) {
+        if (promise.isDone()) {
             pendingWait.cancel();
         }
     }

@@ -218,6 +218,27 @@ class RetryAsyncTest {
     }
 
     @Test
+    void completingTheReturnedFutureByHandWhileAnAttemptStartsCancelsThatAttempt() {
+        AtomicReference<CompletableFuture<String>> returned = new AtomicReference<>();
+        List<CompletableFuture<String>> stages = new ArrayList<>();
+        returned.set(retry(fixed(5)).callAsync(() -> {
+            if (calls.incrementAndGet() == 1) {
+                return CompletableFuture.failedFuture(new IOException("first"));
+            }
+            returned.get().complete("given up by the caller"); // lands while attempt 2 is being started
+            CompletableFuture<String> neverCompletes = new CompletableFuture<>();
+            stages.add(neverCompletes);
+            return neverCompletes;
+        }));
+
+        clock.runUntilIdle();
+
+        assertThat(calls).hasValue(2);
+        assertThat(stages).singleElement().satisfies(stage -> assertThat(stage).as("the abandoned attempt").isCancelled());
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
+    }
+
+    @Test
     void aCancelArrivingWhileTheAttemptsOutcomeIsBeingHandledStillReportsExactlyOneEnd() {
         // The listener cancels from inside the attempt's completion, after classification and
         // before the end is reported: the interleaving of a cancel racing a completing attempt.
