@@ -248,9 +248,10 @@ public final class CircuitBreaker {
         if (openBackoff != null) {
             duration = Math.max(openNanos, openBackoff.start(random).nextDelayNanos(consecutiveOpens));
         }
-        long until = clock.nanoTime() + duration;
-        if (until < 0) {
-            until = Long.MAX_VALUE;
+        long now = clock.nanoTime();
+        long until = now + duration;
+        if (until < now) {
+            until = Long.MAX_VALUE; // overflowed (duration is never negative); a negative reading is fine
         }
         transition(from, new Open(until, consecutiveOpens));
     }

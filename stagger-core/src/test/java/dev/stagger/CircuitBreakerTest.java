@@ -197,6 +197,20 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void anOpenBreakerHalfOpensOnTimeOnAClockWhoseReadingsAreNegative() {
+        // System.nanoTime() may be negative: only differences between readings mean anything.
+        VirtualClock negative = new VirtualClock(-Duration.ofDays(1).toNanos());
+        CircuitBreaker breaker = CircuitBreaker.builder("payments").clock(negative).consecutiveFailures(1)
+                .openDuration(Duration.ofSeconds(30)).build();
+        fail(breaker, 1);
+
+        negative.advance(Duration.ofSeconds(30));
+
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+        assertThat(breaker.tryAcquirePermission()).isTrue();
+    }
+
+    @Test
     void openBackoffLengthensEachReopeningInARowAndResetsOnClose() {
         CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(10))
                 .openBackoff(Backoff.exponential(Duration.ofSeconds(10)).maxDelay(Duration.ofSeconds(60))).build();
