@@ -1,6 +1,7 @@
 package dev.stagger.testing;
 
 import dev.stagger.Clock;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -72,7 +73,7 @@ public final class VirtualClock implements Clock {
     public Cancellable schedule(Runnable task, long delayNanos) {
         lock.lock();
         try {
-            Task t = new Task(now + Math.max(0, delayNanos), sequence++, task);
+            Task t = new Task(plus(now, Math.max(0, delayNanos)), sequence++, task);
             tasks.add(t);
             return () -> {
                 lock.lock();
@@ -95,7 +96,7 @@ public final class VirtualClock implements Clock {
         long target;
         lock.lock();
         try {
-            target = now + d.toNanos();
+            target = plus(now, Checks.nanos(d));
         } finally {
             lock.unlock();
         }
@@ -175,6 +176,12 @@ public final class VirtualClock implements Clock {
     /** Virtual time elapsed since construction at {@code startNanos = 0}. */
     public Duration now() {
         return Duration.ofNanos(nanoTime());
+    }
+
+    /** {@code now + delay} for a non-negative delay, stopping at the end of time instead of wrapping. */
+    private static long plus(long now, long delay) {
+        long sum = now + delay;
+        return sum < now ? Long.MAX_VALUE : sum;
     }
 
     private static final class Task implements Comparable<Task> {

@@ -105,6 +105,27 @@ class VirtualClockTest {
     }
 
     @Test
+    void aTaskDueBeyondTheEndOfTimeNeverFallsDue() {
+        // An uncapped exponential backoff saturates at Long.MAX_VALUE nanoseconds.
+        clock.advance(Duration.ofSeconds(1));
+        clock.schedule(() -> ran.add("never"), Long.MAX_VALUE);
+
+        clock.advance(Duration.ofDays(365));
+
+        assertThat(ran).isEmpty();
+        assertThat(clock.pendingTasks()).isEqualTo(1);
+    }
+
+    @Test
+    void sleepingBeyondTheEndOfTimeStillMovesTimeForward() throws InterruptedException {
+        clock.advance(Duration.ofSeconds(1));
+
+        clock.sleep(Long.MAX_VALUE);
+
+        assertThat(clock.nanoTime()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void wallClockTimeMovesWithVirtualTime() {
         long before = clock.currentTimeMillis();
 
