@@ -4,7 +4,6 @@ import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
 import static dev.stagger.http.ScriptedServer.closeMidResponse;
-import static dev.stagger.http.ScriptedServer.slow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -89,8 +88,8 @@ class NetworkFailureTest {
 
     @Test
     void retriesAGetThatTimedOut() throws Exception {
-        server.then(slow(2_000, 200));
-        RetryPolicy policy = HttpTesting.fixedWaits(3).toBuilder().attemptTimeout(Duration.ofMillis(200)).build();
+        server.then(server.stall(200));
+        RetryPolicy policy = HttpTesting.fixedWaits(3).toBuilder().attemptTimeout(Duration.ofSeconds(1)).build();
         HttpResponse<String> response = client(clock, 3).policy(policy).build()
                 .send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(response.body()).isEqualTo("ok");
@@ -99,8 +98,8 @@ class NetworkFailureTest {
 
     @Test
     void doesNotRetryAnUnkeyedPostThatTimedOutBecauseItMayHaveBeenProcessed() throws Exception {
-        server.then(slow(2_000, 200));
-        RetryPolicy policy = HttpTesting.fixedWaits(3).toBuilder().attemptTimeout(Duration.ofMillis(200)).build();
+        server.then(server.stall(200));
+        RetryPolicy policy = HttpTesting.fixedWaits(3).toBuilder().attemptTimeout(Duration.ofSeconds(1)).build();
         RetryingHttpClient http = client(clock, 3).policy(policy).idempotencyKeys(IdempotencyKeyMode.OFF).build();
         assertThatThrownBy(() -> http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(HttpTimeoutException.class);

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.ConnectionStatistics;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -38,6 +40,7 @@ final class ScriptedServer implements AutoCloseable {
     private final ConcurrentLinkedQueue<Step> script = new ConcurrentLinkedQueue<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private volatile Step fallback = status(200, "ok");
+    private final CountDownLatch closing = new CountDownLatch(1);
 
     ScriptedServer() throws Exception {
         connector.setHost("127.0.0.1");
@@ -115,16 +118,20 @@ final class ScriptedServer implements AutoCloseable {
         };
     }
 
-    /** Answers {@code status} after {@code millis} of real time (for request-timeout tests). */
-    static Step slow(long millis, int status) {
+    /**
+     * Answers {@code status} only once the server is closing (at most 30 s later): a response that
+     * no request timeout can wait for, however slowly a loaded machine runs the rest of the test.
+     */
+    Step stall(int status) {
         return (request, response, callback) -> {
-            Thread.sleep(millis);
+            closing.await(30, TimeUnit.SECONDS);
             status(status, "late").answer(request, response, callback);
         };
     }
 
     @Override
     public void close() throws Exception {
+        closing.countDown();
         server.stop();
     }
 }
