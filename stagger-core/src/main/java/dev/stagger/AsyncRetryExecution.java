@@ -34,6 +34,14 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     }
 
     private void attemptNow() {
+        try {
+            startAttempt();
+        } catch (Throwable t) {
+            failOnEscape(t);
+        }
+    }
+
+    private void startAttempt() {
         if (promise.isDone()) {
             return;
         }
@@ -81,6 +89,24 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     }
 
     private void onAttemptDone(T value, Throwable failure, long t0) {
+        try {
+            handleOutcome(value, failure, t0);
+        } catch (Throwable t) {
+            failOnEscape(t);
+        }
+    }
+
+    /**
+     * An Error thrown by a listener or classifier. It runs on a future's callback or the
+     * scheduler's thread, where nobody would see it, so the caller's future fails with it (as the
+     * sync call would rethrow it) instead of staying pending forever.
+     */
+    private void failOnEscape(Throwable t) {
+        ended.set(true); // not a cancellation: report no end reason at all
+        promise.completeExceptionally(t);
+    }
+
+    private void handleOutcome(T value, Throwable failure, long t0) {
         if (promise.isDone()) {
             if (retry.breaker != null) {
                 retry.breaker.releasePermission(); // the outcome is discarded, so the probe never happened

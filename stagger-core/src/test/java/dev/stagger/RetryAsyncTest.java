@@ -239,6 +239,24 @@ class RetryAsyncTest {
     }
 
     @Test
+    void anErrorThrownByAListenerFailsTheFutureInsteadOfLeavingItPendingForever() {
+        AssertionError broken = new AssertionError("listener bug");
+        Retry retry = retry(fixed(3)).withListener(new RetryListener() {
+            @Override
+            public void onRetryScheduled(RetryEvent.RetryScheduled event) {
+                throw broken;
+            }
+        });
+
+        CompletableFuture<String> future = retry.callAsync(() -> failTimes(1));
+        clock.runUntilIdle();
+
+        assertThat(future).isDone();
+        assertThat(future.handle((v, t) -> t).join()).isSameAs(broken);
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
     void aCancelArrivingWhileTheAttemptsOutcomeIsBeingHandledStillReportsExactlyOneEnd() {
         // The listener cancels from inside the attempt's completion, after classification and
         // before the end is reported: the interleaving of a cancel racing a completing attempt.
