@@ -117,8 +117,10 @@ public final class RetryingHttpClient {
      * Sends {@code request}, retrying per the class comment, and returns the last attempt's
      * response.
      *
-     * @throws IOException the last attempt's failure when every attempt threw
-     * @throws InterruptedException when interrupted while sending or waiting
+     * @throws IOException the last attempt's failure when every attempt threw (also when the thread
+     *     was interrupted while waiting after it; the interrupt status is then set)
+     * @throws InterruptedException when interrupted while sending; interrupted while waiting, the
+     *     call ends at once with the last attempt's outcome instead (see the class comment)
      * @throws dev.stagger.RetryRefusedException when the breaker or budget refused an attempt
      */
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler)
