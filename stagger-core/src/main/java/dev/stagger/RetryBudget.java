@@ -23,6 +23,7 @@ public final class RetryBudget {
     private static final long MILLI = 1000;
     private static final int COUNT_BITS = 24;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
+    private static final double MAX_TOKENS = 1e15;
 
     private final String name;
     private final long depositMilli;
@@ -177,9 +178,17 @@ public final class RetryBudget {
             return this;
         }
 
-        /** Bucket capacity, also its initial level; at least 1. Default 100. */
+        /**
+         * Bucket capacity, also its initial level; from 1 to 1e15 (tokens are counted in
+         * thousandths in a {@code long}, and deposits near a larger ceiling would overflow it).
+         * Default 100.
+         */
         public Builder maxTokens(double maxTokens) {
-            this.maxTokens = Checks.atLeast("maxTokens", maxTokens, 1.0);
+            Checks.atLeast("maxTokens", maxTokens, 1.0);
+            if (maxTokens > MAX_TOKENS) {
+                throw new IllegalArgumentException("maxTokens must be at most 1e15, got " + maxTokens);
+            }
+            this.maxTokens = maxTokens;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stagger.testing.VirtualClock;
@@ -48,6 +49,21 @@ class RetryBudgetTest {
         assertThat(budget.tokens()).isEqualTo(1.0);
         assertThat(budget.tryAcquireRetry()).isTrue();
         assertThat(budget.tryAcquireRetry()).isFalse();
+    }
+
+    @Test
+    void aCapacityTooLargeToCountInThousandthsIsRejectedRatherThanOverflowing() {
+        // 1e16 tokens are 1e19 thousandths, past Long.MAX_VALUE: a deposit near the top of such a
+        // bucket would wrap the count negative and refuse every retry from then on.
+        assertThatThrownBy(() -> RetryBudget.builder("huge").maxTokens(1e16))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContainingAll("maxTokens", "1.0E16");
+
+        RetryBudget largest = budget().maxTokens(1e15).ratio(0.3).minRetriesPerSecond(0).build();
+        assertThat(largest.tryAcquireRetry()).isTrue();
+        for (int i = 0; i < 4; i++) {
+            largest.onSuccess();
+        }
+        assertThat(largest.tokens()).isEqualTo(1e15);
     }
 
     @Test
