@@ -14,6 +14,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     private final CompletableFuture<T> promise = new CompletableFuture<>();
     private volatile Clock.Cancellable pendingWait;
     private volatile CompletableFuture<T> inFlight;
+    /** What the caller's future ended with when the caller cancelled or completed it. */
+    private volatile Object callerResult;
+    private volatile Throwable callerFailure;
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
     private final AtomicBoolean ended = new AtomicBoolean();
 
@@ -25,6 +28,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     CompletableFuture<T> start() {
         promise.whenComplete((value, failure) -> {
             if (promise.isCancelled() || !ended.get()) {
+                callerResult = value;
+                callerFailure = failure;
                 onCancelled(); // cancelled, or completed by the caller's own hand: no further attempts
             }
         });
@@ -148,6 +153,21 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             current.cancel(true);
         }
         end(EndReason.CANCELLED);
+    }
+
+    /**
+     * A cancelled call reports what the caller's future holds (a CancellationException, or the
+     * value it was completed with), not the attempts' failures, which may still be changing on the
+     * thread of an attempt finishing at the same moment.
+     */
+    @Override
+    RetryEvent.CallFinished finishedEvent(EndReason reason) {
+        if (reason != EndReason.CANCELLED) {
+            return super.finishedEvent(reason);
+        }
+        Throwable failure = callerFailure;
+        return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.policy.maxAttempts(), elapsed(),
+                failure == null ? callerResult : null, failure);
     }
 
     @Override

@@ -264,10 +264,7 @@ class RetryExecution<T> implements AttemptContext {
             return false;
         }
         if (retry.listeners.length > 0) {
-            Throwable thrown = refusal != null ? refusal
-                    : reason.isSuccess() || lastFailure == null ? null : finalFailure();
-            RetryEvent.CallFinished e = new RetryEvent.CallFinished(retry.name, reason, attempt,
-                    retry.policy.maxAttempts(), elapsed(), thrown == null ? lastResult : null, thrown);
+            RetryEvent.CallFinished e = finishedEvent(reason);
             for (RetryListener l : retry.listeners) {
                 try {
                     l.onCallFinished(e);
@@ -277,6 +274,14 @@ class RetryExecution<T> implements AttemptContext {
             }
         }
         return true;
+    }
+
+    /** The end as the caller sees it: the result returned or the exception thrown. */
+    RetryEvent.CallFinished finishedEvent(EndReason reason) {
+        Throwable thrown = refusal != null ? refusal
+                : reason.isSuccess() || lastFailure == null ? null : finalFailure();
+        return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.policy.maxAttempts(), elapsed(),
+                thrown == null ? lastResult : null, thrown);
     }
 
     /** Sets the end reason if none is set yet; a sync call ends on one thread, so no atomics. */

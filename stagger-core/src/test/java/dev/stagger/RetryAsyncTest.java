@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,6 +82,28 @@ class RetryAsyncTest {
         assertThat(calls).hasValue(1);
         assertThat(clock.pendingTasks()).isZero();
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
+    }
+
+    @Test
+    void aCancelledCallReportsTheCancellationTheCallerSeesNotTheAttemptsFailure() {
+        CompletableFuture<String> future = retry(fixed(5)).callAsync(() -> failTimes(99));
+
+        future.cancel(true);
+
+        Throwable seenByCaller = future.handle((v, t) -> t).join();
+        assertThat(seenByCaller).isInstanceOf(CancellationException.class);
+        assertThat(events.onlyFinish().failure()).isSameAs(seenByCaller);
+        assertThat(events.onlyFinish().result()).isNull();
+    }
+
+    @Test
+    void aCallCompletedByHandReportsTheValueItWasCompletedWith() {
+        CompletableFuture<String> future = retry(fixed(5)).callAsync(() -> failTimes(99));
+
+        future.complete("given up by the caller");
+
+        assertThat(events.onlyFinish().result()).isEqualTo("given up by the caller");
+        assertThat(events.onlyFinish().failure()).isNull();
     }
 
     @Test
