@@ -5,12 +5,15 @@ import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.ScriptedServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stagger.BudgetExhaustedException;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.CircuitOpenException;
 import dev.stagger.RetryBudget;
 import dev.stagger.testing.VirtualClock;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,6 +57,20 @@ class GuardsTest {
                     .isEqualTo(404);
         }
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void theStreamedBodyOfAResponseRefusedByAGuardIsReleased() throws Exception {
+        server.otherwise(status(503, "down"));
+        RetryBudget budget = RetryBudget.builder("orders").maxTokens(1).minRetriesPerSecond(0).clock(clock).build();
+        RetryingHttpClient http = client(clock, 5).retryBudget(budget).build();
+
+        Throwable refused = catchThrowable(() -> http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofInputStream()));
+
+        assertThat(refused).isInstanceOf(BudgetExhaustedException.class);
+        Object last = ((BudgetExhaustedException) refused).lastResult();
+        assertThat(last).isInstanceOfSatisfying(HttpResponse.class, response -> assertThatThrownBy(
+                () -> ((InputStream) response.body()).read()).as("body closed").isInstanceOf(IOException.class));
     }
 
     @Test
