@@ -27,7 +27,11 @@ public interface AttemptContext {
      */
     Optional<Duration> remaining();
 
-    /** The policy's per-attempt timeout, if any, already shortened to the remaining deadline. */
+    /**
+     * How long this attempt may run: the policy's per-attempt timeout shortened to the remaining
+     * deadline; the remaining deadline alone when there is no per-attempt timeout; empty when
+     * there is neither.
+     */
     Optional<Duration> attemptTimeout();
 
     /** The previous attempt's failure, or null on the first attempt or after a retried result. */
