@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -101,7 +102,7 @@ public final class WorkerPool implements AutoCloseable {
         String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.store = new JobStore(b.jobQueue.tables(), queue, new ArrayList<>(handlers.keySet()), id);
         this.signals = new PoolSignals(b.random, (e, d) -> notifyListener(l -> l.databaseError(e, d)));
-        this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming());
+        this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
         this.slots = new Semaphore(concurrency + batchSize);
     }
 
@@ -197,7 +198,11 @@ public final class WorkerPool implements AutoCloseable {
             if (!workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 clean = false;
                 forced.set(true);
-                workers.shutdownNow();
+                // claimed jobs still queued for a handler never started: give them back uncounted (claiming has
+                // stopped, so running the task only records a RELEASE) instead of leaving them to lease expiry
+                for (Runnable unstarted : workers.shutdownNow()) {
+                    unstarted.run();
+                }
                 workers.awaitTermination(1, TimeUnit.SECONDS);
             }
             // the completer stores what is left; leases of anything it cannot store will expire
@@ -252,7 +257,12 @@ public final class WorkerPool implements AutoCloseable {
                 failures = 0;
                 slots.release(wanted - claimed.size());
                 for (Job job : claimed) {
-                    workers.execute(() -> outcomes.add(runOne(job)));
+                    Runnable task = () -> outcomes.add(runOne(job));
+                    try {
+                        workers.execute(task);
+                    } catch (RejectedExecutionException stopped) {
+                        task.run(); // a shutdown overtook this claim: claiming has stopped, so this puts the job back
+                    }
                 }
                 if (claimed.size() < wanted) {
                     // the queue is drained for now: sleep until notified or the next poll
