@@ -146,7 +146,7 @@ public final class WorkerPool implements AutoCloseable {
      */
     public int runAvailable() throws SQLException {
         int ran = 0;
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = jobQueue.connection()) {
             rescue(c);
             while (true) {
                 long now = clock.currentTimeMillis();
@@ -250,7 +250,7 @@ public final class WorkerPool implements AutoCloseable {
                     break;
                 }
                 if (c == null) {
-                    c = dataSource.getConnection();
+                    c = jobQueue.connection();
                 }
                 long now = clock.currentTimeMillis();
                 List<Job> claimed = store.claim(c, wanted, now, now + leaseMillis);
@@ -309,7 +309,7 @@ public final class WorkerPool implements AutoCloseable {
                     outcomes.drainTo(batch, 999);
                 }
                 if (c == null) {
-                    c = dataSource.getConnection();
+                    c = jobQueue.connection();
                 }
                 boolean[] applied = store.apply(c, batch, clock.currentTimeMillis());
                 failures = 0;
@@ -343,7 +343,7 @@ public final class WorkerPool implements AutoCloseable {
         while (signals.alive()) {
             try {
                 if (c == null) {
-                    c = dataSource.getConnection();
+                    c = jobQueue.connection();
                 }
                 long now = clock.currentTimeMillis();
                 store.heartbeat(c, now + leaseMillis);
