@@ -379,7 +379,7 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     private void report(Outcome o, boolean applied) {
-        if (!applied) {
+        if (!applied && !(o.kind() == Outcome.Kind.SUCCEEDED && o.completedWithin())) {
             return; // the lease was lost: whoever holds the job now reports it
         }
         Job job = o.job();

@@ -54,7 +54,7 @@ public final class JobRunner {
         if (failure == null) {
             return context.snoozeMillis >= 0
                     ? new Outcome(Outcome.Kind.SNOOZE, job, now + context.snoozeMillis, null, runNanos)
-                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos);
+                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos, context.completedWithin);
         }
         if (failure instanceof InterruptedException && shuttingDown.getAsBoolean() || forcedStop.getAsBoolean()) {
             // stopped by a forced shutdown, not the job's fault: give the attempt back. Handlers often wrap the
@@ -78,6 +78,7 @@ public final class JobRunner {
     private final class Context implements JobContext {
         private final Job job;
         private long snoozeMillis = -1;
+        private boolean completedWithin;
 
         Context(Job job) {
             this.job = job;
@@ -99,6 +100,7 @@ public final class JobRunner {
         @Override
         public void completeWithin(Connection connection) throws SQLException {
             store.completeWithin(connection, job, clock.currentTimeMillis());
+            completedWithin = true;
         }
 
         @Override
