@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagger.Clock;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -110,6 +111,32 @@ class GracefulShutdownTest {
         assertThat(job.state()).as("not dead: it was stopped, it did not fail").isEqualTo(JobState.AVAILABLE);
         assertThat(job.attempt()).isZero();
         assertThat(jobs.errors(id)).isEmpty();
+    }
+
+    @Test
+    void noPoolThreadOutlivesShutdownEvenWhenHandlersHadToBeInterrupted() throws Exception {
+        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        CountDownLatch started = new CountDownLatch(2);
+        WorkerPool pool = WorkerPool.builder(jobs, "leaks").concurrency(2).pollInterval(Duration.ofMillis(50))
+                .handler("stuck", ctx -> {
+                    started.countDown();
+                    Thread.sleep(60_000);
+                }).build();
+        jobs.enqueue("leaks", "stuck", "a");
+        jobs.enqueue("leaks", "stuck", "b");
+        pool.start();
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(poolThreads("leaks")).isNotEmpty();
+
+        pool.shutdown(Duration.ofMillis(200));
+
+        // a thread may still be finishing its last instructions when shutdown returns; a leaked one stays
+        Waits.until("every pool thread ended", Duration.ofSeconds(5), () -> poolThreads("leaks").isEmpty());
+    }
+
+    private static List<String> poolThreads(String queue) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith("stagger-jobs-" + queue + "-")).toList();
     }
 
     @Test
