@@ -304,7 +304,12 @@ public final class JobQueue {
         if (retention == null || retention.isNegative()) {
             throw new IllegalArgumentException("retention must not be negative, got " + retention);
         }
-        long cutoff = clock.currentTimeMillis() - retention.toMillis();
+        long cutoff;
+        try {
+            cutoff = Math.subtractExact(clock.currentTimeMillis(), retention.toMillis());
+        } catch (ArithmeticException beyondAnyStoredTime) {
+            cutoff = Long.MIN_VALUE; // a retention of millions of years keeps everything
+        }
         String match = " WHERE state = 'SUCCEEDED' AND finished_at < ?" + (queue == null ? "" : " AND queue = ?");
         try (Connection c = connection()) {
             boolean autoCommit = c.getAutoCommit();
