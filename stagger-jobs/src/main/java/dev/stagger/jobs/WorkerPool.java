@@ -339,7 +339,7 @@ public final class WorkerPool implements AutoCloseable {
     private void maintenanceLoop() {
         Connection c = null;
         int failures = 0;
-        long lastRescue = 0;
+        long lastRescue = System.nanoTime() / 1_000_000 - rescueMillis; // nanoTime may be negative: rescue at once
         while (signals.alive()) {
             try {
                 if (c == null) {
