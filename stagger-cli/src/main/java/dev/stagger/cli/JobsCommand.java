@@ -215,21 +215,23 @@ final class JobsCommand implements Callable<Integer> {
     private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
     static Duration parseDuration(String text) {
+        String problem = "--older-than must look like 7d, 12h, 30m, 45s or PT12H, got '" + text + "'";
         Matcher m = SHORT_DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
         try {
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                return switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    case "h" -> Duration.ofHours(n);
+                    default -> Duration.ofDays(n);
+                };
+            }
             return Duration.parse(text.trim().toUpperCase(Locale.ROOT));
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("--older-than must look like 7d, 12h, 30m, 45s or PT12H, got '" + text + "'");
+        } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
+            // a number too large for a long or for a duration is a bad argument too, not a crash
+            throw new IllegalArgumentException(problem);
         }
     }
 

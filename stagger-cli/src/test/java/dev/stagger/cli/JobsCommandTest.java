@@ -95,6 +95,20 @@ class JobsCommandTest {
     }
 
     @Test
+    void aRetentionTooLargeForADurationIsABadArgumentNotACrash() {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "99999999999999999999d")).isEqualTo(2);
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "999999999999999d")).isEqualTo(2);
+        assertThat(err.toString()).contains("--older-than").doesNotContain("Exception");
+    }
+
+    @Test
+    void aRetentionLongerThanTheClockHasRunPurgesNothing() throws Exception {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "999999999999d")).isZero();
+        assertThat(out.toString()).contains("purged 0");
+        assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+    }
+
+    @Test
     void redriveNeedsIdOrAll() {
         assertThat(run("redrive", "--db", file.toString())).isEqualTo(2);
     }

@@ -29,8 +29,9 @@ import javax.sql.DataSource;
  * <p>The claim is race-free without locks or transactions: an {@code INSERT ... ON CONFLICT DO
  * NOTHING} decides the first request (the primary key is the scope id), and a takeover after a
  * lost lease is a compare-and-set {@code UPDATE} on the previous lease token. Every statement runs
- * in auto-commit, so no transaction is held while the request executes. Times are wall-clock
- * milliseconds from the store's {@link Clock}; servers sharing a database need roughly synchronised
+ * in auto-commit (also on connections a pool hands out with auto-commit off), so no transaction is
+ * held while the request executes. Times are wall-clock milliseconds from the store's
+ * {@link Clock}; servers sharing a database need roughly synchronised
  * clocks (leases are tens of seconds, so NTP is plenty).
  *
  * <p>The table is created (and later migrated) through {@link SchemaMigrations} when the store is
@@ -160,7 +161,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         long leaseMillis = Durations.millis("lease", lease);
         long expiryMillis = Durations.millis("expiry", expiry);
         String id = scope.id();
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = connection()) {
             for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
                 long now = clock.currentTimeMillis();
                 String token = UUID.randomUUID().toString();
@@ -241,7 +242,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     @Override
     public boolean complete(IdempotencyScope scope, String leaseToken, StoredResponse response, Duration expiry) {
         long expiryMillis = Durations.millis("expiry", expiry);
-        try (Connection c = dataSource.getConnection();
+        try (Connection c = connection();
              PreparedStatement ps = c.prepareStatement("UPDATE " + table
                      + " SET state = 'COMPLETED', lease_token = NULL, status = ?, headers = ?, body = ?, expires_at = ?"
                      + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?")) {
@@ -259,7 +260,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     @Override
     public boolean release(IdempotencyScope scope, String leaseToken) {
-        try (Connection c = dataSource.getConnection();
+        try (Connection c = connection();
              PreparedStatement ps = c.prepareStatement("DELETE FROM " + table
                      + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?")) {
             ps.setString(1, scope.id());
@@ -273,7 +274,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
         String id = scope.id();
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = connection()) {
             return select(c, id).map(row -> new IdempotencyRecord(id, RequestFingerprint.fromHex(row.fingerprint),
                     row.completed ? IdempotencyRecord.State.COMPLETED : IdempotencyRecord.State.IN_FLIGHT,
                     Instant.ofEpochMilli(row.leaseUntil), Instant.ofEpochMilli(row.expiresAt),
@@ -288,7 +289,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
-        try (Connection c = dataSource.getConnection();
+        try (Connection c = connection();
              PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE scope_id IN"
                      + " (SELECT scope_id FROM " + table + " WHERE expires_at <= ? LIMIT ?)")) {
             ps.setLong(1, clock.currentTimeMillis());
@@ -301,13 +302,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     /** Number of rows in the table, expired or not (for operators and tests). */
     public long count() {
-        try (Connection c = dataSource.getConnection();
+        try (Connection c = connection();
              PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table);
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {
             throw new IdempotencyStoreException("count failed on table " + table, e);
+        }
+    }
+
+    /**
+     * A connection in auto-commit, whatever the pool's default: each statement here must be durable on its
+     * own (a claim left uncommitted would be rolled back when the connection goes back, and the next repeat
+     * would run the request again). Pools restore their default when the connection is returned.
+     */
+    private Connection connection() throws SQLException {
+        Connection c = dataSource.getConnection();
+        try {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
         }
     }
 

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.internal.SimpleDataSource;
 import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +33,27 @@ class SqliteIdempotencyStoreTest extends IdempotencyStoreContract {
 
         assertThat(reopened.find(scope("alice", "k1")).orElseThrow().response()).contains(created("{}"));
         assertThat(reopened.tableName()).isEqualTo(JdbcIdempotencyStore.DEFAULT_TABLE);
+    }
+
+    @Test
+    void aClaimCommitsEvenWhenTheDataSourceHandsOutConnectionsOutsideAutoCommit() {
+        DataSource sqlite = SqliteDataSource.file(dir.resolve("manual.db"));
+        DataSource manualCommit = new SimpleDataSource() {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection c = sqlite.getConnection();
+                c.setAutoCommit(false); // as a pool configured with autoCommit=false hands them out
+                return c;
+            }
+        };
+        try (JdbcIdempotencyStore manual = JdbcIdempotencyStore.builder(manualCommit).clock(clock).build()) {
+            assertThat(manual.claim(scope("alice", "k1"), fingerprint("{}"), LEASE, EXPIRY))
+                    .isInstanceOf(Claim.Acquired.class);
+
+            assertThat(manual.claim(scope("alice", "k1"), fingerprint("{}"), LEASE, EXPIRY))
+                    .as("the first claim was committed, so a repeat must wait")
+                    .isInstanceOf(Claim.InFlight.class);
+        }
     }
 
     @Test

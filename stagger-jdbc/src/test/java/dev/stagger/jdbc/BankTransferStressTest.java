@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,6 +34,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class BankTransferStressTest {
+    /** Suffix of this run's table names: other builds on the machine use the same database at once. */
+    private static final String RUN = "_" + UUID.randomUUID().toString().substring(0, 8);
     private static final int ACCOUNTS = 20;
     private static final int THREADS = 8;
     private static final int TRANSFERS_PER_THREAD = 260;
@@ -45,7 +48,14 @@ class BankTransferStressTest {
         config.setMaximumPoolSize(THREADS);
         config.setPoolName("jdbc-bank");
         try (HikariDataSource db = new HikariDataSource(config)) {
-            transferAndCheck(db);
+            try {
+                transferAndCheck(db);
+            } finally {
+                try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE IF EXISTS jdbc_bank_ledger" + RUN);
+                    s.execute("DROP TABLE IF EXISTS jdbc_bank_accounts" + RUN);
+                }
+            }
         }
     }
 
@@ -53,7 +63,10 @@ class BankTransferStressTest {
         createAccounts(db);
         RecordingListener listener = new RecordingListener();
         Transactions tx = Transactions.builder(db)
-                .retry(Retry.of("transfer", Transactions.defaultPolicy()).withListener(listener))
+                // the default's shape with more attempts: about a quarter of the attempts conflict, more on a loaded
+                // machine, and a transfer giving up after 10 unlucky tries would fail the run without any bug
+                .retry(Retry.of("transfer", Transactions.defaultPolicy().toBuilder().maxAttempts(30).build())
+                        .withListener(listener))
                 .isolation(Connection.TRANSACTION_SERIALIZABLE)
                 .build();
 
@@ -79,8 +92,8 @@ class BankTransferStressTest {
         }
 
         int transfers = THREADS * TRANSFERS_PER_THREAD;
-        assertThat(queryLong(db, "SELECT sum(balance) FROM jdbc_bank_accounts")).isEqualTo(ACCOUNTS * INITIAL_BALANCE);
-        assertThat(queryLong(db, "SELECT count(*) FROM jdbc_bank_ledger")).isEqualTo(transfers);
+        assertThat(queryLong(db, "SELECT sum(balance) FROM jdbc_bank_accounts" + RUN)).isEqualTo(ACCOUNTS * INITIAL_BALANCE);
+        assertThat(queryLong(db, "SELECT count(*) FROM jdbc_bank_ledger" + RUN)).isEqualTo(transfers);
         assertThat(balances(db)).isEqualTo(balancesReplayedFromTheLedger(db));
         assertThat(listener.calls).hasSize(transfers).allMatch(call -> call.reason().isSuccess());
         assertThat(listener.retries.get()).as("retries exercised").isPositive();
@@ -92,7 +105,7 @@ class BankTransferStressTest {
 
     private static void transfer(Connection c, long id, int from, int to, long amount) throws SQLException {
         try (PreparedStatement ledger = c.prepareStatement(
-                "INSERT INTO jdbc_bank_ledger (transfer_id, from_account, to_account, amount) VALUES (?, ?, ?, ?)")) {
+                "INSERT INTO jdbc_bank_ledger" + RUN + " (transfer_id, from_account, to_account, amount) VALUES (?, ?, ?, ?)")) {
             ledger.setLong(1, id);
             ledger.setInt(2, from);
             ledger.setInt(3, to);
@@ -104,7 +117,7 @@ class BankTransferStressTest {
     }
 
     private static long balance(Connection c, int account) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM jdbc_bank_accounts WHERE id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT balance FROM jdbc_bank_accounts" + RUN + " WHERE id = ?")) {
             ps.setInt(1, account);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -114,7 +127,7 @@ class BankTransferStressTest {
     }
 
     private static void setBalance(Connection c, int account, long balance) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_bank_accounts SET balance = ? WHERE id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_bank_accounts" + RUN + " SET balance = ? WHERE id = ?")) {
             ps.setLong(1, balance);
             ps.setInt(2, account);
             ps.executeUpdate();
@@ -123,12 +136,12 @@ class BankTransferStressTest {
 
     private static void createAccounts(DataSource db) throws SQLException {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS jdbc_bank_ledger");
-            s.execute("DROP TABLE IF EXISTS jdbc_bank_accounts");
-            s.execute("CREATE TABLE jdbc_bank_accounts (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
-            s.execute("CREATE TABLE jdbc_bank_ledger (transfer_id BIGINT PRIMARY KEY,"
+            s.execute("DROP TABLE IF EXISTS jdbc_bank_ledger" + RUN);
+            s.execute("DROP TABLE IF EXISTS jdbc_bank_accounts" + RUN);
+            s.execute("CREATE TABLE jdbc_bank_accounts" + RUN + " (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
+            s.execute("CREATE TABLE jdbc_bank_ledger" + RUN + " (transfer_id BIGINT PRIMARY KEY,"
                     + " from_account INT NOT NULL, to_account INT NOT NULL, amount BIGINT NOT NULL)");
-            s.execute("INSERT INTO jdbc_bank_accounts SELECT g, " + INITIAL_BALANCE
+            s.execute("INSERT INTO jdbc_bank_accounts" + RUN + " SELECT g, " + INITIAL_BALANCE
                     + " FROM generate_series(0, " + (ACCOUNTS - 1) + ") g");
         }
     }
@@ -136,7 +149,7 @@ class BankTransferStressTest {
     private static Map<Integer, Long> balances(DataSource db) throws SQLException {
         Map<Integer, Long> balances = new HashMap<>();
         try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, balance FROM jdbc_bank_accounts")) {
+             ResultSet rs = s.executeQuery("SELECT id, balance FROM jdbc_bank_accounts" + RUN)) {
             while (rs.next()) {
                 balances.put(rs.getInt(1), rs.getLong(2));
             }
@@ -150,7 +163,7 @@ class BankTransferStressTest {
             balances.put(a, INITIAL_BALANCE);
         }
         try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT from_account, to_account, amount FROM jdbc_bank_ledger")) {
+             ResultSet rs = s.executeQuery("SELECT from_account, to_account, amount FROM jdbc_bank_ledger" + RUN)) {
             while (rs.next()) {
                 balances.merge(rs.getInt(1), -rs.getLong(3), Long::sum);
                 balances.merge(rs.getInt(2), rs.getLong(3), Long::sum);

@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,17 +47,22 @@ class DialectTest {
 
     @Test
     void insertIfAbsentAndUpsertWorkOnSqlite() throws SQLException {
-        exerciseInsertIfAbsentAndUpsert(SqliteDataSource.file(dir.resolve("d.db")), "jdbc_dialect_items");
+        exerciseInsertIfAbsentAndUpsert(SqliteDataSource.file(dir.resolve("d.db")), uniqueTable());
     }
 
     @Test
     void insertIfAbsentAndUpsertWorkOnPostgresql() throws SQLException {
-        exerciseInsertIfAbsentAndUpsert(TestDatabases.postgres(), "jdbc_dialect_items");
+        exerciseInsertIfAbsentAndUpsert(TestDatabases.postgres(), uniqueTable());
     }
 
     @Test
     void insertIfAbsentAndUpsertWorkOnMariaDb() throws SQLException {
-        exerciseInsertIfAbsentAndUpsert(TestDatabases.mariadb(), "jdbc_dialect_items");
+        exerciseInsertIfAbsentAndUpsert(TestDatabases.mariadb(), uniqueTable());
+    }
+
+    /** Other builds on the machine use the same databases at the same time. */
+    private static String uniqueTable() {
+        return "jdbc_dialect_items_" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private static void exerciseInsertIfAbsentAndUpsert(DataSource db, String table) throws SQLException {

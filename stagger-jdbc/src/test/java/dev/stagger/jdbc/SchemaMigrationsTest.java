@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -109,26 +110,33 @@ class SchemaMigrationsTest {
     @Test
     void migratesMariaDbOnceAndIdempotently() throws SQLException {
         DataSource db = TestDatabases.mariadb();
-        String component = "jdbc_migrations_maria";
-        reset(db, component, "DROP TABLE IF EXISTS jdbc_mig_maria");
+        // names of this run's own: other builds on the machine use the same database at once
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String component = "jdbc_migrations_maria_" + run;
+        String table = "jdbc_mig_maria_" + run;
+        reset(db, component, "DROP TABLE IF EXISTS " + table);
+        try {
+            assertThat(SchemaMigrations.apply(db, component, twoSteps(table))).isEqualTo(2);
+            assertThat(SchemaMigrations.apply(db, component, threeSteps(table))).isEqualTo(3);
+            assertThat(SchemaMigrations.apply(db, component, threeSteps(table))).isEqualTo(3);
 
-        assertThat(SchemaMigrations.apply(db, component, twoSteps("jdbc_mig_maria"))).isEqualTo(2);
-        assertThat(SchemaMigrations.apply(db, component, threeSteps("jdbc_mig_maria"))).isEqualTo(3);
-        assertThat(SchemaMigrations.apply(db, component, threeSteps("jdbc_mig_maria"))).isEqualTo(3);
-
-        assertThat(count(db, "SELECT count(*) FROM jdbc_mig_maria")).isEqualTo(2);
-        assertThat(count(db, "SELECT count(*) FROM jdbc_mig_maria WHERE note = 'MARIADB'")).isEqualTo(1);
+            assertThat(count(db, "SELECT count(*) FROM " + table)).isEqualTo(2);
+            assertThat(count(db, "SELECT count(*) FROM " + table + " WHERE note = 'MARIADB'")).isEqualTo(1);
+        } finally {
+            reset(db, component, "DROP TABLE IF EXISTS " + table);
+        }
     }
 
     @Test
     void serversStartingTogetherOnPostgresqlRunEachStepExactlyOnce() throws Exception {
         DataSource admin = TestDatabases.postgres();
+        // a schema of our own, so the version table itself is created concurrently too; named per run because
+        // other builds on the machine use the same database at once
+        String schema = "jdbc_migrations_" + UUID.randomUUID().toString().substring(0, 8);
         try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-            // a schema of our own, so the version table itself is created concurrently too
-            s.execute("DROP SCHEMA IF EXISTS jdbc_migrations CASCADE");
-            s.execute("CREATE SCHEMA jdbc_migrations");
+            s.execute("CREATE SCHEMA " + schema);
         }
-        DataSource db = new TrackingDataSource(admin, "SET search_path TO jdbc_migrations");
+        DataSource db = new TrackingDataSource(admin, "SET search_path TO " + schema);
         int servers = 6;
         CyclicBarrier start = new CyclicBarrier(servers);
         ExecutorService pool = Executors.newFixedThreadPool(servers);
@@ -150,7 +158,7 @@ class SchemaMigrationsTest {
         assertThat(count(db, "SELECT count(*) FROM jdbc_mig_pg")).isEqualTo(2);
         assertThat(count(db, "SELECT count(*) FROM jdbc_mig_pg WHERE note = 'POSTGRESQL'")).isEqualTo(1);
         try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA jdbc_migrations CASCADE");
+            s.execute("DROP SCHEMA " + schema + " CASCADE");
         }
     }
 

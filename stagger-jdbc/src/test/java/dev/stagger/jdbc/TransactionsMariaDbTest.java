@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class TransactionsMariaDbTest {
+    /** Suffix of this run's table names: other builds on the machine use the same database at once. */
+    private static final String RUN = "_" + UUID.randomUUID().toString().substring(0, 8);
     private DataSource db;
     private final RecordingListener listener = new RecordingListener();
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -32,16 +35,19 @@ class TransactionsMariaDbTest {
     void setUp() throws SQLException {
         db = TestDatabases.mariadb();
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS jdbc_tx_rows");
-            s.execute("CREATE TABLE jdbc_tx_rows (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB");
-            s.execute("INSERT INTO jdbc_tx_rows VALUES (1, 0), (2, 0)");
+            s.execute("DROP TABLE IF EXISTS jdbc_tx_rows" + RUN);
+            s.execute("CREATE TABLE jdbc_tx_rows" + RUN + " (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB");
+            s.execute("INSERT INTO jdbc_tx_rows" + RUN + " VALUES (1, 0), (2, 0)");
         }
     }
 
     @AfterEach
-    void tearDown() throws InterruptedException {
+    void tearDown() throws Exception {
         pool.shutdownNow();
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS jdbc_tx_rows" + RUN);
+        }
     }
 
     @Test
@@ -60,8 +66,8 @@ class TransactionsMariaDbTest {
         assertThat(committedOnAttempt).containsExactlyInAnyOrder(1, 2);
         assertThat(listener.retriedFailures).singleElement()
                 .satisfies(f -> assertThat(((SQLException) f).getErrorCode()).isEqualTo(1213));
-        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 1")).isEqualTo(2);
-        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 2")).isEqualTo(2);
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isEqualTo(2);
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 2")).isEqualTo(2);
     }
 
     /** Updates row {@code a}, waits (first attempt only) for the other side, then row {@code b}. */
@@ -75,7 +81,7 @@ class TransactionsMariaDbTest {
     }
 
     private static void increment(Connection c, int id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_rows SET v = v + 1 WHERE id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_rows" + RUN + " SET v = v + 1 WHERE id = ?")) {
             ps.setInt(1, id);
             assertThat(ps.executeUpdate()).isEqualTo(1);
         }

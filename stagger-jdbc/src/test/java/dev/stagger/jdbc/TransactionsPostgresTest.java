@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class TransactionsPostgresTest {
+    /** Suffix of this run's table names: other builds on the machine use the same database at once. */
+    private static final String RUN = "_" + UUID.randomUUID().toString().substring(0, 8);
     private DataSource db;
     private final RecordingListener listener = new RecordingListener();
     private ExecutorService pool;
@@ -37,18 +40,20 @@ class TransactionsPostgresTest {
     void setUp() throws SQLException {
         db = TestDatabases.postgres();
         pool = Executors.newFixedThreadPool(2);
-        exec("DROP TABLE IF EXISTS jdbc_tx_rows");
-        exec("CREATE TABLE jdbc_tx_rows (id INT PRIMARY KEY, v INT NOT NULL)");
-        exec("INSERT INTO jdbc_tx_rows VALUES (1, 0), (2, 0)");
-        exec("DROP TABLE IF EXISTS jdbc_tx_oncall");
-        exec("CREATE TABLE jdbc_tx_oncall (doctor TEXT PRIMARY KEY, on_call BOOLEAN NOT NULL)");
-        exec("INSERT INTO jdbc_tx_oncall VALUES ('alice', true), ('bob', true)");
+        exec("DROP TABLE IF EXISTS jdbc_tx_rows" + RUN);
+        exec("CREATE TABLE jdbc_tx_rows" + RUN + " (id INT PRIMARY KEY, v INT NOT NULL)");
+        exec("INSERT INTO jdbc_tx_rows" + RUN + " VALUES (1, 0), (2, 0)");
+        exec("DROP TABLE IF EXISTS jdbc_tx_oncall" + RUN);
+        exec("CREATE TABLE jdbc_tx_oncall" + RUN + " (doctor TEXT PRIMARY KEY, on_call BOOLEAN NOT NULL)");
+        exec("INSERT INTO jdbc_tx_oncall" + RUN + " VALUES ('alice', true), ('bob', true)");
     }
 
     @AfterEach
     void tearDown() throws Exception {
         pool.shutdownNow();
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        exec("DROP TABLE IF EXISTS jdbc_tx_rows" + RUN);
+        exec("DROP TABLE IF EXISTS jdbc_tx_oncall" + RUN);
     }
 
     private Transactions transactions(int isolation) {
@@ -71,8 +76,8 @@ class TransactionsPostgresTest {
         List<Integer> committedOnAttempt = List.of(first.get(30, TimeUnit.SECONDS), second.get(30, TimeUnit.SECONDS));
         assertThat(committedOnAttempt).containsExactlyInAnyOrder(1, 2);
         assertThat(listener.retriedStates()).containsExactly("40P01");
-        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 1")).isEqualTo(2);
-        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 2")).isEqualTo(2);
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isEqualTo(2);
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 2")).isEqualTo(2);
         assertThat(listener.calls).extracting(e -> e.reason())
                 .containsExactlyInAnyOrder(EndReason.SUCCESS, EndReason.RECOVERED);
     }
@@ -94,7 +99,7 @@ class TransactionsPostgresTest {
     }
 
     private static void increment(Connection c, int id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_rows SET v = v + 1 WHERE id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_rows" + RUN + " SET v = v + 1 WHERE id = ?")) {
             ps.setInt(1, id);
             assertThat(ps.executeUpdate()).isEqualTo(1);
         }
@@ -112,7 +117,7 @@ class TransactionsPostgresTest {
 
         List<Boolean> wentOff = List.of(alice.get(30, TimeUnit.SECONDS), bob.get(30, TimeUnit.SECONDS));
         assertThat(wentOff).containsExactlyInAnyOrder(true, false);
-        assertThat(query("SELECT count(*) FROM jdbc_tx_oncall WHERE on_call")).isEqualTo(1);
+        assertThat(query("SELECT count(*) FROM jdbc_tx_oncall" + RUN + " WHERE on_call")).isEqualTo(1);
         assertThat(listener.retriedStates()).containsExactly("40001");
     }
 
@@ -121,7 +126,7 @@ class TransactionsPostgresTest {
             throws Exception {
         int onCall;
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_tx_oncall WHERE on_call")) {
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM jdbc_tx_oncall" + RUN + " WHERE on_call")) {
             rs.next();
             onCall = rs.getInt(1);
         }
@@ -131,7 +136,7 @@ class TransactionsPostgresTest {
         if (onCall < 2) {
             return false;
         }
-        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_oncall SET on_call = false WHERE doctor = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE jdbc_tx_oncall" + RUN + " SET on_call = false WHERE doctor = ?")) {
             ps.setString(1, doctor);
             ps.executeUpdate();
         }
@@ -144,13 +149,13 @@ class TransactionsPostgresTest {
 
         assertThatThrownBy(() -> tx.run(c -> {
             try (Statement s = c.createStatement()) {
-                s.executeUpdate("UPDATE jdbc_tx_rows SET v = 42 WHERE id = 1");
-                s.executeUpdate("INSERT INTO jdbc_tx_rows VALUES (2, 0)");
+                s.executeUpdate("UPDATE jdbc_tx_rows" + RUN + " SET v = 42 WHERE id = 1");
+                s.executeUpdate("INSERT INTO jdbc_tx_rows" + RUN + " VALUES (2, 0)");
             }
         })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23505");
 
         assertThat(listener.attempts.get()).isEqualTo(1);
-        assertThat(query("SELECT v FROM jdbc_tx_rows WHERE id = 1")).isZero();
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isZero();
     }
 
     @Test
@@ -189,7 +194,7 @@ class TransactionsPostgresTest {
 
         assertThatThrownBy(() -> tx.run(c -> {
             try (Statement s = c.createStatement()) {
-                s.executeUpdate("UPDATE jdbc_tx_rows SET v = 1");
+                s.executeUpdate("UPDATE jdbc_tx_rows" + RUN + " SET v = 1");
             }
         })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("25006");
     }

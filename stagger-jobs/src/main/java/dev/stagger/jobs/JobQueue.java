@@ -88,7 +88,7 @@ public final class JobQueue {
 
     /** Adds many jobs in one transaction: all or none. Returns their ids in order. */
     public List<Long> enqueueAll(List<JobRequest> jobs) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = connection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
@@ -246,7 +246,7 @@ public final class JobQueue {
         }
         String sql = "SELECT state, COUNT(*) FROM " + tables.jobs + (queue == null ? "" : " WHERE queue = ?")
                 + " GROUP BY state";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
             if (queue != null) {
                 ps.setString(1, queue);
             }
@@ -262,7 +262,7 @@ public final class JobQueue {
     /** The job's failed attempts, oldest first (kept across re-drives). */
     public List<JobError> errors(long jobId) throws SQLException {
         List<JobError> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
+        try (Connection c = connection();
              PreparedStatement ps = c.prepareStatement("SELECT attempt, failed_at, error_class, message, stack_trace FROM "
                      + tables.errors + " WHERE job_id = ? ORDER BY failed_at, attempt")) {
             ps.setLong(1, jobId);
@@ -304,9 +304,14 @@ public final class JobQueue {
         if (retention == null || retention.isNegative()) {
             throw new IllegalArgumentException("retention must not be negative, got " + retention);
         }
-        long cutoff = clock.currentTimeMillis() - retention.toMillis();
+        long cutoff;
+        try {
+            cutoff = Math.subtractExact(clock.currentTimeMillis(), retention.toMillis());
+        } catch (ArithmeticException beyondAnyStoredTime) {
+            cutoff = Long.MIN_VALUE; // a retention of millions of years keeps everything
+        }
         String match = " WHERE state = 'SUCCEEDED' AND finished_at < ?" + (queue == null ? "" : " AND queue = ?");
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = connection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
@@ -347,6 +352,24 @@ public final class JobQueue {
         return dataSource;
     }
 
+    /**
+     * A connection in auto-commit, whatever the pool's default: a claim, heartbeat or re-drive must be
+     * durable on its own, and a claim left open would hold locks (on SQLite, the whole file) for good.
+     * Statements that belong together set auto-commit off themselves and restore it.
+     */
+    Connection connection() throws SQLException {
+        Connection c = dataSource.getConnection();
+        try {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
     JobTables tables() {
         return tables;
     }
@@ -357,7 +380,7 @@ public final class JobQueue {
 
     private List<Job> query(String sql, Object... params) throws SQLException {
         List<Job> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -369,7 +392,7 @@ public final class JobQueue {
     }
 
     private int update(String sql, Object... params) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
             return ps.executeUpdate();
         }

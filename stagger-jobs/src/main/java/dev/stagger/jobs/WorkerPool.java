@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -101,7 +102,7 @@ public final class WorkerPool implements AutoCloseable {
         String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.store = new JobStore(b.jobQueue.tables(), queue, new ArrayList<>(handlers.keySet()), id);
         this.signals = new PoolSignals(b.random, (e, d) -> notifyListener(l -> l.databaseError(e, d)));
-        this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming());
+        this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
         this.slots = new Semaphore(concurrency + batchSize);
     }
 
@@ -145,7 +146,7 @@ public final class WorkerPool implements AutoCloseable {
      */
     public int runAvailable() throws SQLException {
         int ran = 0;
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = jobQueue.connection()) {
             rescue(c);
             while (true) {
                 long now = clock.currentTimeMillis();
@@ -197,7 +198,11 @@ public final class WorkerPool implements AutoCloseable {
             if (!workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 clean = false;
                 forced.set(true);
-                workers.shutdownNow();
+                // claimed jobs still queued for a handler never started: give them back uncounted (claiming has
+                // stopped, so running the task only records a RELEASE) instead of leaving them to lease expiry
+                for (Runnable unstarted : workers.shutdownNow()) {
+                    unstarted.run();
+                }
                 workers.awaitTermination(1, TimeUnit.SECONDS);
             }
             // the completer stores what is left; leases of anything it cannot store will expire
@@ -245,14 +250,19 @@ public final class WorkerPool implements AutoCloseable {
                     break;
                 }
                 if (c == null) {
-                    c = dataSource.getConnection();
+                    c = jobQueue.connection();
                 }
                 long now = clock.currentTimeMillis();
                 List<Job> claimed = store.claim(c, wanted, now, now + leaseMillis);
                 failures = 0;
                 slots.release(wanted - claimed.size());
                 for (Job job : claimed) {
-                    workers.execute(() -> outcomes.add(runOne(job)));
+                    Runnable task = () -> outcomes.add(runOne(job));
+                    try {
+                        workers.execute(task);
+                    } catch (RejectedExecutionException stopped) {
+                        task.run(); // a shutdown overtook this claim: claiming has stopped, so this puts the job back
+                    }
                 }
                 if (claimed.size() < wanted) {
                     // the queue is drained for now: sleep until notified or the next poll
@@ -299,7 +309,7 @@ public final class WorkerPool implements AutoCloseable {
                     outcomes.drainTo(batch, 999);
                 }
                 if (c == null) {
-                    c = dataSource.getConnection();
+                    c = jobQueue.connection();
                 }
                 boolean[] applied = store.apply(c, batch, clock.currentTimeMillis());
                 failures = 0;
@@ -329,11 +339,11 @@ public final class WorkerPool implements AutoCloseable {
     private void maintenanceLoop() {
         Connection c = null;
         int failures = 0;
-        long lastRescue = 0;
+        long lastRescue = System.nanoTime() / 1_000_000 - rescueMillis; // nanoTime may be negative: rescue at once
         while (signals.alive()) {
             try {
                 if (c == null) {
-                    c = dataSource.getConnection();
+                    c = jobQueue.connection();
                 }
                 long now = clock.currentTimeMillis();
                 store.heartbeat(c, now + leaseMillis);
@@ -369,7 +379,7 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     private void report(Outcome o, boolean applied) {
-        if (!applied) {
+        if (!applied && !(o.kind() == Outcome.Kind.SUCCEEDED && o.completedWithin())) {
             return; // the lease was lost: whoever holds the job now reports it
         }
         Job job = o.job();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagger.Clock;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +62,81 @@ class GracefulShutdownTest {
         assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
         assertThat(job.attempt()).as("the interrupted attempt is not counted").isZero();
         assertThat(jobs.errors(id)).isEmpty();
+    }
+
+    @Test
+    void claimedJobsStillWaitingForAHandlerAtTheTimeoutAreGivenBackUncounted() throws Exception {
+        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        CountDownLatch started = new CountDownLatch(1);
+        // one handler thread, two jobs claimed per query: the second waits in the pool behind the first
+        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1).batchSize(2).pollInterval(Duration.ofMillis(50))
+                .handler("stuck", ctx -> {
+                    started.countDown();
+                    Thread.sleep(60_000);
+                }).build();
+        long first = jobs.enqueue("q", "stuck", "first", EnqueueOptions.defaults().priority(1));
+        long second = jobs.enqueue("q", "stuck", "second");
+        pool.start();
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        Waits.until("both jobs claimed", Duration.ofSeconds(10),
+                () -> jobs.countByState("q").get(JobState.RUNNING) == 2);
+
+        assertThat(pool.shutdown(Duration.ofMillis(300))).isFalse();
+        for (long id : new long[] {first, second}) {
+            Job job = jobs.find(id).orElseThrow();
+            assertThat(job.state()).as("job %d", id).isEqualTo(JobState.AVAILABLE);
+            assertThat(job.attempt()).as("job %d", id).isZero();
+        }
+    }
+
+    @Test
+    void aHandlerThatWrapsTheShutdownInterruptGetsItsAttemptBack() throws Exception {
+        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        CountDownLatch started = new CountDownLatch(1);
+        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1).pollInterval(Duration.ofMillis(50))
+                .handler("wraps", ctx -> {
+                    started.countDown();
+                    try {
+                        Thread.sleep(60_000);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException("interrupted while waiting", e);
+                    }
+                }).build();
+        long id = jobs.enqueue("q", "wraps", "x", EnqueueOptions.defaults().maxAttempts(1));
+        pool.start();
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(pool.shutdown(Duration.ofMillis(300))).isFalse();
+        Job job = jobs.find(id).orElseThrow();
+        assertThat(job.state()).as("not dead: it was stopped, it did not fail").isEqualTo(JobState.AVAILABLE);
+        assertThat(job.attempt()).isZero();
+        assertThat(jobs.errors(id)).isEmpty();
+    }
+
+    @Test
+    void noPoolThreadOutlivesShutdownEvenWhenHandlersHadToBeInterrupted() throws Exception {
+        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        CountDownLatch started = new CountDownLatch(2);
+        WorkerPool pool = WorkerPool.builder(jobs, "leaks").concurrency(2).pollInterval(Duration.ofMillis(50))
+                .handler("stuck", ctx -> {
+                    started.countDown();
+                    Thread.sleep(60_000);
+                }).build();
+        jobs.enqueue("leaks", "stuck", "a");
+        jobs.enqueue("leaks", "stuck", "b");
+        pool.start();
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(poolThreads("leaks")).isNotEmpty();
+
+        pool.shutdown(Duration.ofMillis(200));
+
+        // a thread may still be finishing its last instructions when shutdown returns; a leaked one stays
+        Waits.until("every pool thread ended", Duration.ofSeconds(5), () -> poolThreads("leaks").isEmpty());
+    }
+
+    private static List<String> poolThreads(String queue) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith("stagger-jobs-" + queue + "-")).toList();
     }
 
     @Test

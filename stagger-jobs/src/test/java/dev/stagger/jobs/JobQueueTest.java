@@ -142,6 +142,17 @@ class JobQueueTest {
     }
 
     @Test
+    void aRetentionTooLongToCountInMillisecondsPurgesNothing() throws Exception {
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", ctx -> { }).build();
+        jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        clock.advance(Duration.ofDays(2));
+
+        assertThat(jobs.purgeSucceeded(Duration.ofDays(1_000_000_000_000L), null)).isZero();
+        assertThat(jobs.countByState("mail").get(JobState.SUCCEEDED)).isEqualTo(1);
+    }
+
+    @Test
     void aPurgedJobsKeyCanBeUsedAgain() throws Exception {
         WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", ctx -> { }).build();
         long first = jobs.enqueue("mail", "send", "x", EnqueueOptions.defaults().key("once"));

@@ -11,6 +11,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
@@ -91,6 +93,26 @@ class RescueAndTransactionsTest {
         pool.runAvailable();
         assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(Stores.count(ds, "SELECT COUNT(*) FROM receipts")).isEqualTo(1);
+    }
+
+    @Test
+    void aJobCompletedInTheHandlersTransactionIsReportedAsSucceeded() throws Exception {
+        List<Long> succeeded = new CopyOnWriteArrayList<>();
+        WorkerPool pool = WorkerPool.builder(jobs, "orders").handler("receipt", ctx -> {
+            try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                ctx.completeWithin(c);
+                c.commit();
+            }
+        }).listener(new JobListener() {
+            @Override
+            public void succeeded(Job job, Duration runTime) {
+                succeeded.add(job.id());
+            }
+        }).build();
+        long id = jobs.enqueue("orders", "receipt", "order-7");
+        pool.runAvailable();
+        assertThat(succeeded).containsExactly(id);
     }
 
     @Test

@@ -270,7 +270,7 @@ public final class IdempotencyFilter implements Filter {
             return this;
         }
 
-        /** How long a completed response is kept for replay. Default 24 h. */
+        /** How long a completed response is kept for replay; longer than the lease. Default 24 h. */
         public Builder expiry(Duration expiry) {
             this.expiry = Durations.positive("expiry", expiry);
             return this;
@@ -348,7 +348,14 @@ public final class IdempotencyFilter implements Filter {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException when the expiry is not longer than the lease: a record
+         *     past its expiry counts as absent, so a repeat would run while the first still runs
+         */
         public IdempotencyFilter build() {
+            if (expiry.compareTo(lease) <= 0) {
+                throw new IllegalArgumentException("expiry must be longer than the lease " + lease + ", got " + expiry);
+            }
             return new IdempotencyFilter(this);
         }
 

@@ -534,6 +534,14 @@ class IdempotencyFilterTest {
     }
 
     @Test
+    void anExpiryNoLongerThanTheLeaseIsRefusedBecauseItWouldFreeAKeyStillInFlight() {
+        // a record past its expiry counts as absent, so a repeat would run while the first request still runs
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> IdempotencyFilter.builder(store)
+                        .lease(Duration.ofSeconds(60)).expiry(Duration.ofSeconds(30)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expiry").hasMessageContaining("PT30S");
+    }
+
+    @Test
     void theBuilderNamesTheBadFieldAndValue() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> IdempotencyFilter.builder(store).lease(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease").hasMessageContaining("PT0S");

@@ -25,12 +25,19 @@ public final class JobRunner {
     private final Clock clock;
     private final RandomSource random;
     private final BooleanSupplier shuttingDown;
+    private final BooleanSupplier forcedStop;
 
-    public JobRunner(JobStore store, Clock clock, RandomSource random, BooleanSupplier shuttingDown) {
+    /**
+     * @param shuttingDown true once the pool stops claiming
+     * @param forcedStop true once a shutdown timed out and interrupted the handlers still running
+     */
+    public JobRunner(JobStore store, Clock clock, RandomSource random, BooleanSupplier shuttingDown,
+                     BooleanSupplier forcedStop) {
         this.store = store;
         this.clock = clock;
         this.random = random;
         this.shuttingDown = shuttingDown;
+        this.forcedStop = forcedStop;
     }
 
     public Outcome run(Job job, JobHandler handler, RetryPolicy policy) {
@@ -47,10 +54,12 @@ public final class JobRunner {
         if (failure == null) {
             return context.snoozeMillis >= 0
                     ? new Outcome(Outcome.Kind.SNOOZE, job, now + context.snoozeMillis, null, runNanos)
-                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos);
+                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos, context.completedWithin);
         }
-        if (failure instanceof InterruptedException && shuttingDown.getAsBoolean()) {
-            // stopped by a forced shutdown, not the job's fault: give the attempt back
+        if (failure instanceof InterruptedException && shuttingDown.getAsBoolean() || forcedStop.getAsBoolean()) {
+            // stopped by a forced shutdown, not the job's fault: give the attempt back. Handlers often wrap the
+            // interrupt (new RuntimeException(e)), so any failure after the pool interrupted its handlers counts
+            // as stopped rather than as a failed attempt that could send the job to DEAD
             return new Outcome(Outcome.Kind.RELEASE, job, now, null, runNanos);
         }
         JobError error = new JobError(job.attempt(), Instant.ofEpochMilli(now), failure.getClass().getName(),
@@ -69,6 +78,7 @@ public final class JobRunner {
     private final class Context implements JobContext {
         private final Job job;
         private long snoozeMillis = -1;
+        private boolean completedWithin;
 
         Context(Job job) {
             this.job = job;
@@ -90,6 +100,7 @@ public final class JobRunner {
         @Override
         public void completeWithin(Connection connection) throws SQLException {
             store.completeWithin(connection, job, clock.currentTimeMillis());
+            completedWithin = true;
         }
 
         @Override

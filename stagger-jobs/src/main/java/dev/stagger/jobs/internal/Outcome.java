@@ -8,8 +8,15 @@ import dev.stagger.jobs.JobError;
  *
  * @param runAtMillis the next run time for RETRY, SNOOZE and RELEASE
  * @param error the failure for RETRY and DEAD, else null
+ * @param completedWithin SUCCEEDED by a handler that completed the job in its own transaction, so
+ *     the pool's own completion finds the job already done
  */
-public record Outcome(Kind kind, Job job, long runAtMillis, JobError error, long runNanos) {
+public record Outcome(Kind kind, Job job, long runAtMillis, JobError error, long runNanos, boolean completedWithin) {
+    /** An outcome the pool itself stores. */
+    public Outcome(Kind kind, Job job, long runAtMillis, JobError error, long runNanos) {
+        this(kind, job, runAtMillis, error, runNanos, false);
+    }
+
     /** The kinds of outcome. RELEASE puts back a job the pool claimed but is giving up on while stopping. */
     public enum Kind { SUCCEEDED, RETRY, DEAD, SNOOZE, RELEASE }
 }

@@ -35,6 +35,9 @@ public final class PgWakeups implements Runnable {
         int failures = 0;
         while (signals.claiming()) {
             try (Connection c = dataSource.getConnection()) {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true); // LISTEN takes effect only once committed
+                }
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + channel);
                 }
