@@ -80,6 +80,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "Do not log retries.")
     boolean quiet;
 
+    /** Set by the shutdown hook (SIGTERM, Ctrl-C): no command may be left running once the JVM exits. */
+    private volatile boolean exiting;
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (a leading -- is optional).")
     List<String> command;
 
@@ -89,7 +92,10 @@ final class RunCommand implements Callable<Integer> {
         PrintStream err = System.err;
         AtomicReference<Process> running = new AtomicReference<>();
         AtomicReference<EndReason> ended = new AtomicReference<>();
-        Thread stopper = new Thread(() -> stop(running.get()), "stagger-run-stop");
+        Thread stopper = new Thread(() -> {
+            exiting = true; // an attempt starting from now on stops its own command
+            stop(running.get());
+        }, "stagger-run-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try {
             RetryPolicy.Builder policy = RetryPolicy.builder()
@@ -194,6 +200,11 @@ final class RunCommand implements Callable<Integer> {
         Process process = new ProcessBuilder(command).inheritIO().start();
         running.set(process);
         try {
+            if (exiting) {
+                // the hook may have read `running` before this process was in it: stop it here
+                stop(process);
+                throw new InterruptedException("stagger is exiting");
+            }
             if (remaining == null) {
                 return process.waitFor();
             }
