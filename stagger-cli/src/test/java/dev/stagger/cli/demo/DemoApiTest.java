@@ -109,6 +109,15 @@ class DemoApiTest {
     }
 
     @Test
+    void theCalculatorRefusesACapBelowTheBaseAsTheSendPanelDoes() throws Exception {
+        for (String endpoint : new String[] {"calculator", "send"}) {
+            Answer a = post(endpoint, "{\"baseMs\":1000,\"capMs\":10}");
+            assertThat(a.status()).as(endpoint).isEqualTo(400);
+            assertThat(a.error()).as(endpoint).contains("capMs").contains("10");
+        }
+    }
+
+    @Test
     void aBodyThatIsNotJsonIsRefused() throws Exception {
         Answer a = post("calculator", "{retries: 5");
         assertThat(a.status()).isEqualTo(400);
