@@ -36,15 +36,18 @@ class DemoPageTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (browser != null) {
-            try {
-                saveScreenshotOfAUsedPage(Path.of("target", "demo-screenshot.png"));
-            } finally {
-                browser.quit();
+        try {
+            if (browser != null) {
+                try {
+                    saveScreenshotOfAUsedPage(Path.of("target", "demo-screenshot.png"));
+                } finally {
+                    browser.quit();
+                }
             }
-        }
-        if (server != null) {
-            server.close();
+        } finally { // a failed screenshot must not leave the server running
+            if (server != null) {
+                server.close();
+            }
         }
     }
 
