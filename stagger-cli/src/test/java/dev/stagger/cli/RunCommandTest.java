@@ -116,7 +116,7 @@ class RunCommandTest {
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!Files.exists(pidFile) && System.nanoTime() < deadline && stagger.isAlive()) {
-                Thread.sleep(20); // polling for the child to exist, not timing a delay
+                Thread.sleep(2); // polling for the child to exist (soon after it does is the racy moment), not timing a delay
             }
             assertThat(pidFile).as("the command started").exists();
             long child = Long.parseLong(Files.readString(pidFile).strip());
