@@ -94,16 +94,32 @@ class RunCommandTest {
     }
 
     @Test
-    void anInterruptStopsTheCommandAndExitsWith130() throws Exception {
+    void anInterruptStopsTheCommandAndExitsWith130(@TempDir Path dir) throws Exception {
+        Path pidFile = dir.resolve("child.pid");
         AtomicReference<SimCliRunner.Outcome> outcome = new AtomicReference<>();
-        Thread runner = new Thread(() -> outcome.set(SimCliRunner.run("run", "--", "sleep", "10")));
+        Thread runner = new Thread(() -> outcome.set(SimCliRunner.run("run", "--", "sh", "-c",
+                "echo $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + " && exec sleep 60")));
         runner.start();
-        Thread.sleep(300); // let the command start; the assertion below does not depend on this timing
-        runner.interrupt();
-        runner.join(10_000);
-        assertThat(runner.isAlive()).isFalse();
-        assertThat(outcome.get().exitCode()).isEqualTo(RunCommand.EXIT_INTERRUPTED);
-        assertThat(outcome.get().err()).contains("interrupted");
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(pidFile) && System.nanoTime() < deadline && runner.isAlive()) {
+                Thread.sleep(5); // polling for the command to exist, not timing a delay
+            }
+            assertThat(pidFile).as("the command started").exists();
+            long child = Long.parseLong(Files.readString(pidFile).strip());
+
+            runner.interrupt();
+            runner.join(30_000);
+            assertThat(runner.isAlive()).isFalse();
+            assertThat(outcome.get().exitCode()).isEqualTo(RunCommand.EXIT_INTERRUPTED);
+            assertThat(outcome.get().err()).contains("interrupted");
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                    .as("the command was stopped").isFalse();
+        } finally {
+            if (Files.exists(pidFile)) { // a failed run must not leave the sleep behind
+                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
     }
 
     @Test
