@@ -10,7 +10,6 @@ import dev.stagger.http.RetryingHttpClient;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -23,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -81,19 +79,19 @@ final class HttpCommand implements Callable<Integer> {
             description = "Total attempts, first included. Default: ${DEFAULT-VALUE}.")
     int attempts;
 
-    @Option(names = "--base", paramLabel = "D", defaultValue = "200ms", converter = DurationConverter.class,
+    @Option(names = "--base", paramLabel = "D", defaultValue = "200ms", converter = Durations.class,
             description = "First wait; doubles on each retry. Default: ${DEFAULT-VALUE}.")
     Duration base;
 
-    @Option(names = "--max-delay", paramLabel = "D", defaultValue = "5s", converter = DurationConverter.class,
+    @Option(names = "--max-delay", paramLabel = "D", defaultValue = "5s", converter = Durations.class,
             description = "Cap on any one wait. Default: ${DEFAULT-VALUE}.")
     Duration maxDelay;
 
-    @Option(names = "--deadline", paramLabel = "D", defaultValue = "15s", converter = DurationConverter.class,
+    @Option(names = "--deadline", paramLabel = "D", defaultValue = "15s", converter = Durations.class,
             description = "Time for all attempts and waits together. Default: ${DEFAULT-VALUE}.")
     Duration deadline;
 
-    @Option(names = "--attempt-timeout", paramLabel = "D", converter = DurationConverter.class,
+    @Option(names = "--attempt-timeout", paramLabel = "D", converter = Durations.class,
             description = "Request timeout of one attempt (never beyond the remaining deadline).")
     Duration attemptTimeout;
 
@@ -272,30 +270,5 @@ final class HttpCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException(
                     "--jitter must be none, full, equal, proportional or spread, got '" + kind + "'");
         };
-    }
-
-    /** Reads {@code 200ms}, {@code 5s}, {@code 1.5s}, {@code 1m}, {@code 2h}. */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
-
-        @Override
-        public Duration convert(String value) {
-            Matcher m = FORM.matcher(value.trim().toLowerCase(Locale.ROOT));
-            if (!m.matches()) {
-                throw new CommandLine.TypeConversionException(
-                        "expected a duration like 200ms, 5s, 1m or 1h, got '" + value + "'");
-            }
-            BigDecimal millisPerUnit = switch (m.group(2)) {
-                case "ms" -> BigDecimal.ONE;
-                case "s" -> BigDecimal.valueOf(1_000);
-                case "m" -> BigDecimal.valueOf(60_000);
-                default -> BigDecimal.valueOf(3_600_000);
-            };
-            BigDecimal nanos = new BigDecimal(m.group(1)).multiply(millisPerUnit).multiply(BigDecimal.valueOf(1_000_000));
-            if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-                throw new CommandLine.TypeConversionException("duration too long: '" + value + "'");
-            }
-            return Duration.ofNanos(nanos.longValue());
-        }
     }
 }

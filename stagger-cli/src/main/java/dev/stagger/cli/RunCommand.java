@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -80,6 +81,14 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "Do not log retries.")
     boolean quiet;
 
+    /**
+     * Set by the shutdown hook (SIGTERM, Ctrl-C): no command may be left running once the JVM
+     * exits. Starting a command and publishing it in {@code running} happen under
+     * {@link #starting}, so the hook either sees the command or keeps it from starting.
+     */
+    private boolean exiting;
+    private final ReentrantLock starting = new ReentrantLock();
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (a leading -- is optional).")
     List<String> command;
 
@@ -89,7 +98,17 @@ final class RunCommand implements Callable<Integer> {
         PrintStream err = System.err;
         AtomicReference<Process> running = new AtomicReference<>();
         AtomicReference<EndReason> ended = new AtomicReference<>();
-        Thread stopper = new Thread(() -> stop(running.get()), "stagger-run-stop");
+        Thread stopper = new Thread(() -> {
+            Process current;
+            starting.lock(); // a command being started is in `running` once we hold the lock
+            try {
+                exiting = true; // and no command starts after this
+                current = running.get();
+            } finally {
+                starting.unlock();
+            }
+            stop(current);
+        }, "stagger-run-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try {
             RetryPolicy.Builder policy = RetryPolicy.builder()
@@ -191,8 +210,17 @@ final class RunCommand implements Callable<Integer> {
 
     /** One attempt: start the command, wait for it (within what is left of the deadline). */
     private int runOnce(AtomicReference<Process> running, Duration remaining) throws Exception {
-        Process process = new ProcessBuilder(command).inheritIO().start();
-        running.set(process);
+        Process process;
+        starting.lock();
+        try {
+            if (exiting) {
+                throw new InterruptedException("stagger is exiting");
+            }
+            process = new ProcessBuilder(command).inheritIO().start();
+            running.set(process);
+        } finally {
+            starting.unlock();
+        }
         try {
             if (remaining == null) {
                 return process.waitFor();

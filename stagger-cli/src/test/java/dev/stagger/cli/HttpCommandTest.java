@@ -258,12 +258,16 @@ class HttpCommandTest {
     }
 
     @Test
-    void readsDurationsInEveryUnit() {
-        HttpCommand.DurationConverter c = new HttpCommand.DurationConverter();
-        assertThat(c.convert("200ms")).isEqualTo(Duration.ofMillis(200));
-        assertThat(c.convert("1.5s")).isEqualTo(Duration.ofMillis(1500));
-        assertThat(c.convert("1m")).isEqualTo(Duration.ofMinutes(1));
-        assertThat(c.convert("2h")).isEqualTo(Duration.ofHours(2));
+    void readsDurationsLikeEveryOtherCommandABareNumberBeingMilliseconds() {
+        then(503, "down");
+        assertThat(run(url("/items"), "--base", "1", "--max-delay", "1.5s", "--deadline", "1m", "--quiet")).isZero();
+        assertThat(seen).hasSize(2);
+    }
+
+    @Test
+    void aBadDurationIsAUsageErrorNamingTheValue() {
+        assertThat(run(url("/items"), "--base", "soon")).isEqualTo(HttpCommand.EXIT_USAGE);
+        assertThat(stderr.toString()).contains("'soon'");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,28 +81,74 @@ class RunCommandTest {
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertThat(o.exitCode()).isEqualTo(RunCommand.EXIT_DEADLINE);
         assertThat(o.err()).contains("deadline 300ms passed");
-        assertThat(ms).isLessThan(5_000);
+        assertThat(ms).isLessThan(9_000); // far less than the command's 10 s, with room for a loaded machine
     }
 
     @Test
     void aWaitThatWouldPassTheDeadlineEndsTheRunWith124() {
-        SimCliRunner.Outcome o = SimCliRunner.run("run", "--deadline", "200ms", "--base", "5s", "--max-delay", "5s",
+        // the deadline is long enough for `false` to run on a loaded machine, the wait far longer than it
+        SimCliRunner.Outcome o = SimCliRunner.run("run", "--deadline", "20s", "--base", "1h", "--max-delay", "1h",
                 "--jitter", "none", "--", "false");
         assertThat(o.exitCode()).isEqualTo(RunCommand.EXIT_DEADLINE);
         assertThat(o.err()).contains("would pass before the next attempt; last exit code 1");
     }
 
     @Test
-    void anInterruptStopsTheCommandAndExitsWith130() throws Exception {
+    void anInterruptStopsTheCommandAndExitsWith130(@TempDir Path dir) throws Exception {
+        Path pidFile = dir.resolve("child.pid");
         AtomicReference<SimCliRunner.Outcome> outcome = new AtomicReference<>();
-        Thread runner = new Thread(() -> outcome.set(SimCliRunner.run("run", "--", "sleep", "10")));
+        Thread runner = new Thread(() -> outcome.set(SimCliRunner.run("run", "--", "sh", "-c",
+                "echo $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + " && exec sleep 60")));
         runner.start();
-        Thread.sleep(300); // let the command start; the assertion below does not depend on this timing
-        runner.interrupt();
-        runner.join(10_000);
-        assertThat(runner.isAlive()).isFalse();
-        assertThat(outcome.get().exitCode()).isEqualTo(RunCommand.EXIT_INTERRUPTED);
-        assertThat(outcome.get().err()).contains("interrupted");
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(pidFile) && System.nanoTime() < deadline && runner.isAlive()) {
+                Thread.sleep(5); // polling for the command to exist, not timing a delay
+            }
+            assertThat(pidFile).as("the command started").exists();
+            long child = Long.parseLong(Files.readString(pidFile).strip());
+
+            runner.interrupt();
+            runner.join(30_000);
+            assertThat(runner.isAlive()).isFalse();
+            assertThat(outcome.get().exitCode()).isEqualTo(RunCommand.EXIT_INTERRUPTED);
+            assertThat(outcome.get().err()).contains("interrupted");
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                    .as("the command was stopped").isFalse();
+        } finally {
+            if (Files.exists(pidFile)) { // a failed run must not leave the sleep behind
+                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    @Test
+    void sigtermToStaggerStopsTheRunningCommandBeforeItExits(@TempDir Path dir) throws Exception {
+        Path pidFile = dir.resolve("child.pid");
+        Process stagger = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--quiet", "--",
+                "sh", "-c", "echo $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + " && exec sleep 60")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("stagger.log").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(pidFile) && System.nanoTime() < deadline && stagger.isAlive()) {
+                Thread.sleep(2); // polling for the child to exist (soon after it does is the racy moment), not timing a delay
+            }
+            assertThat(pidFile).as("the command started").exists();
+            long child = Long.parseLong(Files.readString(pidFile).strip());
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive)).contains(true);
+
+            stagger.destroy(); // SIGTERM
+            assertThat(stagger.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(stagger.exitValue()).isEqualTo(128 + 15);
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false))
+                    .as("the command was stopped before stagger exited").isFalse();
+        } finally {
+            stagger.destroyForcibly();
+            if (Files.exists(pidFile)) { // a failed run must not leave the sleep behind
+                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
     }
 
     @Test

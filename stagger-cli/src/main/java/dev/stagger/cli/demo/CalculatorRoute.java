@@ -18,6 +18,9 @@ final class CalculatorRoute implements DemoRoute {
         int retries = Json.intField(r, "retries", 1000, 1, 100_000);
         int baseMs = Json.intField(r, "baseMs", 200, 1, 60_000);
         int capMs = Json.intField(r, "capMs", 5_000, 1, 3_600_000);
+        if (capMs < baseMs) { // as the send panel: a cap below the base would make every wait the cap
+            throw new IllegalArgumentException("capMs must be >= baseMs, got capMs=" + capMs + " baseMs=" + baseMs);
+        }
         var capped = Backoff.exponential(Duration.ofMillis(baseMs)).maxDelay(Duration.ofMillis(capMs));
         var uncapped = Backoff.exponential(Duration.ofMillis(baseMs));
         double cappedNanos = 0;

@@ -52,14 +52,26 @@ public final class DemoServer implements AutoCloseable {
         connector.setHost(host);
         connector.setPort(port);
         server.addConnector(connector);
+        idempotencyStore = JdbcIdempotencyStore.sqlite(dataDir.resolve("idempotency.db"));
+        JobsLab jobs = null;
+        try {
+            jobs = new JobsLab(dataDir);
+            start(jobs);
+        } catch (Exception | Error e) {
+            // nothing half-started may outlive a failed start: Jetty's threads would keep the JVM alive
+            closeAll(server, jobs, idempotencyStore, e);
+            throw e;
+        }
+        jobsLab = jobs;
+    }
 
+    private void start(JobsLab jobs) throws Exception {
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
         FlakyDownstream downstream = new FlakyDownstream();
         context.addServlet(new ServletHolder(downstream), "/downstream/*");
         context.addServlet(new ServletHolder(new ApiServlet()), "/api/*");
         PaymentShop shop = new PaymentShop();
-        idempotencyStore = JdbcIdempotencyStore.sqlite(dataDir.resolve("idempotency.db"));
         context.addServlet(new ServletHolder(shop.chargeServlet()), "/shop/*");
         // the fault sits outside the idempotency filter: the answer is stored, then lost on the wire
         context.addFilter(new FilterHolder(shop.loseFirstResponse()), "/shop/*", EnumSet.of(DispatcherType.REQUEST));
@@ -78,10 +90,9 @@ public final class DemoServer implements AutoCloseable {
         PaymentLab payments = new PaymentLab(shop, base.resolve("shop/"), http);
         routes.put("pay", payments::pay);
         routes.put("bad-request", payments::badRequest);
-        jobsLab = new JobsLab(dataDir);
-        routes.put("jobs", jobsLab::list);
-        routes.put("jobs-enqueue", jobsLab::enqueue);
-        routes.put("jobs-redrive", jobsLab::redrive);
+        routes.put("jobs", jobs::list);
+        routes.put("jobs-enqueue", jobs::enqueue);
+        routes.put("jobs-redrive", jobs::redrive);
 
         CircuitBreaker breaker = BreakerLab.newBreaker();
         RetryBudget budget = BreakerLab.newBudget();
@@ -105,11 +116,35 @@ public final class DemoServer implements AutoCloseable {
         server.join();
     }
 
+    /** Stops the server, the job workers and the stores; each is closed even when an earlier one fails. */
     @Override
     public void close() throws Exception {
-        server.stop();
-        jobsLab.close();
-        idempotencyStore.close();
+        Exception failed = closeAll(server, jobsLab, idempotencyStore, null);
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /** Closes what is there in order, keeping the first failure (added to {@code first} when given). */
+    private static <T extends Throwable> Exception closeAll(Server server, JobsLab jobs, JdbcIdempotencyStore store, T first) {
+        Exception failed = null;
+        for (AutoCloseable c : new AutoCloseable[] {server::stop, jobs, store}) {
+            if (c == null) {
+                continue;
+            }
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (first != null) {
+                    first.addSuppressed(e);
+                } else if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        return failed;
     }
 
     private final class ApiServlet extends HttpServlet {
@@ -132,6 +167,11 @@ public final class DemoServer implements AutoCloseable {
                         ? JSON.readTree(req.getInputStream()) : JSON.createObjectNode();
                 if (body == null || body.isMissingNode()) {
                     body = JSON.createObjectNode();
+                }
+                if (!body.isObject()) {
+                    resp.setStatus(400);
+                    JSON.writeValue(resp.getOutputStream(), Map.of("error", "request body must be a JSON object, got " + body));
+                    return;
                 }
                 if (body instanceof ObjectNode object) {
                     req.getParameterMap().forEach((k, v) -> {

@@ -32,6 +32,9 @@ final class Json {
         if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
             return fallback;
         }
+        if (!(n.isNumber() || n.isTextual())) {
+            throw new IllegalArgumentException(field + " must be a number, got " + n);
+        }
         double v;
         try {
             v = n.isNumber() ? n.asDouble() : Double.parseDouble(n.asText().trim());
@@ -45,16 +48,28 @@ final class Json {
     }
 
     static String choice(JsonNode request, String field, String fallback, String... allowed) {
-        JsonNode n = request.get(field);
-        if (n == null || n.isNull() || n.asText().isBlank()) {
+        String text = text(request, field, "");
+        if (text.isBlank()) {
             return fallback;
         }
         for (String a : allowed) {
-            if (a.equals(n.asText())) {
+            if (a.equals(text)) {
                 return a;
             }
         }
-        throw new IllegalArgumentException(field + " must be one of " + String.join(", ", allowed) + ", got '" + n.asText() + "'");
+        throw new IllegalArgumentException(field + " must be one of " + String.join(", ", allowed) + ", got '" + text + "'");
+    }
+
+    /** A text field; absent or null gives {@code fallback}, and an object, array or other non-text value is refused. */
+    static String text(JsonNode request, String field, String fallback) {
+        JsonNode n = request.get(field);
+        if (n == null || n.isNull()) {
+            return fallback;
+        }
+        if (!n.isValueNode()) {
+            throw new IllegalArgumentException(field + " must be text, got " + n);
+        }
+        return n.asText();
     }
 
     static boolean boolField(JsonNode request, String field, boolean fallback) {
@@ -64,6 +79,9 @@ final class Json {
         }
         if (n.isBoolean()) {
             return n.asBoolean();
+        }
+        if (!n.isValueNode()) {
+            throw new IllegalArgumentException(field + " must be true or false, got " + n);
         }
         String s = n.asText();
         if ("true".equals(s) || "false".equals(s)) {

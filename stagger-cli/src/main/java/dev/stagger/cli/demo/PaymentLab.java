@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class PaymentLab {
     private static final int ATTEMPTS = 4;
+    /** Every request to the shop is bounded, so a stuck connection cannot hold a page request forever. */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private final PaymentShop server;
     private final URI shop;
@@ -61,7 +63,7 @@ final class PaymentLab {
                 log.add(outcome);
             }
         };
-        HttpRequest request = HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":4200,\"currency\":\"EUR\"}")).build();
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(ATTEMPTS).backoff(Backoff.fixed(Duration.ofMillis(50))).build();
         try {
@@ -83,7 +85,7 @@ final class PaymentLab {
     }
 
     BadRequestResult badRequest(JsonNode r) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(shop.resolve("charge/bad")).header("Content-Type", "application/json")
+        HttpRequest request = HttpRequest.newBuilder(shop.resolve("charge/bad")).timeout(REQUEST_TIMEOUT).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":4200}")).build();
         List<Integer> naive = new ArrayList<>();
         for (int i = 0; i < 5; i++) {

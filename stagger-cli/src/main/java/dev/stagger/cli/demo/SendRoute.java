@@ -35,7 +35,7 @@ final class SendRoute implements DemoRoute {
         int slowMs = Json.intField(r, "slowMs", 0, 0, 5_000);
         int timeoutMs = Json.intField(r, "attemptTimeoutMs", 2_000, 50, 30_000);
 
-        List<FlakyDownstream.Step> script = scripted(r.path("script").asText(""), slowMs);
+        List<FlakyDownstream.Step> script = scripted(Json.text(r, "script", ""), slowMs);
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int i = script.size(); i < knobs.maxAttempts(); i++) {
             if (i == 0 && rateLimit) {
@@ -66,7 +66,11 @@ final class SendRoute implements DemoRoute {
         return timeline.result(answer);
     }
 
-    /** An explicit script such as "503,429,200" (429 and 503 carry no Retry-After unless written "429:1"). */
+    /**
+     * An explicit script such as "503,429,200" (429 and 503 carry no Retry-After unless written
+     * "429:1"). Only final statuses (200-599): a 1xx is an interim answer, and scripting one would
+     * leave the client waiting for a final answer until its timeout.
+     */
     static List<FlakyDownstream.Step> scripted(String text, int slowMs) {
         List<FlakyDownstream.Step> steps = new ArrayList<>();
         if (text.isBlank()) {
@@ -74,8 +78,8 @@ final class SendRoute implements DemoRoute {
         }
         for (String part : text.split(",")) {
             String p = part.trim();
-            if (!p.matches("[1-5]\\d\\d(:\\d{1,3})?")) {
-                throw new IllegalArgumentException("script must be HTTP statuses like 503,429:1,200; got '" + p + "'");
+            if (!p.matches("[2-5]\\d\\d(:\\d{1,3})?")) {
+                throw new IllegalArgumentException("script must be HTTP statuses 200-599 like 503,429:1,200; got '" + p + "'");
             }
             String[] bits = p.split(":");
             steps.add(new FlakyDownstream.Step(Integer.parseInt(bits[0]), bits.length > 1 ? Integer.parseInt(bits[1]) : 0, slowMs));
