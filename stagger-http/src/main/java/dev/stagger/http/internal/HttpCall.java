@@ -135,7 +135,7 @@ public final class HttpCall implements Classifier, RetryListener {
 
     @Override
     public void onRetryScheduled(RetryEvent.RetryScheduled event) {
-        ResponseBodies.discard(event.result());
+        ResponseBodies.discard(event.result(), clock);
         if (listeners.isEmpty()) {
             return;
         }
@@ -154,7 +154,7 @@ public final class HttpCall implements Classifier, RetryListener {
     @Override
     public void onCallFinished(RetryEvent.CallFinished event) {
         if (event.failure() instanceof RetryRefusedException && !lastAccepted) {
-            ResponseBodies.discard(lastResult); // refused by breaker or budget: the caller never sees it
+            ResponseBodies.discard(lastResult, clock); // refused by breaker or budget: the caller never sees it
         }
     }
 }
