@@ -54,7 +54,7 @@ function drawTimeline(result) {
   host.innerHTML = "";
   const W = 1000, rowH = 34, H = 50 + rowH * (result.attempts.length + result.waits.length);
   const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "timeline of attempts and waits", id: "timeline-svg" }, host);
-  const planned = (w) => Math.max(w.rawMs + w.hintMs, w.delayMs);
+  const planned = (w) => Math.max(Math.max(w.rawMs, 0) + w.hintMs, w.delayMs);
   const total = Math.max(result.totalMs, ...result.waits.map((w) => w.startMs + planned(w)), 1);
   const right = W - 250; // room for the labels after the last bar
   const x = (t) => 110 + (t / total) * (right - 110);
@@ -86,7 +86,7 @@ function drawTimeline(result) {
         fill: "var(--wait)", class: "wait-bar" }, s);
       const hint = w.hintMs > 0 ? `, Retry-After ${ms(w.hintMs)}` : "";
       svg("text", { x: x(w.startMs + plan) + 6, y: y + 20, "font-size": 12 }, s).textContent =
-        `slept ${ms(w.delayMs)} of ${ms(w.rawMs)} backoff${hint}`;
+        w.rawMs < 0 ? `slept ${ms(w.delayMs)} (decorrelated jitter)${hint}` : `slept ${ms(w.delayMs)} of ${ms(w.rawMs)} backoff${hint}`;
     }
     y += rowH;
   }
@@ -107,7 +107,8 @@ $("send-form").addEventListener("submit", async (ev) => {
       r.attempts.map((a) => {
         const w = r.waits.find((x) => x.beforeAttempt === a.attempt + 1);
         return [a.attempt, a.outcome, ms(a.startMs), ms(a.endMs - a.startMs),
-          w ? ms(w.delayMs) : "—", w ? ms(w.rawMs) : "—", w ? ms(Math.max(0, w.rawMs + w.hintMs - w.delayMs)) : "—"];
+          w ? ms(w.delayMs) : "—", w && w.rawMs >= 0 ? ms(w.rawMs) : "—",
+          w && w.rawMs >= 0 ? ms(Math.max(0, w.rawMs + w.hintMs - w.delayMs)) : "—"];
       }));
   } catch (e) {
     status("send-status", e.message, true);

@@ -38,8 +38,14 @@ record PolicyKnobs(int maxAttempts, int baseMs, int capMs, String jitter, int de
         return Backoff.exponential(Duration.ofMillis(baseMs)).maxDelay(Duration.ofMillis(capMs));
     }
 
-    /** The delay of retry k before jitter. */
+    /**
+     * The delay of retry k before jitter, or -1 for decorrelated jitter, whose random walk has no
+     * un-jittered delay to compare with.
+     */
     IntToLongFunction rawDelayNanos() {
+        if (jitter.equals("decorrelated")) {
+            return retry -> -1;
+        }
         ExponentialBackoff raw = exponential();
         return raw::rawDelayNanos;
     }

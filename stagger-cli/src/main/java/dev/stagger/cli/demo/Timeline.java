@@ -14,7 +14,10 @@ final class Timeline implements RetryListener {
     record Attempt(int attempt, double startMs, double endMs, String outcome, boolean ok) {
     }
 
-    /** One wait; {@code rawMs} is the backoff before jitter, {@code hintMs} the server's Retry-After. */
+    /**
+     * One wait; {@code rawMs} is the backoff before jitter (-1 when the strategy has none),
+     * {@code hintMs} the server's Retry-After.
+     */
     record Wait(int beforeAttempt, double startMs, double delayMs, double rawMs, double hintMs) {
     }
 
@@ -55,9 +58,10 @@ final class Timeline implements RetryListener {
     @Override
     public void onRetryScheduled(RetryEvent.RetryScheduled e) {
         int retry = e.nextAttempt() - 1;
+        long raw = rawDelayNanos.applyAsLong(retry);
         lock.lock();
         try {
-            waits.add(new Wait(e.nextAttempt(), now(), e.delay().toNanos() / 1e6, rawDelayNanos.applyAsLong(retry) / 1e6,
+            waits.add(new Wait(e.nextAttempt(), now(), e.delay().toNanos() / 1e6, raw < 0 ? -1 : raw / 1e6,
                     e.decision().minDelayNanos() / 1e6));
         } finally {
             lock.unlock();
