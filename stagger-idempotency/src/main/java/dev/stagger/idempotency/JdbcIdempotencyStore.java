@@ -50,6 +50,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     private final String table;
     private final Clock clock;
     private final Dialect dialect;
+    /** The claim: insert-if-absent on the scope id, so the first of concurrent claims wins. */
+    private final String insertClaim;
     private final ConnectionPool ownPool;
 
     private JdbcIdempotencyStore(Builder b, Dialect dialect) {
@@ -58,6 +60,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         this.table = b.table;
         this.clock = b.clock;
         this.dialect = dialect;
+        this.insertClaim = dialect.insertIfAbsent(table,
+                List.of("scope_id", "fingerprint", "state", "lease_token", "lease_until", "expires_at", "created_at"),
+                List.of("scope_id"));
     }
 
     /** A store in the SQLite file {@code file} (created with its directories when missing). */
@@ -202,15 +207,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     private boolean insert(Connection c, String id, String fingerprint, String token, long leaseUntil,
                            long expiresAt, long now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
-                + " (scope_id, fingerprint, state, lease_token, lease_until, expires_at, created_at)"
-                + " VALUES (?, ?, 'IN_FLIGHT', ?, ?, ?, ?) ON CONFLICT (scope_id) DO NOTHING")) {
+        try (PreparedStatement ps = c.prepareStatement(insertClaim)) {
             ps.setString(1, id);
             ps.setString(2, fingerprint);
-            ps.setString(3, token);
-            ps.setLong(4, leaseUntil);
-            ps.setLong(5, expiresAt);
-            ps.setLong(6, now);
+            ps.setString(3, "IN_FLIGHT");
+            ps.setString(4, token);
+            ps.setLong(5, leaseUntil);
+            ps.setLong(6, expiresAt);
+            ps.setLong(7, now);
             return ps.executeUpdate() == 1;
         }
     }

@@ -1,15 +1,13 @@
 package dev.stagger.jdbc;
 
-import java.io.PrintWriter;
+import dev.stagger.jdbc.internal.SimpleDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -18,7 +16,7 @@ import javax.sql.DataSource;
  * commits fail with a given exception (after really committing, like a connection lost while the
  * server's acknowledgement was on its way).
  */
-final class TrackingDataSource implements DataSource {
+final class TrackingDataSource extends SimpleDataSource {
     /** A connection's settings when it was handed back. */
     record Settings(boolean autoCommit, int isolation, boolean readOnly) {
     }
@@ -77,43 +75,4 @@ final class TrackingDataSource implements DataSource {
                 });
     }
 
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-        // not used
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-        // not used
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
-    }
 }

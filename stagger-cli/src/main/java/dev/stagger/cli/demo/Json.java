@@ -9,42 +9,41 @@ final class Json {
 
     static int intField(JsonNode request, String field, int fallback, int min, int max) {
         JsonNode n = request.get(field);
-        if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
+        Double v = number(n, field);
+        if (v == null) {
             return fallback;
-        }
-        if (!(n.isNumber() || n.isTextual())) {
-            throw new IllegalArgumentException(field + " must be a number, got " + n);
-        }
-        double v;
-        try {
-            v = n.isNumber() ? n.asDouble() : Double.parseDouble(n.asText().trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(field + " must be a number, got '" + n.asText() + "'");
         }
         if (!(v >= min && v <= max) || v != Math.rint(v)) {
             throw new IllegalArgumentException(field + " must be a whole number in [" + min + ", " + max + "], got " + n.asText());
         }
-        return (int) v;
+        return v.intValue();
     }
 
     static double doubleField(JsonNode request, String field, double fallback, double min, double max) {
         JsonNode n = request.get(field);
-        if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
+        Double v = number(n, field);
+        if (v == null) {
             return fallback;
-        }
-        if (!(n.isNumber() || n.isTextual())) {
-            throw new IllegalArgumentException(field + " must be a number, got " + n);
-        }
-        double v;
-        try {
-            v = n.isNumber() ? n.asDouble() : Double.parseDouble(n.asText().trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(field + " must be a number, got '" + n.asText() + "'");
         }
         if (!(v >= min && v <= max)) {
             throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "], got " + n.asText());
         }
         return v;
+    }
+
+    /** The field as a number (JSON number or numeric text), or null when absent or blank. */
+    private static Double number(JsonNode n, String field) {
+        if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
+            return null;
+        }
+        if (!(n.isNumber() || n.isTextual())) {
+            throw new IllegalArgumentException(field + " must be a number, got " + n);
+        }
+        try {
+            return n.isNumber() ? n.asDouble() : Double.parseDouble(n.asText().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " must be a number, got '" + n.asText() + "'");
+        }
     }
 
     static String choice(JsonNode request, String field, String fallback, String... allowed) {
