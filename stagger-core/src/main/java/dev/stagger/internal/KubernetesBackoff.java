@@ -99,8 +99,12 @@ public final class KubernetesBackoff implements Backoff {
 
     /** The largest duration the schedule ever holds (the sleep before its jitter). */
     private long largestDuration() {
-        if (steps == 0 || factor <= 1) {
-            return durationNanos; // never changes, or only shrinks (a cap below it is never above it)
+        if (steps == 0 || factor == 0) {
+            return durationNanos; // never changes
+        }
+        if (factor <= 1) {
+            // only shrinks, except that float64(D) may round up past 2^53; no step goes further
+            return Math.max(durationNanos, (long) (double) durationNanos);
         }
         long largest = durationNanos;
         long d = durationNanos;

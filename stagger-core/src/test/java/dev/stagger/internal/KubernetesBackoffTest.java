@@ -59,6 +59,8 @@ class KubernetesBackoffTest {
             + " | 10000000    | 5   | 0.1 | 4  | 0          | 0.5 | 10500000 52500000 262500000 1312500000 6562500000 6562500000",
         "jitter 1 under a cap: the cap plus all of its jitter"
             + " | 1000000000  | 3   | 1   | 10 | 5000000000 | 0.5 | 1500000000 4500000000 7500000000 7500000000",
+        "factor 1 past 2^53: the product is rounded to a double, as in Go"
+            + " | 9007199254740995 | 1 | 0 | 2 | 0          | 0.5 | 9007199254740995 9007199254740996 9007199254740996",
         "jitter truncates to whole nanoseconds"
             + " | 7           | 1   | 0.5 | 3  | 0          | 0.3 | 8 8 8 8",
     })
@@ -81,6 +83,7 @@ class KubernetesBackoffTest {
         "the duration, when the factor is 0                | 10000000000 | 0   | 0   | 5  | 3000000000 | 10000000000",
         "the duration, when the factor shrinks it          | 10000000000 | 0.1 | 0   | 3  | 3000000000 | 10000000000",
         "the truncated steps                               | 3           | 1.5 | 0   | 5  | 0          | 19",
+        "the duration rounded up past 2^53 by factor 1     | 9007199254740995 | 1 | 0 | 2 | 0          | 9007199254740996",
     })
     void declaresTheLargestSleepItCanTakeAsItsCeiling(String name, long duration, double factor, double jitter,
                                                       int steps, long cap, long largest) {
