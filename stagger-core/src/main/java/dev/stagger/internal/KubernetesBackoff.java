@@ -4,13 +4,32 @@ import dev.stagger.Backoff;
 import dev.stagger.RandomSource;
 import java.time.Duration;
 
-/** Kubernetes wait.Backoff's Step(). See {@link Backoff#kubernetes}. */
+/**
+ * Kubernetes apimachinery's {@code wait.Backoff.Step()}, with the same integer arithmetic. Per
+ * retry, with {@code D} the current duration:
+ * <ul>
+ *   <li>steps left below 1: sleep {@code D} (jittered); nothing changes;
+ *   <li>otherwise one step is used; if {@code factor != 0} the next duration is
+ *       {@code (long) (D · factor)}, and if {@code cap > 0} and it exceeds the cap it becomes the
+ *       cap and no steps are left; if {@code factor == 0} it stays {@code D} (the cap is not
+ *       applied); then sleep {@code D} (jittered) and move to the next duration.
+ *   <li>jittered: {@code D + (long) (r · jitter · D)} with {@code r} in [0, 1), only when
+ *       {@code jitter > 0}.
+ * </ul>
+ * The sleep itself is never capped, only the next duration: a first duration above the cap is
+ * slept once as given, then the cap. Where Go's int64 arithmetic would overflow (past ~292 years)
+ * the values saturate at {@link Long#MAX_VALUE} nanoseconds instead. See {@link Backoff#kubernetes}.
+ */
 public final class KubernetesBackoff implements Backoff {
+    /** Steps simulated to find the largest duration; beyond it a growing schedule is bounded by the cap or not at all. */
+    private static final int SIMULATED_STEPS = 10_000;
+
     private final long durationNanos;
     private final double factor;
     private final double jitter;
     private final int steps;
     private final long capNanos;
+    private final long ceilingNanos;
 
     public KubernetesBackoff(Duration duration, double factor, double jitter, int steps, Duration cap) {
         this.durationNanos = Checks.nanos(Checks.positive("duration", duration));
@@ -24,38 +43,86 @@ public final class KubernetesBackoff implements Backoff {
         this.jitter = jitter;
         this.steps = Checks.atLeast("steps", steps, 0);
         this.capNanos = Checks.nanos(Checks.nonNegative("cap", cap));
+        this.ceilingNanos = largestJittered(largestDuration());
     }
 
+    /** The largest sleep: the largest duration the schedule holds, plus all of its jitter. */
     @Override
     public Duration maxDelay() {
-        long limit = capNanos > 0 ? capNanos : Long.MAX_VALUE;
-        return Duration.ofNanos(Checks.clampNanos(limit * (1 + jitter), Long.MAX_VALUE));
+        return Duration.ofNanos(ceilingNanos);
     }
 
     @Override
     public Schedule start(RandomSource random) {
-        long ceiling = maxDelay().toNanos();
         return new Schedule() {
-            private double d = durationNanos;
+            private long d = durationNanos;
             private int stepsLeft = steps;
 
             @Override
             public long nextDelayNanos(int retry) {
-                double current = d;
+                long current = d;
                 if (stepsLeft >= 1) {
                     stepsLeft--;
                     if (factor != 0) {
-                        d = Math.min(d * factor, Long.MAX_VALUE);
-                        if (capNanos > 0 && d > capNanos) {
-                            d = capNanos;
+                        long next = next(current);
+                        if (capNanos > 0 && next > capNanos) {
+                            next = capNanos;
                             stepsLeft = 0;
                         }
+                        d = next;
                     }
                 }
-                double sleep = jitter > 0 ? current + random.nextDouble() * jitter * current : current;
-                return Checks.clampNanos(sleep, ceiling);
+                return jitter > 0 ? jittered(current, random.nextDouble()) : current;
             }
         };
+    }
+
+    /** Go's {@code time.Duration(float64(d) * factor)}; Java's cast saturates where Go's overflows. */
+    private long next(long d) {
+        return (long) (d * factor);
+    }
+
+    /** Go's {@code wait.Jitter}: {@code d + time.Duration(r * jitter * float64(d))}, saturating. */
+    private long jittered(long d, double r) {
+        long extra = (long) (r * jitter * d);
+        return d > Long.MAX_VALUE - extra ? Long.MAX_VALUE : d + extra;
+    }
+
+    private long largestJittered(long d) {
+        if (jitter == 0) {
+            return d;
+        }
+        // r < 1, so r·jitter·d rounds to at most jitter·d: this is the bound of jittered(d, r)
+        long extra = (long) (jitter * d);
+        return d > Long.MAX_VALUE - extra ? Long.MAX_VALUE : d + extra;
+    }
+
+    /** The largest duration the schedule ever holds (the sleep before its jitter). */
+    private long largestDuration() {
+        if (steps == 0 || factor == 0) {
+            return durationNanos; // never changes
+        }
+        if (factor <= 1) {
+            // only shrinks, except that float64(D) may round up past 2^53; no step goes further
+            return Math.max(durationNanos, (long) (double) durationNanos);
+        }
+        long largest = durationNanos;
+        long d = durationNanos;
+        for (int i = 0; i < Math.min(steps, SIMULATED_STEPS); i++) {
+            long next = next(d);
+            if (capNanos > 0 && next > capNanos) {
+                return Math.max(largest, capNanos);
+            }
+            if (next == d) {
+                return largest; // a fixed point: truncation ate the growth, or saturated
+            }
+            d = next;
+            largest = Math.max(largest, d);
+        }
+        if (steps > SIMULATED_STEPS) {
+            return capNanos > 0 ? Math.max(largest, capNanos) : Long.MAX_VALUE;
+        }
+        return largest;
     }
 
     @Override

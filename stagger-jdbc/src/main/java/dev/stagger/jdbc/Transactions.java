@@ -7,9 +7,6 @@ import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLNonTransientConnectionException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
@@ -31,7 +28,9 @@ import javax.sql.DataSource;
  *
  * <p>Whether to retry is decided by the {@link Retry}'s policy, by default
  * {@link #defaultPolicy()}: {@link SqlClassifier} over up to 10 attempts with short jittered
- * waits. A failure of the commit itself that looks like a lost connection is reported as a
+ * waits. A failure of the commit itself that means the connection is gone (a connection
+ * exception type, SQLState class {@code 08} including {@code 08007}, a server ending the session,
+ * MySQL's "server gone away" or "lost connection") is reported as a
  * {@link TransactionOutcomeUnknownException} and not retried (unless
  * {@link Builder#retryWhenCommitOutcomeUnknown(boolean) asked}), because the commit may have
  * succeeded.
@@ -196,18 +195,11 @@ public final class Transactions {
         try {
             c.commit();
         } catch (SQLException e) {
-            if (!retryUnknownCommit && looksLikeLostConnection(e)) {
+            if (!retryUnknownCommit && SqlClassifier.meansConnectionLost(e)) {
                 throw new TransactionOutcomeUnknownException(e);
             }
             throw e;
         }
-    }
-
-    private static boolean looksLikeLostConnection(SQLException e) {
-        String state = e.getSQLState();
-        return e instanceof SQLRecoverableException || e instanceof SQLTransientConnectionException
-                || e instanceof SQLNonTransientConnectionException
-                || state != null && (state.startsWith("08") || state.equals("57P01"));
     }
 
     /** Restores the connection's settings and closes it; {@code failure} (if any) collects problems. */
@@ -297,6 +289,11 @@ public final class Transactions {
          * Whether a lost connection during commit is retried like any other connection failure.
          * Only for units of work that are idempotent in the database (for example, they first
          * check a unique operation id): the lost commit may have succeeded. Default false.
+         *
+         * <p>With it, the commit's failure reaches the policy's classifier unchanged. A driver that
+         * reports a lost commit as SQLState {@code 08007} (transaction resolution unknown) is still
+         * not retried by {@link SqlClassifier#defaults()}: add the state to the classifier too,
+         * {@code SqlClassifier.builder().retrySqlStates("08007")}.
          */
         public Builder retryWhenCommitOutcomeUnknown(boolean retry) {
             this.retryUnknownCommit = retry;

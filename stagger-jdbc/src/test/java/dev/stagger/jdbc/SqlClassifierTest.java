@@ -17,87 +17,12 @@ import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.SQLTransientException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 class SqlClassifierTest {
     private final SqlClassifier classifier = SqlClassifier.defaults();
 
     private Decision.Kind classify(Throwable failure) {
         return classifier.classify(null, failure, null).kind();
-    }
-
-    @ParameterizedTest(name = "SQLState {0} ({1}) is retried")
-    @CsvSource({
-        "40001, serialization failure",
-        "40P01, PostgreSQL deadlock detected",
-        "08000, connection exception",
-        "08001, unable to connect",
-        "08003, connection does not exist",
-        "08006, connection failure",
-        "08S01, MySQL communication link failure",
-        "53300, too many connections",
-        "57P01, admin shutdown",
-        "55P03, lock not available",
-        "40p01, lower-case state",
-    })
-    void retriesTransientSqlStates(String state, String meaning) {
-        assertThat(classify(new SQLException(meaning, state))).isEqualTo(Decision.Kind.RETRY);
-    }
-
-    @ParameterizedTest(name = "SQLState {0} ({1}) is not retried")
-    @CsvSource({
-        "23505, unique violation",
-        "23503, foreign key violation",
-        "23000, MySQL integrity constraint",
-        "42601, syntax error",
-        "42P01, undefined table",
-        "42000, MySQL syntax error or access rule",
-        "22001, string data right truncation",
-        "22012, division by zero",
-        "57014, query canceled (unknown: not in the table)",
-        "HY000, general error",
-        "XX000, internal error",
-        "40002, integrity constraint at commit (only 40001 and 40P01 are listed)",
-    })
-    void stopsOnPermanentAndUnknownSqlStates(String state, String meaning) {
-        assertThat(classify(new SQLException(meaning, state))).isEqualTo(Decision.Kind.STOP);
-    }
-
-    @ParameterizedTest(name = "MySQL/MariaDB error code {0} is retried")
-    @ValueSource(ints = {1213, 1205})
-    void retriesMySqlDeadlockAndLockWaitTimeout(int code) {
-        assertThat(classify(new SQLException("Deadlock found", "HY000", code))).isEqualTo(Decision.Kind.RETRY);
-    }
-
-    @ParameterizedTest(name = "MySQL/MariaDB error code {0} is not retried")
-    @ValueSource(ints = {1062, 1064, 1146, 1452})
-    void stopsOnOtherMySqlErrorCodes(int code) {
-        assertThat(classify(new SQLException("error", "HY000", code))).isEqualTo(Decision.Kind.STOP);
-    }
-
-    @ParameterizedTest(name = "SQLite message ''{0}'' is retried")
-    @ValueSource(strings = {
-        "[SQLITE_BUSY] The database file is locked (database is locked)",
-        "[SQLITE_LOCKED] A table in the database is locked (database table is locked)",
-        "[SQLITE_BUSY_SNAPSHOT] Another database connection has already written to the database",
-        "[SQLITE_BUSY_RECOVERY] Another process is recovering a WAL mode database file",
-        "[SQLITE_LOCKED_SHAREDCACHE] Contention with a different database connection",
-    })
-    void retriesSqliteBusyAndLockedIncludingExtendedCodes(String message) {
-        assertThat(classify(new SQLException(message, null, message.contains("BUSY") ? 5 : 6)))
-                .isEqualTo(Decision.Kind.RETRY);
-    }
-
-    @ParameterizedTest(name = "SQLite message ''{0}'' is not retried")
-    @ValueSource(strings = {
-        "[SQLITE_CONSTRAINT_UNIQUE] A UNIQUE constraint failed (UNIQUE constraint failed: t.id)",
-        "[SQLITE_ERROR] SQL error or missing database (no such table: t)",
-        "[SQLITE_READONLY] Attempt to write a readonly database",
-    })
-    void stopsOnOtherSqliteErrors(String message) {
-        assertThat(classify(new SQLException(message, null, 19))).isEqualTo(Decision.Kind.STOP);
     }
 
     @Test
@@ -187,6 +112,21 @@ class SqlClassifierTest {
         SqlClassifier everything = SqlClassifier.builder().retryIf(e -> true).build();
         assertThat(everything.classify(null, new TransactionOutcomeUnknownException(lost), null).kind())
                 .isEqualTo(Decision.Kind.STOP);
+    }
+
+    @Test
+    void stopsOnTransactionResolutionUnknownAnywhereInTheChain() {
+        SQLException unknown = new SQLTransientConnectionException("transaction resolution unknown", "08007");
+        unknown.setNextException(new SQLException("connection failure", "08006"));
+        assertThat(classify(new RuntimeException(unknown))).isEqualTo(Decision.Kind.STOP);
+    }
+
+    @Test
+    void aCallerWhoseUnitOfWorkIsIdempotentMayAddTransactionResolutionUnknown() {
+        SqlClassifier idempotent = SqlClassifier.builder().retrySqlStates("08007").build();
+        assertThat(idempotent.isRetryable(new SQLException("transaction resolution unknown", "08007"))).isTrue();
+        SQLException lost = new SQLException("transaction resolution unknown", "08007");
+        assertThat(idempotent.isRetryable(new TransactionOutcomeUnknownException(lost))).isFalse();
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.stagger.Backoff;
 import dev.stagger.EndReason;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
+import dev.stagger.jdbc.internal.SimpleDataSource;
 import dev.stagger.jdbc.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,6 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -213,6 +216,105 @@ class TransactionsPostgresTest {
             }
         })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("57014");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+    }
+
+    @Test
+    void aPooledConnectionClosedByTheIdleSessionTimeoutIsRetriedOnAFreshOne() throws Exception {
+        // what a pool hands out after the server ended the idle session: the first use fails with 57P05
+        DataSource agedFirst = new SimpleDataSource() {
+            private final AtomicInteger handedOut = new AtomicInteger();
+
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection c = db.getConnection();
+                if (handedOut.incrementAndGet() == 1) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("SET idle_session_timeout = '50ms'");
+                    }
+                    waitUntilTheServerClosed(c);
+                }
+                return c;
+            }
+        };
+        Transactions tx = Transactions.builder(agedFirst)
+                .retry(Retry.of("pg", Transactions.defaultPolicy()).withListener(listener))
+                .build();
+
+        tx.run(c -> increment(c, 1));
+
+        assertThat(listener.retriedStates()).containsExactly("57P05");
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isEqualTo(1);
+    }
+
+    /** Polls the server's view of the session (from another connection) until it is gone. */
+    private void waitUntilTheServerClosed(Connection c) throws SQLException {
+        int pid = c.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (query("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid) > 0) {
+            assertThat(System.nanoTime()).as("the idle session ends within 10 s").isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+
+    @Test
+    void aSessionTerminatedByAnAdministratorIsRetried() throws Exception {
+        Transactions tx = transactions(Connection.TRANSACTION_READ_COMMITTED);
+
+        tx.call((Connection c, AttemptContext attempt) -> {
+            increment(c, 1);
+            if (attempt.attempt() == 1) {
+                int pid = c.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+                exec("SELECT pg_terminate_backend(" + pid + ")");
+                increment(c, 2);
+            }
+            return null;
+        });
+
+        assertThat(listener.retriedStates()).singleElement().isIn("57P01", "08006");
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isEqualTo(1);
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 2")).isZero();
+    }
+
+    @Test
+    void aRowLockedByAnotherTransactionIsRetriedAfterNowaitFails() throws Exception {
+        Transactions tx = transactions(Connection.TRANSACTION_READ_COMMITTED);
+        try (Connection holder = db.getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1 FOR UPDATE");
+            }
+
+            tx.call((Connection c, AttemptContext attempt) -> {
+                if (attempt.attempt() == 2) {
+                    holder.commit();
+                }
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1 FOR UPDATE NOWAIT");
+                }
+                increment(c, 1);
+                return null;
+            });
+        }
+
+        assertThat(listener.retriedStates()).containsExactly("55P03");
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isEqualTo(1);
+    }
+
+    @Test
+    void aTransactionLeftIdleBeyondIdleInTransactionSessionTimeoutIsNotRetried() {
+        Transactions tx = transactions(Connection.TRANSACTION_READ_COMMITTED);
+
+        assertThatThrownBy(() -> tx.run(c -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL idle_in_transaction_session_timeout = '50ms'");
+            }
+            increment(c, 1);
+            waitUntilTheServerClosed(c);
+            increment(c, 2);
+        })).isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("25P03");
+
+        assertThat(listener.attempts.get()).isEqualTo(1);
+        assertThat(query("SELECT v FROM jdbc_tx_rows" + RUN + " WHERE id = 1")).isZero();
     }
 
     @Test

@@ -15,6 +15,8 @@ import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -26,11 +28,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(30)
 class TransactionsSqliteTest {
@@ -98,6 +103,28 @@ class TransactionsSqliteTest {
                 .allSatisfy(f -> assertThat(f).isInstanceOf(SQLException.class).hasMessageStartingWith("[SQLITE_BUSY"));
         assertThat(listener.calls).singleElement().extracting(RetryEvent.CallFinished::reason)
                 .isEqualTo(EndReason.RECOVERED);
+    }
+
+    @Test
+    void aReaderWhoseSnapshotWasOvertakenByAnotherWriterIsRetriedFromTheStart() throws Exception {
+        Transactions tx = transactions();
+        tx.run(c -> insert(c, 1, "seed"));
+
+        String seen = tx.call((Connection c, AttemptContext attempt) -> {
+            List<String> before = names(c); // WAL: this read fixes the transaction's snapshot
+            if (attempt.attempt() == 1) {
+                try (Connection other = db.getConnection()) {
+                    insert(other, 2, "other writer");
+                }
+            }
+            insert(c, 3, "after " + before.size());
+            return String.join(",", before);
+        });
+
+        assertThat(listener.retriedFailures).singleElement()
+                .satisfies(f -> assertThat(f).hasMessageStartingWith("[SQLITE_BUSY_SNAPSHOT]"));
+        assertThat(seen).isEqualTo("seed,other writer");
+        assertThat(names()).containsExactly("seed", "other writer", "after 2");
     }
 
     @Test
@@ -180,10 +207,26 @@ class TransactionsSqliteTest {
         });
     }
 
-    @Test
-    void aLostConnectionDuringCommitIsReportedAsOutcomeUnknownAndNotRetried() throws Exception {
+    static Stream<SQLException> lostCommits() {
+        return Stream.of(
+                new SQLException("I/O error: connection reset", "08006"),
+                new SQLTransientConnectionException("Communications link failure during commit(). Transaction"
+                        + " resolution unknown.", "08007"),
+                new SQLException("terminating connection due to administrator command", "57P01"),
+                new SQLException("terminating connection because of crash of another server process", "57P02"),
+                new SQLException("terminating connection due to idle-session timeout", "57P05"),
+                new SQLException("MySQL server has gone away", "HY000", 2006),
+                new SQLException("Lost connection to server during query", "HY000", 2013),
+                new SQLException("The client was disconnected by the server because of inactivity", "HY000", 4031),
+                new SQLException("Connection was killed", "70100", 1927),
+                new SQLRecoverableException("connection reset"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lostCommits")
+    void aLostConnectionDuringCommitIsReportedAsOutcomeUnknownAndNotRetried(SQLException lost) throws Exception {
         TrackingDataSource tracking = new TrackingDataSource(db);
-        tracking.failCommitsAfterCommitting(1, new SQLException("I/O error: connection reset", "08006"));
+        tracking.failCommitsAfterCommitting(1, lost);
         Transactions tx = Transactions.builder(tracking)
                 .retry(Retry.of("sqlite", Transactions.defaultPolicy()).withListener(listener))
                 .build();
@@ -194,6 +237,22 @@ class TransactionsSqliteTest {
 
         assertThat(listener.attempts.get()).isEqualTo(1);
         assertThat(names()).containsExactly("committed after all");
+    }
+
+    @Test
+    void aConnectionLostBeforeCommitIsRetriedAndTheWholeUnitRunsOnceToCommit() throws Exception {
+        Transactions tx = transactions();
+        AtomicInteger runs = new AtomicInteger();
+
+        tx.run(c -> {
+            insert(c, 1, "run " + runs.incrementAndGet());
+            if (runs.get() == 1) {
+                throw new SQLException("Lost connection to server during query", "HY000", 2013);
+            }
+        });
+
+        assertThat(listener.retriedStates()).containsExactly("HY000");
+        assertThat(names()).containsExactly("run 2");
     }
 
     @Test
@@ -308,9 +367,14 @@ class TransactionsSqliteTest {
     }
 
     private List<String> names() throws SQLException {
+        try (Connection c = db.getConnection()) {
+            return names(c);
+        }
+    }
+
+    private static List<String> names(Connection c) throws SQLException {
         List<String> names = new java.util.ArrayList<>();
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT name FROM jdbc_items ORDER BY id")) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT name FROM jdbc_items ORDER BY id")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
