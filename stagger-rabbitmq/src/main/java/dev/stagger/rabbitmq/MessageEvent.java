@@ -16,18 +16,20 @@ public final class MessageEvent {
     private final int maxAttempts;
     private final MessageOutcome outcome;
     private final Duration handlerTime;
+    private final Duration elapsed;
     private final Duration delay;
     private final EndReason endReason;
     private final Throwable failure;
 
     /**
      * @param messageId the message-id property, or null when the publisher set none
+     * @param elapsed the time since the message's first attempt began
      * @param delay the wait before the next attempt (RETRIED), else zero
      * @param endReason why a DEAD_LETTERED message ended, else null
      * @param failure the handler's failure, null when it succeeded
      */
     public MessageEvent(String consumer, String queue, String messageId, int attempt, int maxAttempts,
-                        MessageOutcome outcome, Duration handlerTime, Duration delay, EndReason endReason,
+                        MessageOutcome outcome, Duration handlerTime, Duration elapsed, Duration delay, EndReason endReason,
                         Throwable failure) {
         this.consumer = Objects.requireNonNull(consumer, "consumer must not be null");
         this.queue = Objects.requireNonNull(queue, "queue must not be null");
@@ -36,6 +38,7 @@ public final class MessageEvent {
         this.maxAttempts = maxAttempts;
         this.outcome = Objects.requireNonNull(outcome, "outcome must not be null");
         this.handlerTime = Objects.requireNonNull(handlerTime, "handlerTime must not be null");
+        this.elapsed = Objects.requireNonNull(elapsed, "elapsed must not be null");
         this.delay = Objects.requireNonNull(delay, "delay must not be null");
         this.endReason = endReason;
         this.failure = failure;
@@ -72,6 +75,11 @@ public final class MessageEvent {
     /** How long the handler ran (zero when it did not run: a message returned unopened at shutdown). */
     public Duration handlerTime() {
         return handlerTime;
+    }
+
+    /** The time since the message's first attempt began (wall clock, from {@link MessageHeaders#FIRST_ATTEMPT_AT}). */
+    public Duration elapsed() {
+        return elapsed;
     }
 
     /** The wait before the next attempt of a RETRIED message; zero otherwise. */

@@ -74,7 +74,7 @@ public final class DeliveryProcessor {
         Map<String, Object> headers = properties.getHeaders();
         int attempt = HeaderCodec.attempt(headers);
         if (closing.getAsBoolean()) {
-            tell(properties, attempt, MessageOutcome.RETURNED, 0, Duration.ZERO, null, null);
+            tell(properties, attempt, MessageOutcome.RETURNED, 0, -1, Duration.ZERO, null, null);
             giveBack(tag);
             return;
         }
@@ -96,13 +96,13 @@ public final class DeliveryProcessor {
         }
         long handlerNanos = Math.max(0, clock.nanoTime() - started);
         if (failure == null) {
-            tell(properties, attempt, MessageOutcome.SUCCEEDED, handlerNanos, Duration.ZERO, null, null);
+            tell(properties, attempt, MessageOutcome.SUCCEEDED, handlerNanos, firstAt, Duration.ZERO, null, null);
             ack(tag);
             return;
         }
         if (forced.getAsBoolean() || failure instanceof InterruptedException && closing.getAsBoolean()) {
             // stopped by the shutdown, not the message's fault: give it back without counting the attempt
-            tell(properties, attempt, MessageOutcome.RETURNED, handlerNanos, Duration.ZERO, null, failure);
+            tell(properties, attempt, MessageOutcome.RETURNED, handlerNanos, firstAt, Duration.ZERO, null, failure);
             giveBack(tag);
             return;
         }
@@ -140,13 +140,14 @@ public final class DeliveryProcessor {
         }
         if (republish(target, properties, headers, body)) {
             tell(properties, attempt, reason == null ? MessageOutcome.RETRIED : MessageOutcome.DEAD_LETTERED,
-                    handlerNanos, delay, reason, failure);
+                    handlerNanos, firstAt, delay, reason, failure);
             ack(tag);
         } else {
-            tell(properties, attempt, MessageOutcome.RETURNED, handlerNanos, Duration.ZERO, null, failure);
+            tell(properties, attempt, MessageOutcome.RETURNED, handlerNanos, firstAt, Duration.ZERO, null, failure);
             giveBack(tag);
         }
     }
+
 
     /** Sends a message that came back early to the level of what remains; not an attempt. */
     private void delayAgain(long tag, AMQP.BasicProperties properties, byte[] body, long remainingMillis) {
@@ -189,12 +190,14 @@ public final class DeliveryProcessor {
     }
 
     private void tell(AMQP.BasicProperties properties, int attempt, MessageOutcome outcome, long handlerNanos,
-                      Duration delay, EndReason reason, Throwable failure) {
+                      long firstAtMillis, Duration delay, EndReason reason, Throwable failure) {
         if (listeners.length == 0) {
             return;
         }
+        long elapsedMillis = firstAtMillis < 0 ? 0 : clock.currentTimeMillis() - firstAtMillis;
         MessageEvent event = new MessageEvent(name, topology.queue(), properties.getMessageId(), attempt,
-                step.maxAttempts(), outcome, Duration.ofNanos(handlerNanos), delay, reason, failure);
+                step.maxAttempts(), outcome, Duration.ofNanos(handlerNanos), Duration.ofMillis(Math.max(0, elapsedMillis)),
+                delay, reason, failure);
         for (MessageListener l : listeners) {
             try {
                 l.onMessage(event);
