@@ -2,8 +2,6 @@ package dev.stagger.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.Backoff;
@@ -43,14 +41,7 @@ class BrokerRestartTest {
             }).policy(RetryPolicy.builder().maxAttempts(20).backoff(Backoff.fixed(Duration.ofMillis(200))).build())
                     .delayLevels(TestBroker.levels(200)).concurrency(4).build();
             try (Connection publisher = factory.newConnection("stagger-test-publisher")) {
-                Channel ch = publisher.createChannel();
-                ch.queueDeclare(queue, true, false, false, null);
-                ch.confirmSelect();
-                for (int i = 0; i < MESSAGES; i++) {
-                    ch.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId("m-" + i).deliveryMode(2).build(),
-                            new byte[16]);
-                }
-                ch.waitForConfirmsOrDie(60_000);
+                TestBroker.publishPersistent(publisher, queue, MESSAGES);
             }
             consumer.start();
             TestBroker.await("a fifth handled", Duration.ofSeconds(60), () -> handled.size() >= MESSAGES / 5);

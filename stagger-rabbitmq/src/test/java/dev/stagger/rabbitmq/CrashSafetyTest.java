@@ -2,8 +2,6 @@ package dev.stagger.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.stagger.jdbc.SqliteDataSource;
 import java.io.BufferedReader;
@@ -88,15 +86,7 @@ class CrashSafetyTest {
         try (java.sql.Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE effects (message_id TEXT NOT NULL, pid INTEGER NOT NULL)");
         }
-        Channel ch = connection.createChannel();
-        ch.queueDeclare(queue, true, false, false, null);
-        ch.confirmSelect();
-        for (int i = 0; i < MESSAGES; i++) {
-            ch.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId("m-" + i).deliveryMode(2).build(),
-                    new byte[16]);
-        }
-        ch.waitForConfirmsOrDie(60_000);
-        TestBroker.close(ch);
+        TestBroker.publishPersistent(connection, queue, MESSAGES);
 
         long deadline = System.nanoTime() + RUN_LIMIT.toNanos();
         Random random = new Random(20);

@@ -64,6 +64,22 @@ final class TestBroker {
                 body.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Declares {@code queue} durable and publishes {@code n} persistent messages {@code m-0 .. m-(n-1)}, confirmed. */
+    static void publishPersistent(Connection connection, String queue, int n) throws Exception {
+        Channel ch = connection.createChannel();
+        try {
+            ch.queueDeclare(queue, true, false, false, null);
+            ch.confirmSelect();
+            for (int i = 0; i < n; i++) {
+                ch.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId("m-" + i).deliveryMode(2).build(),
+                        new byte[16]);
+            }
+            ch.waitForConfirmsOrDie(60_000);
+        } finally {
+            close(ch);
+        }
+    }
+
     /** Deletes a consumer's queues (work, delay levels, dead letters). */
     static void deleteQueues(Connection connection, RabbitConsumer consumer) throws IOException {
         deleteQueues(connection, consumer.queue());
