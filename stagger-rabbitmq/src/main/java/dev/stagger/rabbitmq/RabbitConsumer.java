@@ -187,6 +187,9 @@ public final class RabbitConsumer implements AutoCloseable {
                     }
                 });
             } catch (IOException | RuntimeException e) {
+                if (handlers != null) {
+                    handlers.shutdownNow();
+                }
                 closeQuietly();
                 throw e;
             }
