@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code stagger} command. */
 @Command(name = "stagger", mixinStandardHelpOptions = true, version = "stagger 0.1.0",
         description = "Retrying safely: backoff with jitter, budgets, breakers, idempotency keys, durable jobs.",
-        subcommands = {DemoCommand.class, SimulateCommand.class, RunCommand.class, HttpCommand.class, JobsCommand.class,
+        subcommands = {DemoCommand.class, SimulateCommand.class, RunCommand.class, HttpCommand.class, JobsCommand.class, RabbitMqCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

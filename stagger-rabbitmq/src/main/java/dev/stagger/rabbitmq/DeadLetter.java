@@ -1,0 +1,28 @@
+package dev.stagger.rabbitmq;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A message in a dead-letter queue, as {@link DeadLetters#list} shows it to an operator.
+ *
+ * @param messageId the publisher's message-id, when it set one
+ * @param attempts the attempts made
+ * @param endReason why it ended: an {@link dev.stagger.EndReason} name, or empty for a message
+ *     put there by something else
+ * @param deadAt when it was dead-lettered, when known
+ * @param redrives how many times it was re-driven before
+ * @param history its failures, oldest first
+ * @param bodyBytes the payload's size (the payload itself is not shown)
+ */
+public record DeadLetter(Optional<String> messageId, int attempts, Optional<String> endReason, Optional<Instant> deadAt,
+                         int redrives, List<MessageError> history, int bodyBytes) {
+    public DeadLetter {
+        Objects.requireNonNull(messageId, "messageId must not be null");
+        Objects.requireNonNull(endReason, "endReason must not be null");
+        Objects.requireNonNull(deadAt, "deadAt must not be null");
+        history = List.copyOf(history);
+    }
+}

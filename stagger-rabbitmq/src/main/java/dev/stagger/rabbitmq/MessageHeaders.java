@@ -1,0 +1,35 @@
+package dev.stagger.rabbitmq;
+
+/**
+ * The AMQP headers a {@link RabbitConsumer} writes on the messages it republishes, so that a
+ * message's retry state travels with it from one delivery (and one process) to the next, and an
+ * operator (or a consumer in another language) can read it. A message published by an application
+ * has none of them: its first delivery is attempt 1.
+ */
+public final class MessageHeaders {
+    /** The attempt this delivery is, 1 for the first (an int; absent means 1). */
+    public static final String ATTEMPT = "x-stagger-attempt";
+    /** When the first attempt ran, epoch milliseconds (a long); the policy's deadline runs from it. */
+    public static final String FIRST_ATTEMPT_AT = "x-stagger-first-attempt-at";
+    /** The seed of the message's backoff schedule (a long), so stateful schedules continue across deliveries. */
+    public static final String BACKOFF_SEED = "x-stagger-backoff-seed";
+    /** When a delayed retry is due, epoch milliseconds (a long); an earlier delivery is delayed again. */
+    public static final String DUE_AT = "x-stagger-due-at";
+    /**
+     * The error history: an array of tables, one per failed attempt, oldest first, with the keys
+     * {@code attempt} (int), {@code failed_at} (epoch ms, long), {@code exception} (class name) and
+     * {@code message} (the exception's message, at most 1,000 characters). At most the last 50 are kept.
+     */
+    public static final String ERRORS = "x-stagger-errors";
+    /** On a dead letter: why it ended, an {@link dev.stagger.EndReason} name ({@code EXHAUSTED}, {@code NOT_RETRYABLE}, ...). */
+    public static final String END_REASON = "x-stagger-end-reason";
+    /** On a dead letter: when it was dead-lettered, epoch milliseconds (a long). */
+    public static final String DEAD_AT = "x-stagger-dead-at";
+    /** How many times the message was sent back from the dead letters (an int). */
+    public static final String REDRIVES = "x-stagger-redrives";
+    /** Set by the consumer on each republish to match a broker's return to its publish; no meaning to readers. */
+    public static final String PUBLISH_ID = "x-stagger-publish-id";
+
+    private MessageHeaders() {
+    }
+}

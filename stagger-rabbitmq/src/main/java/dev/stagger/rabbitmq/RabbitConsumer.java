@@ -1,0 +1,428 @@
+package dev.stagger.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.stagger.Clock;
+import dev.stagger.RandomSource;
+import dev.stagger.RetryPolicy;
+import dev.stagger.rabbitmq.internal.ConfirmingPublisher;
+import dev.stagger.rabbitmq.internal.DeliveryProcessor;
+import dev.stagger.rabbitmq.internal.RetryStep;
+import dev.stagger.rabbitmq.internal.Topology;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Consumes a RabbitMQ queue and retries failed messages with backoff, without ever blocking a
+ * thread for the wait and without holding a short retry behind a long one.
+ *
+ * <pre>{@code
+ * RabbitConsumer consumer = RabbitConsumer.builder("orders", connectionFactory, message -> ship(message))
+ *         .policy(RetryPolicy.builder().maxAttempts(6).backoff(Backoff.exponential(Duration.ofSeconds(1))
+ *                 .maxDelay(Duration.ofMinutes(5)).jitter(Jitter.full())).build())
+ *         .concurrency(8)
+ *         .build();
+ * consumer.start();
+ * ...
+ * consumer.close();   // graceful: in-flight messages finish, the rest go back to the queue
+ * }</pre>
+ *
+ * <h2>What happens to a message</h2>
+ * The handler returns: the message is acknowledged. The handler throws: the policy decides, as a
+ * {@code Retry} call would (its classifier, attempt limit, deadline from the first attempt, the
+ * {@code Retry-After} rule). A retry is a copy of the message, with the attempt count, the
+ * backoff schedule's state and the error history in its {@link MessageHeaders headers}, published
+ * to the delay queue of the smallest {@link Builder#delayLevels delay level} at least as long as
+ * the backoff's (jittered) delay; when the level's time is up the broker moves it back to the work
+ * queue. A permanent failure, or the last allowed attempt, goes to the dead-letter queue
+ * {@code <queue>.stagger.dead} with its history and end reason ({@link DeadLetters} lists, re-drives
+ * and purges them). In both cases the original is acknowledged only after the broker has
+ * confirmed the copy (publisher confirms): a crash in between leaves a duplicate, never a loss.
+ *
+ * <h2>Timing</h2>
+ * A retry arrives no earlier than its delay (a copy that comes back early is delayed again for
+ * what remains, without counting an attempt) and, with the default levels (a 1-2-5 series from
+ * 20 ms to 1 hour), no later than the next level up: within 2.5 times the delay, or within 20 ms
+ * for delays under 20 ms, plus the broker's latency. Delays longer than the largest level wait in
+ * it repeatedly. Due times are wall-clock: consumers sharing a queue need roughly synchronised
+ * clocks (NTP is plenty). The delayed-message plugin is not used.
+ *
+ * <h2>Delivery</h2>
+ * At least once: a message can be handled twice after a crash, a lost connection or an
+ * unconfirmed republish. Make the effect idempotent, or record the message id in an
+ * {@code Inbox} (module stagger-inbox) in the handler's own transaction. The consumer opens its
+ * own connection from the factory; the factory's automatic recovery (on by default) reconnects it
+ * after a broker restart or a network failure and resumes consuming, and messages unacknowledged
+ * at that moment are delivered again. Publish persistent messages to durable queues for them to
+ * survive a broker restart; the queues this consumer declares are durable and its copies keep the
+ * original's delivery mode.
+ *
+ * <p>Thread-safe. {@link #start()} once; {@link #close()} from any thread, any number of times.
+ */
+public final class RabbitConsumer implements AutoCloseable {
+    private final String name;
+    private final ConnectionFactory factory;
+    private final MessageHandler handler;
+    private final String queue;
+    private final RetryPolicy policy;
+    private final long[] levelsMillis;
+    private final int prefetch;
+    private final int concurrency;
+    private final Duration shutdownTimeout;
+    private final Duration confirmTimeout;
+    private final boolean declareQueue;
+    private final MessageListener[] listeners;
+    private final Clock clock;
+    private final RandomSource random;
+    private final Topology topology;
+
+    private final ReentrantLock lifecycle = new ReentrantLock();
+    private volatile boolean closing;
+    private volatile boolean forced;
+    private Connection connection;
+    private ExecutorService handlers;
+    private boolean started;
+
+    private RabbitConsumer(Builder b) {
+        this.name = b.name;
+        this.factory = b.factory;
+        this.handler = b.handler;
+        this.queue = b.queue != null ? b.queue : b.name;
+        this.policy = b.policy;
+        this.levelsMillis = b.levels.stream().mapToLong(Duration::toMillis).toArray();
+        this.prefetch = b.prefetch;
+        this.concurrency = b.concurrency;
+        this.shutdownTimeout = b.shutdownTimeout;
+        this.confirmTimeout = b.confirmTimeout;
+        this.declareQueue = b.declareQueue;
+        this.listeners = b.listeners.toArray(new MessageListener[0]);
+        this.clock = b.clock;
+        this.random = b.random;
+        this.topology = new Topology(queue, levelsMillis);
+    }
+
+    /**
+     * A consumer named {@code name} (its connection's name; also the work queue's unless
+     * {@link Builder#queue} says otherwise) that opens its connection from {@code factory}.
+     */
+    public static Builder builder(String name, ConnectionFactory factory, MessageHandler handler) {
+        return new Builder(name, factory, handler);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The work queue. */
+    public String queue() {
+        return queue;
+    }
+
+    /** The dead-letter queue, {@code <queue>.stagger.dead}. */
+    public String deadLetterQueue() {
+        return topology.deadQueue();
+    }
+
+    /** The delay queues, one per level, shortest first: {@code <queue>.stagger.delay-<millis>ms}. */
+    public List<String> delayQueues() {
+        return topology.delayQueues();
+    }
+
+    /**
+     * Connects, declares the queues (the work queue only when it does not exist yet and
+     * {@link Builder#declareQueue} is on) and starts consuming.
+     *
+     * @throws IOException when the broker cannot be reached or refuses the declarations
+     * @throws IllegalStateException when started before, or closed
+     */
+    public RabbitConsumer start() throws IOException {
+        lifecycle.lock();
+        try {
+            if (started || closing) {
+                throw new IllegalStateException("consumer " + name + " was started before");
+            }
+            started = true;
+            try {
+                connection = factory.newConnection(name);
+            } catch (TimeoutException e) {
+                throw new IOException("timed out connecting to the broker", e);
+            }
+            try {
+                boolean declareWork = declareQueue && !exists(queue);
+                Channel consume = connection.createChannel();
+                topology.declare(consume, declareWork);
+                ConfirmingPublisher publisher = new ConfirmingPublisher(connection.createChannel());
+                AtomicInteger threads = new AtomicInteger();
+                handlers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
+                        new LinkedBlockingQueue<>(), r -> {
+                            Thread t = new Thread(r, "stagger-rabbitmq-" + name + "-" + threads.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
+                DeliveryProcessor processor = new DeliveryProcessor(name, topology, consume, publisher,
+                        new RetryStep(name, policy), handler, listeners, clock, random, confirmTimeout,
+                        () -> closing, () -> forced);
+                ExecutorService pool = handlers;
+                consume.basicQos(prefetch);
+                consume.basicConsume(queue, false, name, new DefaultConsumer(consume) {
+                    @Override
+                    public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
+                                               byte[] body) {
+                        // never blocks: at most `prefetch` deliveries are unacknowledged, so the queue stays bounded
+                        pool.execute(() -> processor.process(envelope, properties, body));
+                    }
+                });
+            } catch (IOException | RuntimeException e) {
+                if (handlers != null) {
+                    handlers.shutdownNow();
+                }
+                closeQuietly();
+                throw e;
+            }
+            return this;
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    private boolean exists(String name) throws IOException {
+        Channel probe = connection.createChannel();
+        try {
+            probe.queueDeclarePassive(name);
+            return true;
+        } catch (IOException notFound) {
+            return false; // the failed passive declare closed the probe channel
+        } finally {
+            if (probe.isOpen()) {
+                try {
+                    probe.close();
+                } catch (TimeoutException | IOException ignored) {
+                    // the probe has done its job
+                }
+            }
+        }
+    }
+
+    /**
+     * Stops gracefully: no new deliveries; deliveries received but not started are returned to the
+     * queue unopened; running handlers get {@link Builder#shutdownTimeout} to finish (and their
+     * outcome is settled as usual), after which they are interrupted and their messages returned
+     * without counting the attempt. Then the connection closes. Idempotent.
+     */
+    @Override
+    public void close() {
+        lifecycle.lock();
+        try {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            if (handlers != null) {
+                handlers.shutdown();
+                try {
+                    if (!handlers.awaitTermination(shutdownTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                        forced = true;
+                        handlers.shutdownNow();
+                        handlers.awaitTermination(confirmTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                    }
+                } catch (InterruptedException e) {
+                    forced = true;
+                    handlers.shutdownNow();
+                    Thread.currentThread().interrupt();
+                }
+            }
+            closeQuietly();
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    private void closeQuietly() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (IOException | RuntimeException alreadyClosed) {
+                // nothing left to release
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RabbitConsumer[" + name + ", queue=" + queue + "]";
+    }
+
+    /** Configures a {@link RabbitConsumer}. Not thread-safe. */
+    public static final class Builder {
+        private final String name;
+        private final ConnectionFactory factory;
+        private final MessageHandler handler;
+        private String queue;
+        private RetryPolicy policy = RetryPolicy.background();
+        private List<Duration> levels = Topology.defaultLevels();
+        private int prefetch = -1;
+        private int concurrency = 4;
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private Duration confirmTimeout = Duration.ofSeconds(30);
+        private boolean declareQueue = true;
+        private final List<MessageListener> listeners = new ArrayList<>();
+        private Clock clock = Clock.system();
+        private RandomSource random = RandomSource.threadLocal();
+
+        private Builder(String name, ConnectionFactory factory, MessageHandler handler) {
+            this.name = queueName("name", name);
+            this.factory = Objects.requireNonNull(factory, "factory must not be null");
+            this.handler = Objects.requireNonNull(handler, "handler must not be null");
+        }
+
+        /** The work queue to consume; default: the consumer's name. */
+        public Builder queue(String queue) {
+            this.queue = queueName("queue", queue);
+            return this;
+        }
+
+        /**
+         * Decides which failures are retried, how often, how long apart and until when; default
+         * {@link RetryPolicy#background()} (8 attempts, 1 s base, 60 s cap, 10 min deadline).
+         * A policy built without a backoff has the default one.
+         */
+        public Builder policy(RetryPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy must not be null");
+            return this;
+        }
+
+        /**
+         * The delay levels, one delay queue each: a retry waits in the smallest level at least as
+         * long as its delay, so the levels' spacing is the timing tolerance. Default: a 1-2-5
+         * series from 20 ms to 1 hour (18 queues). Each at least 1 ms, whole milliseconds, no
+         * duplicates. Changing the levels of an existing queue leaves the old delay queues in
+         * place (delete them once empty).
+         */
+        public Builder delayLevels(List<Duration> levels) {
+            Objects.requireNonNull(levels, "delayLevels must not be null");
+            if (levels.isEmpty() || levels.size() > 100) {
+                throw new IllegalArgumentException("delayLevels must have 1 to 100 levels, got " + levels.size());
+            }
+            List<Duration> sorted = new ArrayList<>(levels);
+            for (Duration d : sorted) {
+                Objects.requireNonNull(d, "delayLevels must not contain null");
+                if (d.toMillis() < 1 || d.toNanos() % 1_000_000 != 0) {
+                    throw new IllegalArgumentException("delayLevels must be whole milliseconds of at least 1 ms, got " + d);
+                }
+            }
+            sorted.sort(null);
+            for (int i = 1; i < sorted.size(); i++) {
+                if (sorted.get(i).equals(sorted.get(i - 1))) {
+                    throw new IllegalArgumentException("delayLevels must not repeat a level, got " + sorted.get(i) + " twice");
+                }
+            }
+            this.levels = List.copyOf(sorted);
+            return this;
+        }
+
+        /** Unacknowledged messages the broker may send ahead; at least the concurrency. Default: twice the concurrency. */
+        public Builder prefetch(int prefetch) {
+            if (prefetch < 1 || prefetch > 65_535) {
+                throw new IllegalArgumentException("prefetch must be 1 to 65535, got " + prefetch);
+            }
+            this.prefetch = prefetch;
+            return this;
+        }
+
+        /** Handlers running at once, each on its own thread; default 4. */
+        public Builder concurrency(int concurrency) {
+            if (concurrency < 1 || concurrency > 10_000) {
+                throw new IllegalArgumentException("concurrency must be 1 to 10000, got " + concurrency);
+            }
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        /** How long {@link #close()} lets running handlers finish before interrupting them; default 30 s. */
+        public Builder shutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = nonNegative("shutdownTimeout", shutdownTimeout);
+            return this;
+        }
+
+        /**
+         * How long a republished retry or dead letter may wait for the broker's confirm before the
+         * original is returned to the queue instead; default 30 s.
+         */
+        public Builder confirmTimeout(Duration confirmTimeout) {
+            this.confirmTimeout = nonNegative("confirmTimeout", confirmTimeout);
+            if (confirmTimeout.isZero()) {
+                throw new IllegalArgumentException("confirmTimeout must be positive, got " + confirmTimeout);
+            }
+            return this;
+        }
+
+        /**
+         * Whether {@link #start()} declares the work queue (durable, no arguments) when it does not
+         * exist; default true. An existing queue is never redeclared, whatever its arguments.
+         */
+        public Builder declareQueue(boolean declareQueue) {
+            this.declareQueue = declareQueue;
+            return this;
+        }
+
+        /** Adds a listener told what became of each delivery (metrics, logs). */
+        public Builder messageListener(MessageListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "messageListener must not be null"));
+            return this;
+        }
+
+        /** Where due times and handler times are read; default {@link Clock#system()}. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock must not be null");
+            return this;
+        }
+
+        /** Where each message's backoff seed is drawn; default {@link RandomSource#threadLocal()}. */
+        public Builder random(RandomSource random) {
+            this.random = Objects.requireNonNull(random, "random must not be null");
+            return this;
+        }
+
+        public RabbitConsumer build() {
+            if (prefetch == -1) {
+                prefetch = Math.min(65_535, 2 * concurrency);
+            } else if (prefetch < concurrency) {
+                throw new IllegalArgumentException("prefetch must be at least concurrency (" + concurrency + "), got " + prefetch);
+            }
+            return new RabbitConsumer(this);
+        }
+
+        private static Duration nonNegative(String field, Duration d) {
+            Objects.requireNonNull(d, field + " must not be null");
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(field + " must not be negative, got " + d);
+            }
+            return d;
+        }
+
+        private static String queueName(String field, String name) {
+            Objects.requireNonNull(name, field + " must not be null");
+            // leave room for ".stagger.delay-3600000ms" within AMQP's 255-byte limit
+            if (name.isBlank() || name.length() > 200 || name.startsWith("amq.")) {
+                throw new IllegalArgumentException(field + " must be 1 to 200 characters, not blank and not starting with"
+                        + " 'amq.', got '" + (name.length() > 64 ? name.substring(0, 64) + "...' (" + name.length()
+                        + " characters)" : name + "'"));
+            }
+            return name;
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.stagger.rabbitmq.internal;
+
+import com.rabbitmq.client.Channel;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The queues around one work queue {@code Q}: a delay queue {@code Q.stagger.delay-<millis>ms}
+ * per delay level, whose queue-wide {@code x-message-ttl} dead-letters each message back to
+ * {@code Q} through the default exchange when its time is up, and the dead-letter queue
+ * {@code Q.stagger.dead}. All messages in a delay queue have the same TTL, so they expire in
+ * arrival order and none waits behind a longer one: a 100 ms retry never queues behind a
+ * 10-minute one, because they sit in different queues. Immutable.
+ */
+public final class Topology {
+    private final String queue;
+    private final long[] levelsMillis;
+
+    /** @param levelsMillis the delay levels, strictly ascending, each at least 1 ms */
+    public Topology(String queue, long[] levelsMillis) {
+        this.queue = queue;
+        this.levelsMillis = levelsMillis.clone();
+    }
+
+    public static String deadQueue(String queue) {
+        return queue + ".stagger.dead";
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public String deadQueue() {
+        return deadQueue(queue);
+    }
+
+    public String delayQueue(long levelMillis) {
+        return queue + ".stagger.delay-" + levelMillis + "ms";
+    }
+
+    public List<String> delayQueues() {
+        return java.util.Arrays.stream(levelsMillis).mapToObj(this::delayQueue).toList();
+    }
+
+    /**
+     * The level a delay of {@code delayMillis} (> 0) waits in: the smallest level at least as long,
+     * so the message arrives no earlier than due; past the largest level, the largest (the message
+     * is then delayed again for what remains when it comes back).
+     */
+    public long levelFor(long delayMillis) {
+        for (long level : levelsMillis) {
+            if (level >= delayMillis) {
+                return level;
+            }
+        }
+        return levelsMillis[levelsMillis.length - 1];
+    }
+
+    /** Declares the work queue (durable, unless it exists already), the delay queues and the dead-letter queue. */
+    public void declare(Channel channel, boolean declareWorkQueue) throws IOException {
+        if (declareWorkQueue) {
+            channel.queueDeclare(queue, true, false, false, null);
+        }
+        for (long level : levelsMillis) {
+            channel.queueDeclare(delayQueue(level), true, false, false, Map.of(
+                    "x-message-ttl", level,
+                    "x-dead-letter-exchange", "",
+                    "x-dead-letter-routing-key", queue));
+        }
+        channel.queueDeclare(deadQueue(), true, false, false, null);
+    }
+
+    /** The default levels: a 1-2-5 series from 20 ms to 1 hour, 18 queues. */
+    public static List<Duration> defaultLevels() {
+        return List.of(Duration.ofMillis(20), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200),
+                Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+                Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofMinutes(1),
+                Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofMinutes(20),
+                Duration.ofMinutes(30), Duration.ofHours(1));
+    }
+}

@@ -1,0 +1,103 @@
+package dev.stagger.rabbitmq;
+
+import dev.stagger.Backoff;
+import dev.stagger.RetryPolicy;
+import dev.stagger.inbox.Inbox;
+import dev.stagger.jdbc.SqliteDataSource;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A consumer in its own JVM for {@link CrashSafetyTest}:
+ * {@code CrashConsumerProcess QUEUE DB_FILE MODE CRASH_POINT CRASH_AT}. MODE is {@code inbox}
+ * (the effect and the inbox row in one transaction) or {@code plain} (the effect alone). Every
+ * tenth message fails its first attempt and is retried through a delay queue. At the CRASH_AT-th
+ * time this process reaches CRASH_POINT ({@code before-commit}: the effect written but not
+ * committed; {@code after-commit}: committed, the handler not yet returned; {@code after-republish}:
+ * a retry's copy confirmed by the broker, the original not yet acknowledged; {@code none}) it
+ * prints "crash-point" and stops that thread, and the test kills the process with SIGKILL.
+ * Prints "ready" once consuming; SIGTERM closes the consumer gracefully.
+ */
+public final class CrashConsumerProcess {
+    private CrashConsumerProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String queue = args[0];
+        SqliteDataSource ds = SqliteDataSource.file(Path.of(args[1]), Duration.ofSeconds(30));
+        boolean useInbox = args[2].equals("inbox");
+        String crashPoint = args[3];
+        int crashAt = Integer.parseInt(args[4]);
+        AtomicInteger reached = new AtomicInteger();
+        Runnable point = () -> {
+            if (reached.incrementAndGet() == crashAt) {
+                System.out.println("crash-point");
+                System.out.flush();
+                try {
+                    Thread.sleep(Long.MAX_VALUE); // until the test's kill -9
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        Inbox inbox = useInbox ? Inbox.builder("crash-test", ds).build() : null;
+        ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
+            try {
+                return ds.getConnection();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        MessageHandler handler = message -> {
+            String id = message.id().orElseThrow();
+            if (message.attempt() == 1 && Math.floorMod(id.hashCode(), 10) == 0) {
+                throw new IOException("first attempt of " + id + " fails");
+            }
+            Connection c = connections.get();
+            c.setAutoCommit(!useInbox);
+            try {
+                if (inbox == null || inbox.record(c, id)) {
+                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO effects (message_id, pid) VALUES (?, ?)")) {
+                        ps.setString(1, id);
+                        ps.setLong(2, ProcessHandle.current().pid());
+                        ps.executeUpdate();
+                    }
+                }
+                if (crashPoint.equals("before-commit")) {
+                    point.run();
+                }
+                if (useInbox) {
+                    c.commit();
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (useInbox) {
+                    c.rollback();
+                }
+                throw e;
+            }
+            if (crashPoint.equals("after-commit")) {
+                point.run();
+            }
+        };
+        RabbitConsumer consumer = RabbitConsumer.builder(queue, TestBroker.factory(), handler)
+                .policy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
+                .delayLevels(TestBroker.levels(10, 100))
+                .concurrency(4).prefetch(50).shutdownTimeout(Duration.ofSeconds(5))
+                .messageListener(e -> {
+                    if (e.outcome() == MessageOutcome.RETRIED && crashPoint.equals("after-republish")) {
+                        point.run(); // told after the copy is confirmed and before the original is acknowledged
+                    }
+                })
+                .build();
+        Runtime.getRuntime().addShutdownHook(new Thread(consumer::close));
+        consumer.start();
+        System.out.println("ready");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
