@@ -63,6 +63,8 @@ public final class IdempotencyFilter implements Filter {
     /** Marks a replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
+    private static final String FORM = "application/x-www-form-urlencoded";
+
     private final IdempotencyStore store;
     private final Duration lease;
     private final Duration expiry;
@@ -134,14 +136,26 @@ public final class IdempotencyFilter implements Filter {
             Problems.NO_CLIENT_SCOPE.write(response, 0);
             return;
         }
+        // a form is parsed by the container, with its own limits, before anything reads the body: the
+        // parameters are then the same whether or not a filter ahead of this one asked for one
+        Map<String, String[]> form = isForm(request) ? request.getParameterMap() : null;
         byte[] body = request.getInputStream().readNBytes(maxRequestBodySize + 1);
         if (body.length > maxRequestBodySize) {
             Problems.BODY_TOO_LARGE.write(response, 0);
             return;
         }
+        long declared = request.getContentLengthLong();
+        if (form == null && declared > body.length) {
+            throw new ServletException("IdempotencyFilter cannot fingerprint this request: only " + body.length
+                    + " of its " + declared + " body bytes were left to read. Something before the filter read the"
+                    + " body; register IdempotencyFilter ahead of any filter that reads the request body");
+        }
         IdempotencyScope scope = new IdempotencyScope(client.get(), method, route, key.get());
-        RequestFingerprint fingerprint = RequestFingerprint.of(method, request.getRequestURI(),
-                request.getQueryString(), selectedHeaders(request), body);
+        RequestFingerprint fingerprint = form == null
+                ? RequestFingerprint.of(method, request.getRequestURI(), request.getQueryString(),
+                        selectedHeaders(request), body)
+                : RequestFingerprint.ofForm(method, request.getRequestURI(), request.getQueryString(),
+                        selectedHeaders(request), form, body, body.length);
         Claim claim;
         try {
             claim = store.claim(scope, fingerprint, lease, expiry);
@@ -209,6 +223,11 @@ public final class IdempotencyFilter implements Filter {
         response.setHeader(REPLAYED_HEADER, "true");
         response.setContentLength(stored.bodyLength());
         response.getOutputStream().write(stored.body());
+    }
+
+    private static boolean isForm(HttpServletRequest request) {
+        String type = request.getContentType();
+        return type != null && type.trim().regionMatches(true, 0, FORM, 0, FORM.length());
     }
 
     private Optional<String> clientOf(HttpServletRequest request) {
