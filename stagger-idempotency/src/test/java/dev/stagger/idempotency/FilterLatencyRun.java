@@ -42,12 +42,12 @@ class FilterLatencyRun {
                 run("SQLite file, JdbcIdempotencyStore.sqlite(path)", plain, sqlite, handler, requests);
             }
             DataSource pg = TestDatabases.postgres();
-            String table = PostgresTables.uniqueName();
+            String prefix = PostgresTables.uniquePrefix();
             try (ConnectionPool pool = new ConnectionPool(pg, 4)) {
                 run("PostgreSQL, 4 pooled connections", plain,
-                        JdbcIdempotencyStore.builder(pool).tableName(table).build(), handler, requests);
+                        JdbcIdempotencyStore.builder(pool).tablePrefix(prefix).build(), handler, requests);
             } finally {
-                PostgresTables.drop(pg, table);
+                PostgresTables.drop(pg, prefix);
             }
         }
     }
