@@ -11,6 +11,7 @@ import dev.stagger.jdbc.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.internal.Echo;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -150,7 +151,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder tablePrefix(String tablePrefix) {
             if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
-                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + echo(tablePrefix));
+                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
             }
             this.tablePrefix = tablePrefix;
             return this;
@@ -163,7 +164,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder schema(String schema) {
             if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
-                throw new IllegalArgumentException("schema must match [a-z_][a-z0-9_]{0,62}, got " + echo(schema));
+                throw new IllegalArgumentException("schema must match [a-z_][a-z0-9_]{0,62}, got " + Echo.of(schema));
             }
             this.schema = schema;
             return this;
@@ -528,14 +529,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         StoredResponse response() {
             return StoredResponse.of(status, HeaderCodec.decode(headers), body == null ? new byte[0] : body);
         }
-    }
-
-    private static String echo(String value) {
-        if (value == null) {
-            return "null";
-        }
-        return value.length() <= 64 ? "'" + value + "'" : "'" + value.substring(0, 64) + "...' (" + value.length()
-                + " characters)";
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.stagger.jdbc;
 
+import dev.stagger.jdbc.internal.Echo;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -73,7 +74,7 @@ public final class SchemaMigrations {
      */
     public static Builder builder(String component) {
         if (component == null || !COMPONENT.matcher(component).matches()) {
-            throw new IllegalArgumentException("component must match " + COMPONENT + ", got " + echo(component));
+            throw new IllegalArgumentException("component must match " + COMPONENT + ", got " + Echo.of(component));
         }
         return new Builder(component);
     }
@@ -97,7 +98,7 @@ public final class SchemaMigrations {
         public Builder tablePrefix(String tablePrefix) {
             if (tablePrefix == null || !TABLE.matcher(tablePrefix + VERSION_TABLE_SUFFIX).matches()) {
                 throw new IllegalArgumentException("tablePrefix must make " + TABLE + " with '" + VERSION_TABLE_SUFFIX
-                        + "' appended, got " + echo(tablePrefix));
+                        + "' appended, got " + Echo.of(tablePrefix));
             }
             this.tablePrefix = tablePrefix;
             return this;
@@ -110,7 +111,7 @@ public final class SchemaMigrations {
          */
         public Builder schema(String schema) {
             if (schema == null || !SCHEMA.matcher(schema).matches()) {
-                throw new IllegalArgumentException("schema must match " + SCHEMA + ", got " + echo(schema));
+                throw new IllegalArgumentException("schema must match " + SCHEMA + ", got " + Echo.of(schema));
             }
             this.schema = schema;
             return this;
@@ -122,7 +123,7 @@ public final class SchemaMigrations {
          */
         public Builder table(String name) {
             if (name == null || !TABLE.matcher(name).matches()) {
-                throw new IllegalArgumentException("table must match " + TABLE + ", got " + echo(name));
+                throw new IllegalArgumentException("table must match " + TABLE + ", got " + Echo.of(name));
             }
             tables.add(name);
             return this;
@@ -559,14 +560,6 @@ public final class SchemaMigrations {
             ins.setInt(2, version);
             ins.executeUpdate();
         }
-    }
-
-    private static String echo(String value) {
-        if (value == null) {
-            return "null";
-        }
-        return value.length() <= 64 ? "'" + value + "'" : "'" + value.substring(0, 64) + "...' (" + value.length()
-                + " characters)";
     }
 
     @Override
