@@ -215,7 +215,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder purgeInterval(Duration interval) {
             Durations.positive("purgeInterval", interval);
-            Durations.millis("purgeInterval", interval);
+            if (interval.compareTo(Duration.ofDays(366)) > 0) {
+                throw new IllegalArgumentException("purgeInterval must be at most a year, got " + interval);
+            }
             this.purgeInterval = interval;
             return this;
         }

@@ -124,6 +124,8 @@ class PurgeScheduleTest {
     void theScheduleSettingsNameTheBadFieldAndValue() {
         assertThatThrownBy(() -> builder().purgeInterval(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("purgeInterval").hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> builder().purgeInterval(Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("purgeInterval must be at most a year");
         assertThatThrownBy(() -> builder().purgeBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("purgeBatchSize").hasMessageContaining("0");
     }
