@@ -7,7 +7,8 @@ import java.util.Optional;
  * Durable memory of {@code scope → response}. Implementations must make {@link #claim} atomic
  * (insert-if-absent, compare-and-set on takeover): two servers sharing one database must never
  * both be told {@link Claim.Acquired} for the same scope while a lease is valid. Times come from
- * the store's {@link dev.stagger.Clock}. Thread-safe.
+ * one clock all its users share: the store's {@link dev.stagger.Clock} for a store in one place,
+ * the database server's for {@link JdbcIdempotencyStore} on PostgreSQL. Thread-safe.
  *
  * <p>Methods throw {@link IdempotencyStoreException} when the backing storage fails.
  */

@@ -5,9 +5,13 @@ import dev.stagger.idempotency.internal.ClaimRules;
 import dev.stagger.idempotency.internal.ConnectionPool;
 import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.HeaderCodec;
+import dev.stagger.idempotency.internal.SafeListener;
 import dev.stagger.jdbc.Dialect;
 import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.SchemaMode;
+import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.internal.Echo;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +22,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -30,39 +35,76 @@ import javax.sql.DataSource;
  * NOTHING} decides the first request (the primary key is the scope id), and a takeover after a
  * lost lease is a compare-and-set {@code UPDATE} on the previous lease token. Every statement runs
  * in auto-commit (also on connections a pool hands out with auto-commit off), so no transaction is
- * held while the request executes. Times are wall-clock milliseconds from the store's
- * {@link Clock}; servers sharing a database need roughly synchronised
- * clocks (leases are tens of seconds, so NTP is plenty).
+ * held while the request executes.
+ *
+ * <p><b>Whose clock.</b> Leases and expiries are epoch milliseconds. On PostgreSQL they are
+ * computed and compared in SQL with the database server's clock ({@code statement_timestamp()}),
+ * so servers sharing the database agree on when a lease passes even when their own clocks
+ * disagree: a server whose clock runs a minute ahead takes nothing over early. On SQLite the
+ * database is a file on one machine, whose clock is the only one: times come from the store's
+ * {@link Clock} (the system clock unless a test injects another). {@link Builder#databaseClock}
+ * overrides either default.
  *
  * <p>The table is created (and later migrated) through {@link SchemaMigrations} when the store is
- * built. Thread-safe; borrows one connection per call, so give it a pooled {@link DataSource}
- * under load.
+ * built, or only checked ({@link SchemaMode#VALIDATE}) for schemas applied from the SQL files
+ * this module ships ({@code dev/stagger/idempotency/sql/<database>/V<n>__stagger_idempotency.sql}).
+ * Thread-safe; borrows one connection per call, so give it a pooled {@link DataSource} under load.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
+    /** The default table prefix: the table is then {@value #DEFAULT_TABLE}. */
+    public static final String DEFAULT_TABLE_PREFIX = SchemaMigrations.DEFAULT_TABLE_PREFIX;
     /** The default table name. */
-    public static final String DEFAULT_TABLE = "stagger_idempotency";
+    public static final String DEFAULT_TABLE = DEFAULT_TABLE_PREFIX + "idempotency";
 
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+    private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,40}");
     private static final int MAX_CLAIM_ROUNDS = 16;
     private static final int SQLITE_CONNECTIONS = 4;
+    /** Marks where "now" goes in a statement's parameters: bound from the clock, or nothing when the database reads its own. */
+    private static final Object NOW = new Object();
 
     private final DataSource dataSource;
     private final String table;
     private final Clock clock;
     private final Dialect dialect;
-    /** The claim: insert-if-absent on the scope id, so the first of concurrent claims wins. */
-    private final String insertClaim;
+    private final boolean databaseClock;
+    private final IdempotencyListener listener;
     private final ConnectionPool ownPool;
+    private final String insertClaim;
+    private final String selectRow;
+    private final String takeOver;
+    private final String deleteExpired;
+    private final String complete;
+    private final String purge;
+    private final long purgeIntervalNanos;
+    private final int purgeBatchSize;
+    private final AtomicReference<Clock.Cancellable> nextPurge = new AtomicReference<>();
+    private volatile boolean closed;
 
-    private JdbcIdempotencyStore(Builder b, Dialect dialect) {
+    private JdbcIdempotencyStore(Builder b, Dialect dialect, boolean databaseClock) {
         this.ownPool = b.ownPool;
         this.dataSource = b.dataSource;
-        this.table = b.table;
+        this.table = b.qualifiedTable();
         this.clock = b.clock;
         this.dialect = dialect;
+        this.databaseClock = databaseClock;
+        this.listener = new SafeListener(b.listener);
+        this.purgeIntervalNanos = b.purgeInterval == null ? 0 : b.purgeInterval.toNanos();
+        this.purgeBatchSize = b.purgeBatchSize;
+        String now = databaseClock ? dialect.epochMillisNow() : "?";
         this.insertClaim = dialect.insertIfAbsent(table,
                 List.of("scope_id", "fingerprint", "state", "lease_token", "lease_until", "expires_at", "created_at"),
-                List.of("scope_id"));
+                List.of("?", "?", "'IN_FLIGHT'", "?", now + " + ?", now + " + ?", now),
+                List.of("scope_id")) + " RETURNING lease_until";
+        this.selectRow = "SELECT fingerprint, state, lease_token, lease_until, expires_at, status, headers, body, "
+                + now + " FROM " + table + " WHERE scope_id = ?";
+        this.takeOver = "UPDATE " + table + " SET lease_token = ?, lease_until = " + now + " + ?, expires_at = " + now
+                + " + ? WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ? AND lease_until <= " + now
+                + " RETURNING lease_until";
+        this.deleteExpired = "DELETE FROM " + table + " WHERE scope_id = ? AND expires_at <= " + now;
+        this.complete = "UPDATE " + table + " SET state = 'COMPLETED', lease_token = NULL, status = ?, headers = ?,"
+                + " body = ?, expires_at = " + now + " + ? WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?";
+        this.purge = "DELETE FROM " + table + " WHERE scope_id IN (SELECT scope_id FROM " + table
+                + " WHERE expires_at <= " + now + " LIMIT ?)";
     }
 
     /** A store in the SQLite file {@code file} (created with its directories when missing). */
@@ -87,8 +129,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     public static final class Builder {
         private final DataSource dataSource;
         private final ConnectionPool ownPool;
-        private String table = DEFAULT_TABLE;
+        private String tablePrefix = DEFAULT_TABLE_PREFIX;
+        private String schema;
         private Clock clock = Clock.system();
+        private Boolean databaseClock;
+        private SchemaMode schemaMode = SchemaMode.MIGRATE;
+        private Duration purgeInterval;
+        private int purgeBatchSize = 1000;
+        private IdempotencyListener listener = IdempotencyListener.none();
 
         private Builder(DataSource dataSource) {
             this.ownPool = dataSource instanceof SqliteDataSource ? new ConnectionPool(dataSource, SQLITE_CONNECTIONS) : null;
@@ -96,18 +144,37 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
 
         /**
-         * The table to use, default {@value #DEFAULT_TABLE}; distinct names let several
-         * applications (or parallel test runs) share one database.
+         * Prefix of every table the store writes: {@code <prefix>idempotency} and the schema
+         * version table {@code <prefix>schema_version}; default {@value #DEFAULT_TABLE_PREFIX}.
+         * Distinct prefixes let several applications (or parallel test runs) share one database.
+         * Lower-case letters, digits and underscores, starting with a letter, at most 41.
          */
-        public Builder tableName(String table) {
-            if (table == null || !TABLE_NAME.matcher(table).matches()) {
-                throw new IllegalArgumentException("tableName must match " + TABLE_NAME + ", got '" + table + "'");
+        public Builder tablePrefix(String tablePrefix) {
+            if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
+                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
             }
-            this.table = table;
+            this.tablePrefix = tablePrefix;
             return this;
         }
 
-        /** Where leases and expiries read the time; default {@link Clock#system()}. */
+        /**
+         * The PostgreSQL schema holding the tables (created when missing, unless the schema mode is
+         * {@link SchemaMode#VALIDATE}); by default the connection's current schema. Lower-case
+         * letters, digits and underscores. Refused at {@link #build()} on SQLite.
+         */
+        public Builder schema(String schema) {
+            if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+                throw new IllegalArgumentException("schema must match [a-z_][a-z0-9_]{0,62}, got " + Echo.of(schema));
+            }
+            this.schema = schema;
+            return this;
+        }
+
+        /**
+         * Where the store reads the time when it does not use the database's clock (see
+         * {@link #databaseClock}), and what runs the {@linkplain #purgeInterval purge schedule};
+         * default {@link Clock#system()}.
+         */
         public Builder clock(Clock clock) {
             if (clock == null) {
                 throw new IllegalArgumentException("clock must not be null");
@@ -117,9 +184,90 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
 
         /**
-         * Creates or migrates the table and returns the store.
+         * Whether leases and expiries are computed and compared with the database server's clock
+         * (true) or the store's {@link #clock} (false). Default: true on PostgreSQL, where several
+         * servers whose clocks may disagree share the table; false on SQLite, one file on one
+         * machine, whose clock is the only one.
+         */
+        public Builder databaseClock(boolean databaseClock) {
+            this.databaseClock = databaseClock;
+            return this;
+        }
+
+        /**
+         * {@link SchemaMode#MIGRATE} (default) creates or upgrades the table at {@link #build()};
+         * {@link SchemaMode#VALIDATE} changes nothing and fails naming what is missing, for
+         * schemas applied from the shipped SQL files.
+         */
+        public Builder schemaMode(SchemaMode schemaMode) {
+            if (schemaMode == null) {
+                throw new IllegalArgumentException("schemaMode must not be null");
+            }
+            this.schemaMode = schemaMode;
+            return this;
+        }
+
+        /**
+         * Purge expired records every {@code interval}, on the {@link #clock}'s scheduler, in
+         * batches of {@link #purgeBatchSize} until none are left, until {@link #close()}. Off by
+         * default (call {@link IdempotencyStore#purgeAllExpired} yourself). Outcomes go to the
+         * {@link #idempotencyListener}.
+         */
+        public Builder purgeInterval(Duration interval) {
+            Durations.positive("purgeInterval", interval);
+            if (interval.compareTo(Duration.ofDays(366)) > 0) {
+                throw new IllegalArgumentException("purgeInterval must be at most a year, got " + interval);
+            }
+            this.purgeInterval = interval;
+            return this;
+        }
+
+        /** Records deleted per statement by the scheduled purge; default 1000. */
+        public Builder purgeBatchSize(int batchSize) {
+            if (batchSize < 1) {
+                throw new IllegalArgumentException("purgeBatchSize must be at least 1, got " + batchSize);
+            }
+            this.purgeBatchSize = batchSize;
+            return this;
+        }
+
+        /** Hears the scheduled purges. Default {@link IdempotencyListener#none()}. */
+        public Builder idempotencyListener(IdempotencyListener listener) {
+            if (listener == null) {
+                throw new IllegalArgumentException("idempotencyListener must not be null");
+            }
+            this.listener = listener;
+            return this;
+        }
+
+        /**
+         * The store's schema as configured here (prefix, schema), without touching the database:
+         * {@code schemaMigrations().script(Dialect.POSTGRESQL)} prints the SQL a migration tool
+         * would apply for a prefix or schema other than the shipped files' defaults.
+         */
+        public SchemaMigrations schemaMigrations() {
+            String name = tablePrefix + "idempotency";
+            String qualified = qualifiedTable();
+            SchemaMigrations.Builder b = SchemaMigrations.builder("idempotency:" + name).tablePrefix(tablePrefix)
+                    .table(name).steps(migrations(qualified, name));
+            if (schema != null) {
+                b.schema(schema);
+            }
+            return b.build();
+        }
+
+        private String qualifiedTable() {
+            return (schema == null ? "" : schema + ".") + tablePrefix + "idempotency";
+        }
+
+        /**
+         * Creates or migrates the table (or checks it, in {@link SchemaMode#VALIDATE}), starts the
+         * purge schedule if one is set, and returns the store.
          *
-         * @throws IllegalArgumentException when the database is neither SQLite nor PostgreSQL
+         * @throws IllegalArgumentException when the database is neither SQLite nor PostgreSQL, or
+         *     a schema is set on SQLite
+         * @throws SchemaNotReadyException in {@link SchemaMode#VALIDATE} when the table or its
+         *     recorded version is missing
          * @throws IdempotencyStoreException when the database cannot be reached
          */
         public JdbcIdempotencyStore build() {
@@ -128,15 +276,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                 if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
                     throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
                 }
-                SchemaMigrations.apply(dataSource, "idempotency:" + table, migrations(table));
-                return new JdbcIdempotencyStore(this, dialect);
+                if (schema != null && dialect != Dialect.POSTGRESQL) {
+                    throw new IllegalArgumentException("schema is supported on PostgreSQL only, got " + dialect);
+                }
+                schemaMigrations().prepare(dataSource, schemaMode);
+                JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, dialect,
+                        databaseClock != null ? databaseClock : dialect == Dialect.POSTGRESQL);
+                store.schedulePurge();
+                return store;
             } catch (SQLException e) {
-                throw new IdempotencyStoreException("cannot prepare table " + table, e);
+                throw new IdempotencyStoreException("cannot prepare table " + qualifiedTable(), e);
             }
         }
     }
 
-    private static List<Function<Dialect, List<String>>> migrations(String table) {
+    /** Version 1: the table and its expiry index (an index name takes no schema: it lives with its table). */
+    private static List<Function<Dialect, List<String>>> migrations(String table, String name) {
         return List.of(dialect -> List.of(
                 "CREATE TABLE " + table + " ("
                         + "scope_id VARCHAR(64) PRIMARY KEY, "
@@ -149,16 +304,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                         + "status INTEGER, "
                         + "headers TEXT, "
                         + "body " + (dialect == Dialect.POSTGRESQL ? "BYTEA" : "BLOB") + ")",
-                "CREATE INDEX " + table + "_expires ON " + table + " (expires_at)"));
+                "CREATE INDEX " + name + "_expires ON " + table + " (expires_at)"));
     }
 
-    /** The table this store uses. */
+    /** The table this store uses, schema-qualified where a schema is set. */
     public String tableName() {
         return table;
     }
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /** True when leases and expiries use the database server's clock (see {@link Builder#databaseClock}). */
+    public boolean usesDatabaseClock() {
+        return databaseClock;
     }
 
     @Override
@@ -168,10 +328,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         String id = scope.id();
         try (Connection c = connection()) {
             for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-                long now = clock.currentTimeMillis();
                 String token = UUID.randomUUID().toString();
-                if (insert(c, id, fingerprint.hex(), token, now + leaseMillis, now + expiryMillis, now)) {
-                    return new Claim.Acquired(token, Instant.ofEpochMilli(now + leaseMillis), false);
+                Optional<Instant> inserted = leaseUntil(c, insertClaim,
+                        id, fingerprint.hex(), token, NOW, leaseMillis, NOW, expiryMillis, NOW);
+                if (inserted.isPresent()) {
+                    return new Claim.Acquired(token, inserted.get(), false);
                 }
                 Optional<Row> existing = select(c, id);
                 if (existing.isEmpty()) {
@@ -179,7 +340,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                 }
                 Row row = existing.get();
                 switch (ClaimRules.decide(row.completed, row.fingerprint, fingerprint.hex(), row.leaseUntil,
-                        row.expiresAt, now)) {
+                        row.expiresAt, row.now)) {
                     case MISMATCH:
                         return new Claim.Mismatch();
                     case REPLAY:
@@ -187,11 +348,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                     case IN_FLIGHT:
                         return new Claim.InFlight(Instant.ofEpochMilli(row.leaseUntil));
                     case REPLACE_EXPIRED:
-                        deleteExpired(c, id, now);
+                        update(c, deleteExpired, id, NOW);
                         break;
                     case TAKE_OVER:
-                        if (takeOver(c, id, row.token, token, now, now + leaseMillis, now + expiryMillis)) {
-                            return new Claim.Acquired(token, Instant.ofEpochMilli(now + leaseMillis), true);
+                        Optional<Instant> taken = leaseUntil(c, takeOver,
+                                token, NOW, leaseMillis, NOW, expiryMillis, id, row.token, NOW);
+                        if (taken.isPresent()) {
+                            return new Claim.Acquired(token, taken.get(), true);
                         }
                         break;
                     default:
@@ -205,58 +368,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
     }
 
-    private boolean insert(Connection c, String id, String fingerprint, String token, long leaseUntil,
-                           long expiresAt, long now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(insertClaim)) {
-            ps.setString(1, id);
-            ps.setString(2, fingerprint);
-            ps.setString(3, "IN_FLIGHT");
-            ps.setString(4, token);
-            ps.setLong(5, leaseUntil);
-            ps.setLong(6, expiresAt);
-            ps.setLong(7, now);
-            return ps.executeUpdate() == 1;
-        }
-    }
-
-    private boolean takeOver(Connection c, String id, String oldToken, String token, long now, long leaseUntil,
-                             long expiresAt) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table
-                + " SET lease_token = ?, lease_until = ?, expires_at = ?"
-                + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ? AND lease_until <= ?")) {
-            ps.setString(1, token);
-            ps.setLong(2, leaseUntil);
-            ps.setLong(3, expiresAt);
-            ps.setString(4, id);
-            ps.setString(5, oldToken);
-            ps.setLong(6, now);
-            return ps.executeUpdate() == 1;
-        }
-    }
-
-    private void deleteExpired(Connection c, String id, long now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM " + table + " WHERE scope_id = ? AND expires_at <= ?")) {
-            ps.setString(1, id);
-            ps.setLong(2, now);
-            ps.executeUpdate();
-        }
-    }
-
     @Override
     public boolean complete(IdempotencyScope scope, String leaseToken, StoredResponse response, Duration expiry) {
         long expiryMillis = Durations.millis("expiry", expiry);
-        try (Connection c = connection();
-             PreparedStatement ps = c.prepareStatement("UPDATE " + table
-                     + " SET state = 'COMPLETED', lease_token = NULL, status = ?, headers = ?, body = ?, expires_at = ?"
-                     + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?")) {
-            ps.setInt(1, response.status());
-            ps.setString(2, HeaderCodec.encode(response.headers()));
-            ps.setBytes(3, response.body());
-            ps.setLong(4, clock.currentTimeMillis() + expiryMillis);
-            ps.setString(5, scope.id());
-            ps.setString(6, leaseToken);
-            return ps.executeUpdate() == 1;
+        try (Connection c = connection()) {
+            return update(c, complete, response.status(), HeaderCodec.encode(response.headers()), response.body(),
+                    NOW, expiryMillis, scope.id(), leaseToken) == 1;
         } catch (SQLException e) {
             throw new IdempotencyStoreException("complete failed on table " + table, e);
         }
@@ -264,12 +381,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     @Override
     public boolean release(IdempotencyScope scope, String leaseToken) {
-        try (Connection c = connection();
-             PreparedStatement ps = c.prepareStatement("DELETE FROM " + table
-                     + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?")) {
-            ps.setString(1, scope.id());
-            ps.setString(2, leaseToken);
-            return ps.executeUpdate() == 1;
+        try (Connection c = connection()) {
+            return update(c, "DELETE FROM " + table + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?",
+                    scope.id(), leaseToken) == 1;
         } catch (SQLException e) {
             throw new IdempotencyStoreException("release failed on table " + table, e);
         }
@@ -293,12 +407,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
         }
-        try (Connection c = connection();
-             PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE scope_id IN"
-                     + " (SELECT scope_id FROM " + table + " WHERE expires_at <= ? LIMIT ?)")) {
-            ps.setLong(1, clock.currentTimeMillis());
-            ps.setInt(2, batchSize);
-            return ps.executeUpdate();
+        try (Connection c = connection()) {
+            return update(c, purge, NOW, batchSize);
         } catch (SQLException e) {
             throw new IdempotencyStoreException("purge failed on table " + table, e);
         }
@@ -314,6 +424,30 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         } catch (SQLException e) {
             throw new IdempotencyStoreException("count failed on table " + table, e);
         }
+    }
+
+    private void schedulePurge() {
+        if (purgeIntervalNanos > 0 && !closed) {
+            nextPurge.set(clock.schedule(this::purgeOnSchedule, purgeIntervalNanos));
+            if (closed) {
+                nextPurge.get().cancel();
+            }
+        }
+    }
+
+    private void purgeOnSchedule() {
+        if (closed) {
+            return;
+        }
+        try {
+            long removed = purgeAllExpired(purgeBatchSize);
+            listener.purged(removed);
+        } catch (RuntimeException e) {
+            if (!closed) {
+                listener.purgeFailed(e);
+            }
+        }
+        schedulePurge();
     }
 
     /**
@@ -334,34 +468,82 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
     }
 
+    /** Binds {@code values} in order; {@link #NOW} is the store clock's time, or nothing where the database reads its own. */
+    private void bind(PreparedStatement ps, Object... values) throws SQLException {
+        int i = 1;
+        long now = Long.MIN_VALUE;
+        for (Object v : values) {
+            if (v == NOW) {
+                if (!databaseClock) {
+                    if (now == Long.MIN_VALUE) {
+                        now = clock.currentTimeMillis();
+                    }
+                    ps.setLong(i++, now);
+                }
+            } else if (v instanceof String s) {
+                ps.setString(i++, s);
+            } else if (v instanceof Long l) {
+                ps.setLong(i++, l);
+            } else if (v instanceof Integer n) {
+                ps.setInt(i++, n);
+            } else if (v instanceof byte[] bytes) {
+                ps.setBytes(i++, bytes);
+            } else {
+                throw new IllegalArgumentException("cannot bind a " + (v == null ? "null" : v.getClass().getName()));
+            }
+        }
+    }
+
+    private int update(Connection c, String sql, Object... values) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, values);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Runs a statement {@code RETURNING lease_until}: the new lease when it changed a row. */
+    private Optional<Instant> leaseUntil(Connection c, String sql, Object... values) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, values);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(Instant.ofEpochMilli(rs.getLong(1))) : Optional.empty();
+            }
+        }
+    }
+
     private Optional<Row> select(Connection c, String id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT fingerprint, state, lease_token, lease_until,"
-                + " expires_at, status, headers, body FROM " + table + " WHERE scope_id = ?")) {
-            ps.setString(1, id);
+        try (PreparedStatement ps = c.prepareStatement(selectRow)) {
+            bind(ps, NOW, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
                 boolean completed = "COMPLETED".equals(rs.getString(2));
                 return Optional.of(new Row(rs.getString(1), completed, rs.getString(3), rs.getLong(4), rs.getLong(5),
-                        rs.getInt(6), rs.getString(7), completed ? rs.getBytes(8) : null));
+                        rs.getInt(6), rs.getString(7), completed ? rs.getBytes(8) : null, rs.getLong(9)));
             }
         }
     }
 
+    /** A stored row and the time it was read at ({@code now}, by the clock the store compares with). */
     private record Row(String fingerprint, boolean completed, String token, long leaseUntil, long expiresAt,
-                       int status, String headers, byte[] body) {
+                       int status, String headers, byte[] body, long now) {
         StoredResponse response() {
             return StoredResponse.of(status, HeaderCodec.decode(headers), body == null ? new byte[0] : body);
         }
     }
 
     /**
-     * Closes the SQLite connections this store keeps; any other data source belongs to the caller
-     * and is left alone.
+     * Stops the purge schedule and closes the SQLite connections this store keeps; any other data
+     * source belongs to the caller and is left alone.
      */
     @Override
     public void close() {
+        closed = true;
+        Clock.Cancellable purge = nextPurge.get();
+        if (purge != null) {
+            purge.cancel();
+        }
         if (ownPool != null) {
             try {
                 ownPool.close();
@@ -373,6 +555,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     @Override
     public String toString() {
-        return "JdbcIdempotencyStore{" + dialect + ", table=" + table + "}";
+        return "JdbcIdempotencyStore{" + dialect + ", table=" + table + (databaseClock ? ", database clock" : "") + "}";
     }
 }

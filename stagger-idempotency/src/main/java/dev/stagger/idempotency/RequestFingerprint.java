@@ -32,15 +32,49 @@ public final class RequestFingerprint {
     /** As {@link #of(String, String, String, Map, byte[])} over the first {@code bodyLength} bytes of {@code body}. */
     public static RequestFingerprint of(String method, String path, String query, Map<String, String> headers,
                                         byte[] body, int bodyLength) {
+        return new RequestFingerprint(digest(method, path, query, headers, body, bodyLength).hex());
+    }
+
+    /**
+     * The fingerprint of a form request whose body the container parsed into parameters (so the
+     * raw form body can no longer be read): the parameters take the body's place. Names are
+     * compared in sorted order, the values of one name in the order sent.
+     *
+     * @param parameters the container's parameter map ({@code getParameterMap()}), query
+     *     parameters included
+     * @param body what was left of the body after the container parsed it, usually nothing
+     */
+    public static RequestFingerprint ofForm(String method, String path, String query, Map<String, String> headers,
+                                            Map<String, String[]> parameters, byte[] body, int bodyLength) {
+        if (parameters == null) {
+            throw new IllegalArgumentException("parameters must not be null");
+        }
+        Digests d = digest(method, path, query, headers, body, bodyLength);
+        Map<String, String[]> sorted = new TreeMap<>(parameters);
+        d.add("form").add(Integer.toString(sorted.size()));
+        sorted.forEach((name, values) -> {
+            d.add(name).add(Integer.toString(values.length));
+            for (String value : values) {
+                d.add(value);
+            }
+        });
+        return new RequestFingerprint(d.hex());
+    }
+
+    private static Digests digest(String method, String path, String query, Map<String, String> headers,
+                                  byte[] body, int bodyLength) {
         if (method == null || path == null || headers == null || body == null) {
             throw new IllegalArgumentException("method, path, headers and body must not be null");
+        }
+        if (bodyLength < 0 || bodyLength > body.length) {
+            throw new IllegalArgumentException("bodyLength must be 0.." + body.length + ", got " + bodyLength);
         }
         Map<String, String> sorted = new TreeMap<>();
         headers.forEach((name, value) -> sorted.put(name.toLowerCase(Locale.ROOT), value));
         Digests d = Digests.sha256().add(method.toUpperCase(Locale.ROOT)).add(path).add(query);
         d.add(Integer.toString(sorted.size()));
         sorted.forEach((name, value) -> d.add(name).add(value));
-        return new RequestFingerprint(d.add(body, 0, bodyLength).hex());
+        return d.add(body, 0, bodyLength);
     }
 
     /** Restores a fingerprint read from a store. */

@@ -26,6 +26,23 @@ abstract class IdempotencyStoreContract {
 
     abstract IdempotencyStore newStore(VirtualClock clock) throws Exception;
 
+    /**
+     * Lets {@code d} pass for the store. A store on its own clock sees the virtual clock move; a
+     * store on the database's clock cannot be moved, so its rows are moved back by {@code d} instead.
+     */
+    void advance(Duration d) throws Exception {
+        clock.advance(d);
+    }
+
+    /** Moves every time in {@code table} back by {@code d}: as if {@code d} had passed on the database's clock. */
+    static void shiftBack(javax.sql.DataSource dataSource, String table, Duration d) throws java.sql.SQLException {
+        long ms = d.toMillis();
+        try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.executeUpdate("UPDATE " + table + " SET lease_until = lease_until - " + ms + ", expires_at = expires_at - "
+                    + ms + ", created_at = created_at - " + ms);
+        }
+    }
+
     @BeforeEach
     void createStore() throws Exception {
         clock = new VirtualClock();
@@ -61,9 +78,9 @@ abstract class IdempotencyStoreContract {
     }
 
     @Test
-    void aRepeatWhileTheLeaseIsValidIsToldTheRequestIsInFlight() {
+    void aRepeatWhileTheLeaseIsValidIsToldTheRequestIsInFlight() throws Exception {
         acquire(scope("alice", "k1"), fingerprint("{}"));
-        clock.advance(Duration.ofSeconds(59));
+        advance(Duration.ofSeconds(59));
 
         assertThat(store.claim(scope("alice", "k1"), fingerprint("{}"), LEASE, EXPIRY)).isInstanceOf(Claim.InFlight.class);
     }
@@ -108,9 +125,9 @@ abstract class IdempotencyStoreContract {
     }
 
     @Test
-    void anExpiredLeaseIsTakenOverAndTheOldOwnerCanNoLongerCompleteOrRelease() {
+    void anExpiredLeaseIsTakenOverAndTheOldOwnerCanNoLongerCompleteOrRelease() throws Exception {
         Claim.Acquired first = acquire(scope("alice", "k1"), fingerprint("{}"));
-        clock.advance(LEASE);
+        advance(LEASE);
 
         Claim.Acquired second = acquire(scope("alice", "k1"), fingerprint("{}"));
 
@@ -131,10 +148,10 @@ abstract class IdempotencyStoreContract {
     }
 
     @Test
-    void anExpiredRecordCountsAsAbsent() {
+    void anExpiredRecordCountsAsAbsent() throws Exception {
         Claim.Acquired first = acquire(scope("alice", "k1"), fingerprint("{\"old\":1}"));
         store.complete(scope("alice", "k1"), first.leaseToken(), created("{}"), EXPIRY);
-        clock.advance(EXPIRY);
+        advance(EXPIRY);
 
         Claim claim = store.claim(scope("alice", "k1"), fingerprint("{\"new\":1}"), LEASE, EXPIRY);
 
@@ -143,14 +160,14 @@ abstract class IdempotencyStoreContract {
     }
 
     @Test
-    void purgeDeletesOnlyExpiredRecordsInBatchesOfTheGivenSize() {
+    void purgeDeletesOnlyExpiredRecordsInBatchesOfTheGivenSize() throws Exception {
         for (int i = 0; i < 7; i++) {
             Claim.Acquired a = acquire(scope("alice", "old" + i), fingerprint("{}"));
             store.complete(scope("alice", "old" + i), a.leaseToken(), created("{}"), EXPIRY);
         }
-        clock.advance(Duration.ofHours(12));
+        advance(Duration.ofHours(12));
         acquire(scope("alice", "fresh"), fingerprint("{}"));
-        clock.advance(Duration.ofHours(12));
+        advance(Duration.ofHours(12));
 
         assertThat(store.purgeExpired(3)).isEqualTo(3);
         assertThat(store.purgeAllExpired(3)).isEqualTo(4);

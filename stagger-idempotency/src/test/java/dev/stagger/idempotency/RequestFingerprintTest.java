@@ -44,4 +44,33 @@ class RequestFingerprintTest {
         assertThat(RequestFingerprint.fromHex(fp.hex())).isEqualTo(fp);
         assertThat(fp.hex()).hasSize(64);
     }
+
+    private static final Map<String, String> FORM = Map.of("Content-Type", "application/x-www-form-urlencoded");
+
+    private static RequestFingerprint form(Map<String, String[]> parameters) {
+        return RequestFingerprint.ofForm("POST", "/orders", null, FORM, parameters, new byte[0], 0);
+    }
+
+    @Test
+    void aFormIsFingerprintedByItsParametersWhateverTheOrderOfTheirNames() {
+        Map<String, String[]> ab = new java.util.LinkedHashMap<>();
+        ab.put("a", new String[] {"1"});
+        ab.put("b", new String[] {"2"});
+        Map<String, String[]> ba = new java.util.LinkedHashMap<>();
+        ba.put("b", new String[] {"2"});
+        ba.put("a", new String[] {"1"});
+
+        assertThat(form(ab)).isEqualTo(form(ba));
+    }
+
+    @Test
+    void everyFormValueAndTheOrderOfOneNamesValuesChangeTheFingerprint() {
+        RequestFingerprint base = form(Map.of("a", new String[] {"1", "2"}));
+
+        assertThat(form(Map.of("a", new String[] {"2", "1"}))).isNotEqualTo(base);
+        assertThat(form(Map.of("a", new String[] {"1"}))).isNotEqualTo(base);
+        assertThat(form(Map.of("a", new String[] {"1", "2"}, "b", new String[] {""}))).isNotEqualTo(base);
+        assertThat(form(Map.of("a", new String[] {"12"}))).isNotEqualTo(base);
+        assertThat(form(Map.of())).isNotEqualTo(RequestFingerprint.of("POST", "/orders", null, FORM, new byte[0]));
+    }
 }

@@ -57,10 +57,25 @@ class SqliteIdempotencyStoreTest extends IdempotencyStoreContract {
     }
 
     @Test
-    void aTableNameThatIsNotAPlainIdentifierIsRefusedAtBuildTime() {
+    void aTablePrefixThatIsNotPlainIsRefusedNamingTheFieldAndACappedValue() {
         assertThatThrownBy(() -> JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("x.db")))
-                .tableName("keys; DROP TABLE users"))
+                .tablePrefix("keys; DROP TABLE users"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tableName");
+                .hasMessageContaining("tablePrefix").hasMessageContaining("'keys; DROP TABLE users'");
+        assertThatThrownBy(() -> JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("x.db")))
+                .tablePrefix("x".repeat(10_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("(10000 characters)").message().hasSizeLessThan(200);
+    }
+
+    @Test
+    void theStoreKeepsItsClockOnSqliteByDefault() {
+        assertThat(((JdbcIdempotencyStore) store).usesDatabaseClock()).isFalse();
+    }
+
+    @Test
+    void aSchemaIsRefusedOnSqlite() {
+        assertThatThrownBy(() -> JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("x.db"))).schema("app").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("schema");
     }
 }

@@ -16,6 +16,8 @@ public enum Dialect {
     OTHER;
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** A table name, optionally qualified by its schema. */
+    private static final Pattern TABLE = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*\\.)?[A-Za-z_][A-Za-z0-9_]*");
 
     /** Detects the dialect from the connection's metadata. */
     public static Dialect of(Connection connection) throws SQLException {
@@ -58,7 +60,17 @@ public enum Dialect {
      * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
      */
     public String insertIfAbsent(String table, List<String> columns, List<String> keyColumns) {
-        String insert = insertInto(table, columns, keyColumns);
+        return insertIfAbsent(table, columns, java.util.Collections.nCopies(columns == null ? 0 : columns.size(), "?"),
+                keyColumns);
+    }
+
+    /**
+     * As {@link #insertIfAbsent(String, List, List)}, with {@code values} as the SQL expression of
+     * each column (a {@code ?}, or an expression such as {@link #epochMillisNow()}{@code + ?}):
+     * the statement's parameters are the {@code ?} in the order they appear.
+     */
+    public String insertIfAbsent(String table, List<String> columns, List<String> values, List<String> keyColumns) {
+        String insert = insertInto(table, columns, values, keyColumns);
         return switch (this) {
             case POSTGRESQL, SQLITE -> insert + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO NOTHING";
             // not ON DUPLICATE KEY UPDATE k = k: Connector/J then reports 1 for an existing row
@@ -74,7 +86,8 @@ public enum Dialect {
      * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
      */
     public String upsert(String table, List<String> columns, List<String> keyColumns) {
-        String insert = insertInto(table, columns, keyColumns);
+        String insert = insertInto(table, columns, java.util.Collections.nCopies(columns == null ? 0 : columns.size(), "?"),
+                keyColumns);
         List<String> others = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
         if (others.isEmpty()) {
             return insertIfAbsent(table, columns, keyColumns);
@@ -88,18 +101,40 @@ public enum Dialect {
         };
     }
 
-    private static String insertInto(String table, List<String> columns, List<String> keyColumns) {
-        requireIdentifier("table", table);
+    /**
+     * An SQL expression for the database server's current time in milliseconds since the epoch:
+     * the same value wherever it appears in one statement (PostgreSQL {@code statement_timestamp()},
+     * SQLite {@code 'now'}, MariaDB {@code NOW(3)}). Stores that several machines share compare
+     * leases and expiries with it, so that the machines' own clocks need not agree.
+     *
+     * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
+     */
+    public String epochMillisNow() {
+        return switch (this) {
+            case POSTGRESQL -> "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)";
+            case SQLITE -> "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+            case MARIADB -> "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+            case H2, OTHER -> throw new UnsupportedOperationException("epochMillisNow is not known for " + this);
+        };
+    }
+
+    private static String insertInto(String table, List<String> columns, List<String> values, List<String> keyColumns) {
+        if (table == null || !TABLE.matcher(table).matches()) {
+            throw new IllegalArgumentException("table must be a plain SQL identifier, optionally schema-qualified, got '"
+                    + table + "'");
+        }
         if (columns == null || columns.isEmpty()) {
             throw new IllegalArgumentException("columns must not be empty, got " + columns);
+        }
+        if (values == null || values.size() != columns.size() || values.stream().anyMatch(v -> v == null)) {
+            throw new IllegalArgumentException("values must hold one expression per column " + columns + ", got " + values);
         }
         if (keyColumns == null || keyColumns.isEmpty() || !columns.containsAll(keyColumns)) {
             throw new IllegalArgumentException("keyColumns must be a non-empty subset of columns " + columns
                     + ", got " + keyColumns);
         }
         columns.forEach(c -> requireIdentifier("columns", c));
-        return "INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES ("
-                + placeholders(columns.size()) + ")";
+        return "INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
     }
 
     private static void requireIdentifier(String field, String name) {
@@ -108,7 +143,4 @@ public enum Dialect {
         }
     }
 
-    private static String placeholders(int n) {
-        return String.join(", ", java.util.Collections.nCopies(n, "?"));
-    }
 }

@@ -128,6 +128,43 @@ class DialectTest {
     }
 
     @Test
+    void theDatabaseClockReadsEpochMillisecondsOnSqlite() throws SQLException {
+        assertDatabaseClock(SqliteDataSource.file(dir.resolve("d.db")));
+    }
+
+    @Test
+    void theDatabaseClockReadsEpochMillisecondsOnPostgresql() throws SQLException {
+        assertDatabaseClock(TestDatabases.postgres());
+    }
+
+    @Test
+    void theDatabaseClockReadsEpochMillisecondsOnMariaDb() throws SQLException {
+        assertDatabaseClock(TestDatabases.mariadb());
+    }
+
+    /** The servers here run on this machine, so their clock is this JVM's, give or take scheduling. */
+    private static void assertDatabaseClock(DataSource db) throws SQLException {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            String now = Dialect.of(c).epochMillisNow();
+            long before = System.currentTimeMillis();
+            try (ResultSet rs = s.executeQuery("SELECT " + now + ", " + now)) {
+                long after = System.currentTimeMillis();
+                rs.next();
+                assertThat(rs.getLong(1)).as("one value per statement").isEqualTo(rs.getLong(2))
+                        .isBetween(before - 60_000, after + 60_000);
+            }
+        }
+    }
+
+    @Test
+    void anInsertIfAbsentTakesAnExpressionPerColumn() {
+        assertThat(Dialect.POSTGRESQL.insertIfAbsent("app.t", COLUMNS, List.of("?", "'x'", "1 + ?"), KEY))
+                .isEqualTo("INSERT INTO app.t (id, name, hits) VALUES (?, 'x', 1 + ?) ON CONFLICT (id) DO NOTHING");
+        assertThatThrownBy(() -> Dialect.SQLITE.insertIfAbsent("t", COLUMNS, List.of("?"), KEY))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("values");
+    }
+
+    @Test
     void hasNoHelperSqlForDialectsItCannotTest() {
         assertThatThrownBy(() -> Dialect.OTHER.insertIfAbsent("t", COLUMNS, KEY))
                 .isInstanceOf(UnsupportedOperationException.class);

@@ -6,7 +6,6 @@ import dev.stagger.jdbc.UrlDataSource;
 import dev.stagger.jdbc.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -53,10 +52,7 @@ final class Stores {
             s.execute("DROP TABLE IF EXISTS " + prefix + "jobs");
             s.execute("DROP TABLE IF EXISTS " + prefix + "job_errors");
             s.execute("DROP TABLE IF EXISTS " + prefix + "runs");
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM stagger_schema_version WHERE component = ?")) {
-                ps.setString(1, prefix + "jobs");
-                ps.executeUpdate();
-            }
+            s.execute("DROP TABLE IF EXISTS " + prefix + "schema_version"); // the prefix covers the version table
         }
     }
 

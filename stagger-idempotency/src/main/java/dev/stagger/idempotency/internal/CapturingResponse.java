@@ -6,7 +6,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -16,14 +16,23 @@ import java.nio.charset.StandardCharsets;
  * straight to the wrapped response (nothing is committed until the body is released). When the
  * body outgrows the limit, or the handler sends an error or goes async, capture is abandoned:
  * what was held is written out and the rest streams through, and the response is not stored.
+ *
+ * <p>A handler that takes the writer gets one whose charset the container has fixed: the
+ * container's own {@code getWriter()} is called at that moment, so a content type or character
+ * encoding set afterwards is treated exactly as the container treats it without this wrapper
+ * (the Servlet rule: once the writer is out, the charset no longer changes). Characters are held
+ * as characters and sent through the container's writer; the stored body is their encoding in
+ * that charset. Not thread-safe, like the response it wraps.
  */
 public final class CapturingResponse extends HttpServletResponseWrapper {
     private final int limit;
     private final ByteArrayOutputStream held = new ByteArrayOutputStream();
+    private final StringBuilder heldChars = new StringBuilder();
     private boolean capturing = true;
     private boolean abandoned;
     private ServletOutputStream stream;
     private PrintWriter writer;
+    private Charset writerCharset;
 
     public CapturingResponse(HttpServletResponse response, int limit) {
         super(response);
@@ -35,12 +44,13 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         return abandoned;
     }
 
-    /** The captured body; flushes a writer first. */
+    /** The captured body: the bytes written, or the characters written encoded in the writer's charset. */
     public byte[] body() {
-        if (writer != null) {
-            writer.flush();
+        if (writer == null) {
+            return held.toByteArray();
         }
-        return held.toByteArray();
+        writer.flush();
+        return heldChars.toString().getBytes(writerCharset);
     }
 
     /** Stops capturing: writes what was held and lets the rest stream through. */
@@ -53,21 +63,35 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         }
         capturing = false;
         abandoned = true;
-        if (held.size() > 0) {
-            getResponse().getOutputStream().write(held.toByteArray());
-            held.reset();
-        }
+        sendHeld();
     }
 
-    /** Sends the captured body for real. */
+    /**
+     * Sends the captured body for real. A body written as bytes gets a Content-Length; one written
+     * through the writer is left to the container, which counts what its writer encodes.
+     */
     public void release() throws IOException {
-        byte[] body = body();
+        if (writer != null) {
+            writer.flush();
+        }
         capturing = false;
         HttpServletResponse response = (HttpServletResponse) getResponse();
-        if (!response.isCommitted()) {
-            response.setContentLength(body.length);
+        if (writer == null && !response.isCommitted()) {
+            response.setContentLength(held.size());
         }
-        response.getOutputStream().write(body);
+        sendHeld();
+    }
+
+    private void sendHeld() throws IOException {
+        if (writer != null) {
+            if (heldChars.length() > 0) {
+                getResponse().getWriter().append(heldChars);
+                heldChars.setLength(0);
+            }
+        } else if (held.size() > 0) {
+            held.writeTo(getResponse().getOutputStream());
+            held.reset();
+        }
     }
 
     private void write(byte[] b, int off, int len) throws IOException {
@@ -81,8 +105,23 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
         }
     }
 
+    /** Every character encodes to at least one byte, so more characters than the limit is over it. */
+    private void write(char[] c, int off, int len) throws IOException {
+        if (capturing && heldChars.length() + (long) len > limit) {
+            abandon();
+        }
+        if (capturing) {
+            heldChars.append(c, off, len);
+        } else {
+            getResponse().getWriter().write(c, off, len);
+        }
+    }
+
     @Override
     public ServletOutputStream getOutputStream() {
+        if (writer != null) {
+            throw new IllegalStateException("getWriter() has already been called for this response");
+        }
         if (stream == null) {
             stream = new ServletOutputStream() {
                 private final byte[] one = new byte[1];
@@ -124,20 +163,42 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
 
     @Override
-    public PrintWriter getWriter() {
+    public PrintWriter getWriter() throws IOException {
+        if (stream != null) {
+            throw new IllegalStateException("getOutputStream() has already been called for this response");
+        }
         if (writer == null) {
-            String encoding = getCharacterEncoding();
-            Charset charset;
-            try {
-                charset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
-            } catch (IllegalArgumentException e) {
-                charset = StandardCharsets.ISO_8859_1;
-            }
-            // as a container does when a writer is taken: the charset becomes part of the content type
-            setCharacterEncoding(charset.name());
-            writer = new PrintWriter(new OutputStreamWriter(getOutputStream(), charset));
+            // the container fixes the charset now (and adds it to the content type), as it would unwrapped
+            getResponse().getWriter();
+            writerCharset = charset(getResponse().getCharacterEncoding());
+            writer = new PrintWriter(new Writer() {
+                @Override
+                public void write(char[] c, int off, int len) throws IOException {
+                    CapturingResponse.this.write(c, off, len);
+                }
+
+                @Override
+                public void flush() throws IOException {
+                    if (!capturing) {
+                        getResponse().getWriter().flush();
+                    }
+                }
+
+                @Override
+                public void close() throws IOException {
+                    flush();
+                }
+            });
         }
         return writer;
+    }
+
+    private static Charset charset(String encoding) {
+        try {
+            return encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
+        } catch (IllegalArgumentException e) {
+            return StandardCharsets.ISO_8859_1;
+        }
     }
 
     @Override
@@ -157,6 +218,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
                 writer.flush();
             }
             held.reset();
+            heldChars.setLength(0);
         } else {
             super.resetBuffer();
         }

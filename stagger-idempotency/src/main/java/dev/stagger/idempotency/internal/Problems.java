@@ -1,5 +1,6 @@
 package dev.stagger.idempotency.internal;
 
+import dev.stagger.idempotency.IdempotencyOutcome;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,13 +47,17 @@ public enum Problems {
         return type;
     }
 
-    /** Writes the problem; {@code retryAfterSeconds} below 1 means no Retry-After header. */
-    public void write(HttpServletResponse response, long retryAfterSeconds) throws IOException {
-        response.setStatus(status);
-        response.setContentType("application/problem+json");
-        if (retryAfterSeconds > 0) {
-            response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
+    /** The problem answering an error outcome. */
+    public static Problems of(IdempotencyOutcome outcome) {
+        if (!outcome.isError()) {
+            throw new IllegalArgumentException("outcome must be an error, got " + outcome);
         }
+        return valueOf(outcome.name());
+    }
+
+    /** Writes the content type and the body; the status is set by the caller. */
+    public void writeBody(HttpServletResponse response) throws IOException {
+        response.setContentType("application/problem+json");
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
     }

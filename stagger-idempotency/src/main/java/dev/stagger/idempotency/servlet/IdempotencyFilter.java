@@ -1,7 +1,10 @@
 package dev.stagger.idempotency.servlet;
 
 import dev.stagger.idempotency.Claim;
+import dev.stagger.idempotency.IdempotencyCompletion;
 import dev.stagger.idempotency.IdempotencyKey;
+import dev.stagger.idempotency.IdempotencyListener;
+import dev.stagger.idempotency.IdempotencyOutcome;
 import dev.stagger.idempotency.IdempotencyScope;
 import dev.stagger.idempotency.IdempotencyStore;
 import dev.stagger.idempotency.IdempotencyStoreException;
@@ -11,6 +14,7 @@ import dev.stagger.idempotency.internal.BufferedRequest;
 import dev.stagger.idempotency.internal.CapturingResponse;
 import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.Problems;
+import dev.stagger.idempotency.internal.SafeListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -63,6 +67,8 @@ public final class IdempotencyFilter implements Filter {
     /** Marks a replayed response. */
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
+    private static final String FORM = "application/x-www-form-urlencoded";
+
     private final IdempotencyStore store;
     private final Duration lease;
     private final Duration expiry;
@@ -75,6 +81,8 @@ public final class IdempotencyFilter implements Filter {
     private final Function<HttpServletRequest, String> routeResolver;
     private final List<String> fingerprintHeaders;
     private final List<String> storedHeaders;
+    private final IdempotencyListener listener;
+    private final ErrorBodyWriter errorBodyWriter;
 
     private IdempotencyFilter(Builder b) {
         this.store = b.store;
@@ -89,6 +97,8 @@ public final class IdempotencyFilter implements Filter {
         this.routeResolver = b.routeResolver;
         this.fingerprintHeaders = List.copyOf(b.fingerprintHeaders);
         this.storedHeaders = List.copyOf(b.storedHeaders);
+        this.listener = new SafeListener(b.listener);
+        this.errorBodyWriter = b.errorBodyWriter;
     }
 
     public static Builder builder(IdempotencyStore store) {
@@ -118,7 +128,7 @@ public final class IdempotencyFilter implements Filter {
         List<String> keyHeaders = keyValues == null ? List.of() : Collections.list(keyValues);
         if (keyHeaders.isEmpty()) {
             if (policy == KeyPolicy.REQUIRED) {
-                Problems.KEY_MISSING.write(response, 0);
+                refuse(IdempotencyOutcome.KEY_MISSING, request, response, method, route);
             } else {
                 chain.doFilter(req, res);
             }
@@ -126,39 +136,65 @@ public final class IdempotencyFilter implements Filter {
         }
         Optional<IdempotencyKey> key = keyHeaders.size() == 1 ? IdempotencyKey.parse(keyHeaders.get(0)) : Optional.empty();
         if (key.isEmpty()) {
-            Problems.KEY_INVALID.write(response, 0);
+            refuse(IdempotencyOutcome.KEY_INVALID, request, response, method, route);
             return;
         }
         Optional<String> client = clientOf(request);
         if (client.isEmpty()) {
-            Problems.NO_CLIENT_SCOPE.write(response, 0);
+            refuse(IdempotencyOutcome.NO_CLIENT_SCOPE, request, response, method, route);
             return;
         }
+        // a form is parsed by the container, with its own limits, before anything reads the body: the
+        // parameters are then the same whether or not a filter ahead of this one asked for one
+        Map<String, String[]> form = isForm(request) ? request.getParameterMap() : null;
         byte[] body = request.getInputStream().readNBytes(maxRequestBodySize + 1);
         if (body.length > maxRequestBodySize) {
-            Problems.BODY_TOO_LARGE.write(response, 0);
+            refuse(IdempotencyOutcome.BODY_TOO_LARGE, request, response, method, route);
             return;
         }
+        long declared = request.getContentLengthLong();
+        if (form == null && declared > body.length) {
+            throw new ServletException("IdempotencyFilter cannot fingerprint this request: only " + body.length
+                    + " of its " + declared + " body bytes were left to read. Something before the filter read the"
+                    + " body; register IdempotencyFilter ahead of any filter that reads the request body");
+        }
         IdempotencyScope scope = new IdempotencyScope(client.get(), method, route, key.get());
-        RequestFingerprint fingerprint = RequestFingerprint.of(method, request.getRequestURI(),
-                request.getQueryString(), selectedHeaders(request), body);
+        RequestFingerprint fingerprint = form == null
+                ? RequestFingerprint.of(method, request.getRequestURI(), request.getQueryString(),
+                        selectedHeaders(request), body)
+                : RequestFingerprint.ofForm(method, request.getRequestURI(), request.getQueryString(),
+                        selectedHeaders(request), form, body, body.length);
         Claim claim;
         try {
             claim = store.claim(scope, fingerprint, lease, expiry);
         } catch (IdempotencyStoreException e) {
-            Problems.STORE_UNAVAILABLE.write(response, retryAfterSeconds);
+            refuse(IdempotencyOutcome.STORE_UNAVAILABLE, request, response, method, route);
             return;
         }
         if (claim instanceof Claim.Replay) {
+            listener.decided(IdempotencyOutcome.REPLAYED, method, route);
             replay(((Claim.Replay) claim).response(), response);
         } else if (claim instanceof Claim.InFlight) {
-            Problems.IN_FLIGHT.write(response, retryAfterSeconds);
+            refuse(IdempotencyOutcome.IN_FLIGHT, request, response, method, route);
         } else if (claim instanceof Claim.Mismatch) {
-            Problems.KEY_REUSED.write(response, 0);
+            refuse(IdempotencyOutcome.KEY_REUSED, request, response, method, route);
         } else {
-            execute(new BufferedRequest(request, body, body.length), response, chain, scope,
-                    ((Claim.Acquired) claim).leaseToken());
+            Claim.Acquired acquired = (Claim.Acquired) claim;
+            listener.decided(acquired.tookOver() ? IdempotencyOutcome.TOOK_OVER : IdempotencyOutcome.EXECUTED,
+                    method, route);
+            execute(new BufferedRequest(request, body, body.length), response, chain, scope, acquired.leaseToken());
         }
+    }
+
+    /** Answers an error outcome: status (and Retry-After for 409 and 503) here, the body from the writer. */
+    private void refuse(IdempotencyOutcome outcome, HttpServletRequest request, HttpServletResponse response,
+                        String method, String route) throws IOException {
+        listener.decided(outcome, method, route);
+        response.setStatus(Problems.of(outcome).status());
+        if (outcome == IdempotencyOutcome.IN_FLIGHT || outcome == IdempotencyOutcome.STORE_UNAVAILABLE) {
+            response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
+        }
+        errorBodyWriter.write(outcome, request, response);
     }
 
     private void execute(BufferedRequest request, HttpServletResponse response, FilterChain chain,
@@ -171,27 +207,38 @@ public final class IdempotencyFilter implements Filter {
         } finally {
             if (!ran) {
                 releaseQuietly(scope, leaseToken);
+                listener.completed(IdempotencyCompletion.FAILED, scope.method(), scope.route(), response.getStatus());
             }
         }
         if (request.isAsyncStarted()) {
             capture.abandon();
         }
+        int status = response.getStatus();
         if (capture.abandoned()) {
             releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.NOT_STORED, scope.method(), scope.route(), status);
             return;
         }
         byte[] body = capture.body();
-        int status = response.getStatus();
+        IdempotencyCompletion completion;
         if (status >= 500 && !storeServerErrors) {
             releaseQuietly(scope, leaseToken);
+            completion = IdempotencyCompletion.RELEASED;
+        } else if (body.length > maxStoredBodySize) {
+            // a writer's characters can encode to more bytes than the limit allowed for
+            releaseQuietly(scope, leaseToken);
+            completion = IdempotencyCompletion.NOT_STORED;
         } else {
             try {
-                store.complete(scope, leaseToken, StoredResponse.of(status, storableHeaders(response), body), expiry);
+                completion = store.complete(scope, leaseToken, StoredResponse.of(status, storableHeaders(response), body),
+                        expiry) ? IdempotencyCompletion.STORED : IdempotencyCompletion.LEASE_LOST;
             } catch (IdempotencyStoreException | IllegalArgumentException e) {
                 // the response still goes out; the key is freed so a retry runs again rather than waiting on the lease
                 releaseQuietly(scope, leaseToken);
+                completion = IdempotencyCompletion.STORE_FAILED;
             }
         }
+        listener.completed(completion, scope.method(), scope.route(), status);
         capture.release();
     }
 
@@ -205,10 +252,24 @@ public final class IdempotencyFilter implements Filter {
 
     private void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
         response.setStatus(stored.status());
-        stored.headers().forEach((name, values) -> values.forEach(v -> response.addHeader(name, v)));
+        // the original's values replace any this response got from outer layers (a Request-Id set per request)
+        stored.headers().forEach((name, values) -> {
+            for (int i = 0; i < values.size(); i++) {
+                if (i == 0) {
+                    response.setHeader(name, values.get(i));
+                } else {
+                    response.addHeader(name, values.get(i));
+                }
+            }
+        });
         response.setHeader(REPLAYED_HEADER, "true");
         response.setContentLength(stored.bodyLength());
         response.getOutputStream().write(stored.body());
+    }
+
+    private static boolean isForm(HttpServletRequest request) {
+        String type = request.getContentType();
+        return type != null && type.trim().regionMatches(true, 0, FORM, 0, FORM.length());
     }
 
     private Optional<String> clientOf(HttpServletRequest request) {
@@ -255,7 +316,9 @@ public final class IdempotencyFilter implements Filter {
         private Function<HttpServletRequest, String> routeResolver = Builder::pathWithinApplication;
         private List<String> fingerprintHeaders = List.of("Content-Type");
         private List<String> storedHeaders = List.of("Content-Type", "Content-Language", "Content-Location",
-                "Location", "ETag", "Last-Modified", "Link");
+                "Location", "ETag", "Last-Modified", "Link", "Request-Id", "X-Request-Id");
+        private IdempotencyListener listener = IdempotencyListener.none();
+        private ErrorBodyWriter errorBodyWriter = ErrorBodyWriter.problemDetails();
 
         private Builder(IdempotencyStore store) {
             this.store = store;
@@ -340,11 +403,34 @@ public final class IdempotencyFilter implements Filter {
 
         /**
          * Response headers kept for replay. Default Content-Type, Content-Language,
-         * Content-Location, Location, ETag, Last-Modified, Link. Never add Set-Cookie or
-         * anything per-session.
+         * Content-Location, Location, ETag, Last-Modified, Link (what describes the result) and
+         * Request-Id, X-Request-Id (the id under which the work was done, so that a client holding
+         * a replay can quote the id the server logged). On replay the stored values replace any
+         * the response got from filters outside this one. Never add Set-Cookie or anything
+         * per-session.
          */
         public Builder storedHeaders(List<String> names) {
             this.storedHeaders = headerNames("storedHeaders", names);
+            return this;
+        }
+
+        /**
+         * Hears every decision (first executions, takeovers, replays, 409s, 422s and the other
+         * refusals) and what became of each executed request's response. Default
+         * {@link IdempotencyListener#none()}; stagger-observability's {@code IdempotencyMetrics}
+         * publishes them as meters.
+         */
+        public Builder idempotencyListener(IdempotencyListener listener) {
+            this.listener = notNull("idempotencyListener", listener);
+            return this;
+        }
+
+        /**
+         * Writes the body of the filter's own 400, 409, 413, 422 and 503 answers, for APIs with an
+         * error format of their own. Default {@link ErrorBodyWriter#problemDetails()}.
+         */
+        public Builder errorBodyWriter(ErrorBodyWriter errorBodyWriter) {
+            this.errorBodyWriter = notNull("errorBodyWriter", errorBodyWriter);
             return this;
         }
 

@@ -71,30 +71,30 @@ class ConcurrentRepeatsTest {
     @Test
     void oneHundredConcurrentRepeatsRunTheHandlerOnceOnPostgres() throws Exception {
         DataSource pg = TestDatabases.postgres();
-        String table = PostgresTables.uniqueName();
+        String prefix = PostgresTables.uniquePrefix();
         try (ConnectionPool pool = new ConnectionPool(pg, 8)) {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(table).build();
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tablePrefix(prefix).build();
             try (TestServer server = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(store).build())) {
                 assertRunsOnce(List.of(server.uri("/orders")));
             }
         } finally {
-            PostgresTables.drop(pg, table);
+            PostgresTables.drop(pg, prefix);
         }
     }
 
     @Test
     void twoServersSharingOnePostgresDatabaseRunTheHandlerOnce() throws Exception {
         DataSource pg = TestDatabases.postgres();
-        String table = PostgresTables.uniqueName();
+        String prefix = PostgresTables.uniquePrefix();
         try (ConnectionPool poolA = new ConnectionPool(pg, 8); ConnectionPool poolB = new ConnectionPool(pg, 8)) {
-            JdbcIdempotencyStore storeA = JdbcIdempotencyStore.builder(poolA).tableName(table).build();
-            JdbcIdempotencyStore storeB = JdbcIdempotencyStore.builder(poolB).tableName(table).build();
+            JdbcIdempotencyStore storeA = JdbcIdempotencyStore.builder(poolA).tablePrefix(prefix).build();
+            JdbcIdempotencyStore storeB = JdbcIdempotencyStore.builder(poolB).tablePrefix(prefix).build();
             try (TestServer a = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(storeA).build());
                  TestServer b = TestServer.start(slowOrderHandler(), arrivals, IdempotencyFilter.builder(storeB).build())) {
                 assertRunsOnce(List.of(a.uri("/orders"), b.uri("/orders")));
             }
         } finally {
-            PostgresTables.drop(pg, table);
+            PostgresTables.drop(pg, prefix);
         }
     }
 

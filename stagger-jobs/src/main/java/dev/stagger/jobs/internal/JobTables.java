@@ -36,7 +36,8 @@ public final class JobTables {
 
     public void migrate(DataSource dataSource) throws SQLException {
         List<Function<Dialect, List<String>>> steps = List.of(this::version1);
-        SchemaMigrations.apply(dataSource, prefix + "jobs", steps);
+        SchemaMigrations.builder(prefix + "jobs").tablePrefix(prefix).table(jobs).table(errors).steps(steps).build()
+                .apply(dataSource);
     }
 
     private List<String> version1(Dialect d) {
