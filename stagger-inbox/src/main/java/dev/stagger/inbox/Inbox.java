@@ -241,7 +241,7 @@ public final class Inbox {
                 if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
                     throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
                 }
-                SchemaMigrations.apply(dataSource, "inbox:" + table, migrations(table));
+                SchemaMigrations.builder("inbox:" + table).table(table).steps(migrations(table)).build().apply(dataSource);
                 return new Inbox(this, dialect);
             } catch (SQLException e) {
                 throw new StoreException("cannot prepare table " + table, e);
