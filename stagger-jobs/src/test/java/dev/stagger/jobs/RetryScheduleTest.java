@@ -299,4 +299,26 @@ class RetryScheduleTest {
         assertThat(coreWaits).hasSize(4);
         assertThat(jobWaits).isEqualTo(coreWaits);
     }
+
+    @Test
+    void aRedrivenJobStartsItsDeadlineAfresh() throws Exception {
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofSeconds(10)))
+                .deadline(Duration.ofSeconds(15)).build();
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("down")), policy)
+                .build();
+        long id = jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        clock.advance(Duration.ofSeconds(10));
+        pool.runAvailable(); // attempt 2 at 10 s: a 10 s wait would end at 20 s, past the deadline
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+        clock.advance(Duration.ofHours(1));
+        jobs.redrive(id);
+        pool.runAvailable();
+
+        Job again = jobs.find(id).orElseThrow();
+        assertThat(again.state()).as("an hour later the deadline counts from the new first attempt")
+                .isEqualTo(JobState.AVAILABLE);
+        assertThat(again.attempt()).isEqualTo(1);
+    }
 }
