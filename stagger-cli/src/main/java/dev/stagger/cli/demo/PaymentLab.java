@@ -70,7 +70,7 @@ final class PaymentLab {
             if (withKey) {
                 // the shop runs an idempotency filter: it honours keys, so retrying a keyed POST after a 5xx is safe
                 RetryingHttpClient client = RetryingHttpClient.builder(http).service("shop").policy(policy)
-                        .keysHonoured(uri -> true).retryListener(attempts).build();
+                        .keysHonoured(shopUri -> true).retryListener(attempts).build();
                 client.send(request, HttpResponse.BodyHandlers.ofString());
             } else {
                 // the naive client: "it failed, so send it again"
