@@ -6,11 +6,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /** One async call: attempts chained through futures, waits on the clock's scheduler. */
 final class AsyncRetryExecution<T> extends RetryExecution<T> {
-    private final Supplier<? extends CompletionStage<T>> operation;
+    private final Supplier<? extends CompletionStage<T>> plain;
+    private final Function<? super AttemptContext, ? extends CompletionStage<T>> contextual;
     private final CompletableFuture<T> promise = new CompletableFuture<>();
     private volatile Clock.Cancellable pendingWait;
     private volatile CompletableFuture<T> inFlight;
@@ -20,9 +22,12 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
     private final AtomicBoolean ended = new AtomicBoolean();
 
-    AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> operation) {
-        super(retry, null, null);
-        this.operation = operation;
+    /** Exactly one of {@code plain} and {@code contextual} is given. */
+    AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> plain,
+                        Function<? super AttemptContext, ? extends CompletionStage<T>> contextual) {
+        super(retry, null, null, contextual != null);
+        this.plain = plain;
+        this.contextual = contextual;
     }
 
     CompletableFuture<T> start() {
@@ -57,7 +62,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
         long t0 = retry.clock.nanoTime();
         CompletableFuture<T> attemptFuture;
         try {
-            CompletionStage<T> stage = operation.get();
+            CompletionStage<T> stage = contextual != null ? contextual.apply(this) : plain.get();
             if (stage == null) {
                 throw new NullPointerException("operation returned a null CompletionStage");
             }
@@ -70,7 +75,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
         AtomicBoolean settled = new AtomicBoolean();
         long timeoutNanos = attemptTimeoutNanos();
         Clock.Cancellable timeout = null;
-        if (retry.policy.attemptTimeout().isPresent() && timeoutNanos >= 0) {
+        if (retry.policy.attemptTimeoutNanos() > 0) {
             int thisAttempt = attempt;
             timeout = retry.clock.schedule(() -> {
                 if (settled.compareAndSet(false, true)) {
@@ -166,7 +171,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             return super.finishedEvent(reason);
         }
         Throwable failure = callerFailure;
-        return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.policy.maxAttempts(), elapsed(),
+        return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.engine.maxAttempts, elapsed(),
                 failure == null ? callerResult : null, failure);
     }
 

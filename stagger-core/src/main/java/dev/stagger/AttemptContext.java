@@ -34,6 +34,13 @@ public interface AttemptContext {
      */
     Optional<Duration> attemptTimeout();
 
-    /** The previous attempt's failure, or null on the first attempt or after a retried result. */
+    /**
+     * The failure of the attempt before this one: while attempt {@code n} runs, and while a
+     * {@link Classifier} classifies its outcome, what attempt {@code n - 1} threw (the outcome
+     * being classified is the classifier's own {@code failure} argument, not this). Null on the
+     * first attempt and when attempt {@code n - 1} returned a result (a retried result, say).
+     * Work whose attempts run in separate processes ({@link RetryEngine#decide}) does not carry
+     * failures from one attempt to the next: there it is always null.
+     */
     Throwable lastFailure();
 }

@@ -10,6 +10,11 @@ import java.time.Duration;
  * returns the per-call {@link Schedule}, which holds whatever state a strategy needs (decorrelated
  * jitter remembers its last delay).
  *
+ * <p>Work whose attempts do not all run in one process (a job row, a queue message) carries a
+ * schedule's state between attempts: {@link Schedule#state()} exports it as one {@code long}, and
+ * {@link #resume(RandomSource, long)} continues from it, so the next wait is the one the same
+ * schedule would have given in one process.
+ *
  * <p>Retry {@code k} is the wait before attempt {@code k + 1}: retry 1 comes after the first
  * failure. Every strategy is O(1) per retry and returns a delay in {@code [0, maxDelay]} for any
  * {@code k} up to {@link Integer#MAX_VALUE}: no overflow, NaN or negative value.
@@ -18,6 +23,17 @@ public interface Backoff {
 
     /** Begins one call's schedule, drawing randomness (if any) from {@code random}. */
     Schedule start(RandomSource random);
+
+    /**
+     * Continues a schedule whose earlier retries ran elsewhere: {@code state} is what
+     * {@link Schedule#state()} returned after the last of them (0 for a schedule that has given no
+     * delay yet). The default suits a stateless backoff, whose delay depends on the retry number
+     * alone: it starts a new schedule. A backoff whose schedule remembers something between
+     * retries overrides this and {@link Schedule#state()} together.
+     */
+    default Schedule resume(RandomSource random, long state) {
+        return start(random);
+    }
 
     /** The hard ceiling on every delay this backoff can produce. */
     Duration maxDelay();
@@ -30,6 +46,15 @@ public interface Backoff {
          * @return the wait in nanoseconds, in [0, maxDelay]
          */
         long nextDelayNanos(int retry);
+
+        /**
+         * What this schedule remembers from its earlier delays, as one value that can be stored
+         * with the work (a job row, a message header) and given to {@link Backoff#resume}. Zero
+         * for a schedule that remembers nothing (the default) or has given no delay yet.
+         */
+        default long state() {
+            return 0;
+        }
     }
 
     /** No wait at all. Suitable only with a budget or a breaker, or against local resources. */
@@ -37,9 +62,9 @@ public interface Backoff {
         return ExponentialBackoff.NONE;
     }
 
-    /** The same wait every time: {@code d}. */
-    static ExponentialBackoff fixed(Duration delay) {
-        return new ExponentialBackoff(delay).multiplier(1.0);
+    /** The same wait every time: {@code delay}; add {@code .jitter(..)} to spread it. */
+    static FixedBackoff fixed(Duration delay) {
+        return new FixedBackoff(delay);
     }
 
     /** {@code initial + step·(k-1)} for retry {@code k}. */

@@ -10,12 +10,20 @@ import java.time.Duration;
  *   <li>{@link #accept()} — the outcome is a success; return it.
  *   <li>{@link #retry()} — a transient failure; wait per the backoff and try again.
  *   <li>{@link #retryAfter(Duration)} — as {@code retry()}, but the server asked for at least this
- *       long (Retry-After); the wait is the hint plus the backoff's own (jittered) delay on top, so
- *       clients told the same hint do not all come back at the same instant. The hint is not
- *       capped by the backoff's {@code maxDelay}, but a hint past the deadline ends the call.
+ *       long (Retry-After). See "The hint rule" below.
  *   <li>{@link #stop()} — a permanent failure: never retried. A failure is rethrown; a result
  *       (an HTTP 400, say) is returned, and the call ends with reason NOT_RETRYABLE.
  * </ul>
+ *
+ * <h2>The hint rule</h2>
+ * The wait after {@code retryAfter(hint)} is {@code hint + d}, where {@code d} is the delay the
+ * policy's backoff gives for that retry, jitter included: the hint is a minimum, and the backoff's
+ * own delay goes on top, so clients told the same hint do not all come back at the same instant.
+ * With a backoff of 100 ms and full jitter, a draw of 0.5 and a hint of 2 s, the wait is 2.05 s.
+ * The sum is not capped by the backoff's {@code maxDelay}; a wait that would end past the policy's
+ * deadline ends the call at once (reason DEADLINE). The same rule holds wherever
+ * {@link RetryEngine} decides: {@link Retry#call}, {@link Retry#callAsync}, the job workers, and
+ * anything else built on the engine.
  */
 public final class Decision {
     /** The three kinds of decision. */
@@ -45,7 +53,7 @@ public final class Decision {
         return STOP;
     }
 
-    /** Retry, waiting at least {@code minimum} (a server hint); jitter is still added on top. */
+    /** Retry, waiting at least {@code minimum} (a server hint); the backoff's delay is added on top. */
     public static Decision retryAfter(Duration minimum) {
         Checks.nonNegative("retryAfter", minimum);
         return new Decision(Kind.RETRY, Checks.nanos(minimum));
@@ -64,7 +72,7 @@ public final class Decision {
         return Duration.ofNanos(minDelayNanos);
     }
 
-    public long minDelayNanos() {
+    long minDelayNanos() {
         return minDelayNanos;
     }
 

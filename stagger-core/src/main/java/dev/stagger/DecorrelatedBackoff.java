@@ -23,14 +23,26 @@ final class DecorrelatedBackoff implements Backoff {
 
     @Override
     public Schedule start(RandomSource random) {
+        return resume(random, 0);
+    }
+
+    /** The state is the previous delay in nanoseconds; 0 (no delay yet) starts from {@code base}. */
+    @Override
+    public Schedule resume(RandomSource random, long state) {
+        long from = state <= 0 ? baseNanos : Math.min(Math.max(state, baseNanos), capNanos);
         return new Schedule() {
-            private long previous = baseNanos;
+            private long previous = from;
 
             @Override
             public long nextDelayNanos(int retry) {
                 double upper = 3.0 * previous;
                 double sleep = baseNanos + (upper - baseNanos) * random.nextDouble();
                 previous = Checks.clampNanos(sleep, capNanos);
+                return previous;
+            }
+
+            @Override
+            public long state() {
                 return previous;
             }
         };

@@ -62,7 +62,7 @@ public final class ExponentialBackoff implements Backoff {
     }
 
     /** The delay for retry {@code k} before jitter, in nanoseconds. */
-    public long rawDelayNanos(int retry) {
+    long rawDelayNanos(int retry) {
         if (retry <= 1 || multiplier == 1.0) {
             return Math.min(baseNanos, maxNanos);
         }

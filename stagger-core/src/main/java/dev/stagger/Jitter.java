@@ -17,20 +17,23 @@ public interface Jitter {
 
     /** No randomness: the formula as written. */
     static Jitter none() {
-        return Kinds.NONE;
+        return StandardJitter.NONE;
     }
 
     /** {@code U[0, d]} — AWS "full jitter"; the least total work under contention. */
     static Jitter full() {
-        return Kinds.FULL;
+        return StandardJitter.FULL;
     }
 
     /** {@code d/2 + U[0, d/2]} — AWS "equal jitter": never waits less than half. */
     static Jitter equal() {
-        return Kinds.EQUAL;
+        return StandardJitter.EQUAL;
     }
 
-    /** {@code d + U[0, f·d]} — only ever adds; the seed's {@code c + U(0, 0.3c)} is {@code proportional(0.3)}. */
+    /**
+     * {@code d + U[0, f·d]} — only ever adds, so a wait is never shorter than the formula's;
+     * Polly's jitter for its constant and linear backoffs is {@code proportional(0.5)}.
+     */
     static Jitter proportional(double factor) {
         double f = Checks.fraction("jitter factor", factor);
         return new Jitter() {
@@ -60,27 +63,5 @@ public interface Jitter {
                 return "spread(" + f + ")";
             }
         };
-    }
-
-    /** The stateless kinds, as singletons. */
-    enum Kinds implements Jitter {
-        NONE {
-            @Override
-            public double apply(double d, RandomSource random) {
-                return d;
-            }
-        },
-        FULL {
-            @Override
-            public double apply(double d, RandomSource random) {
-                return d * random.nextDouble();
-            }
-        },
-        EQUAL {
-            @Override
-            public double apply(double d, RandomSource random) {
-                return d / 2 + d / 2 * random.nextDouble();
-            }
-        }
     }
 }

@@ -5,11 +5,13 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker} and
- * a shared {@link RetryBudget}. Immutable and thread-safe: one {@code Retry} serves any number of
+ * a shared {@link RetryBudget}. What follows each attempt is decided by the {@link RetryEngine}
+ * (the same rules a job worker follows); the breaker and the budget may then refuse a retry. Immutable and thread-safe: one {@code Retry} serves any number of
  * concurrent calls; the {@code with...} methods return new instances.
  *
  * <h2>Sync: {@link #call(Callable)}</h2>
@@ -20,7 +22,7 @@ import java.util.function.Supplier;
  * cause. Interruption during a wait stops at once and keeps the thread's interrupt status.
  * Waits never hold a lock, so virtual threads are never pinned.
  *
- * <h2>Async: {@link #callAsync(Supplier)}</h2>
+ * <h2>Async: {@link #callAsync(Supplier)}, {@link #callAsync(Function)}</h2>
  * Waits are scheduled on the clock's scheduler, never by blocking a thread. Cancelling the
  * returned future (or completing it by hand) stops further attempts and cancels the attempt in
  * flight; the call ends with reason CANCELLED. The policy's
@@ -41,6 +43,8 @@ public final class Retry {
     final RetryListener[] listeners;
     final Clock clock;
     final RandomSource random;
+    /** Decides what follows each attempt; built once per Retry, so a call allocates none. */
+    final RetryEngine engine;
     private final boolean fastPath;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
@@ -52,6 +56,7 @@ public final class Retry {
         this.listeners = listeners;
         this.clock = clock;
         this.random = random;
+        this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
         this.fastPath = breaker == null && listeners.length == 0 && policy.deadlineNanos() == 0
                 && policy.acceptsAllResults();
     }
@@ -156,7 +161,16 @@ public final class Retry {
 
     /** Runs an asynchronous operation with retries. See the class comment. */
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
-        return new AsyncRetryExecution<>(this, Checks.notNull("operation", operation)).start();
+        return new AsyncRetryExecution<>(this, Checks.notNull("operation", operation), null).start();
+    }
+
+    /**
+     * As {@link #callAsync(Supplier)}, giving each attempt its {@link AttemptContext}: the attempt
+     * number, the time left before the deadline and the attempt's timeout, read from the engine
+     * rather than computed by the caller. The context is valid while the attempt runs.
+     */
+    public <T> CompletableFuture<T> callAsync(Function<? super AttemptContext, ? extends CompletionStage<T>> operation) {
+        return new AsyncRetryExecution<T>(this, null, Checks.notNull("operation", operation)).start();
     }
 
     @Override

@@ -4,28 +4,25 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.Collections;
 import java.util.concurrent.Callable;
 
 /**
- * One call's state and the decision logic shared by the sync loop and {@link AsyncRetryExecution}.
- * Used by one thread at a time (async attempts follow each other with happens-before edges
- * through the futures and the scheduler).
+ * One call in one process: the sync loop, and what {@link AsyncRetryExecution} shares with it (the
+ * breaker, the budget, the listeners, the caller's answer). What follows each attempt is decided
+ * by the {@link RetryEngine}, on this object's state. Used by one thread at a time (async attempts
+ * follow each other with happens-before edges through the futures and the scheduler).
  */
-class RetryExecution<T> implements AttemptContext {
+class RetryExecution<T> extends RetryEngine.Work {
     static final long END = -1;
 
     final Retry retry;
     private final Callable<T> plain;
     private final AttemptCallable<T> contextual;
+    private final boolean readsContext;
     private final boolean measure;
     private long startNanos;
-    int attempt;
-    private Backoff.Schedule schedule;
-    Object lastResult;
-    Throwable lastFailure;
     /** The first failure; the list holds every failure only once there are two (most calls never get there). */
     private Throwable firstFailure;
     private List<Throwable> failures;
@@ -33,18 +30,35 @@ class RetryExecution<T> implements AttemptContext {
     RetryRefusedException refusal;
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
+        this(retry, plain, contextual, contextual != null);
+    }
+
+    /** @param readsContext whether the operation is given the {@link AttemptContext} */
+    RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual, boolean readsContext) {
+        super(retry.engine);
         this.retry = retry;
         this.plain = plain;
         this.contextual = contextual;
+        this.readsContext = readsContext;
         this.measure = retry.listeners.length > 0 || (retry.breaker != null && retry.breaker.measuresDuration());
     }
 
     /** Reads the start time when anything needs it. */
     final void begin() {
-        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || contextual != null
+        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || readsContext
                 || retry.policy.hasCustomClassifier()) {
             startNanos = retry.clock.nanoTime();
         }
+    }
+
+    @Override
+    final long elapsedNanos() {
+        return retry.clock.nanoTime() - startNanos;
+    }
+
+    @Override
+    final Backoff.Schedule startSchedule() {
+        return retry.policy.backoff().start(retry.random);
     }
 
     // ---- sync ----
@@ -152,48 +166,20 @@ class RetryExecution<T> implements AttemptContext {
     }
 
     /**
-     * Classifies an attempt's outcome.
+     * Has the engine decide what follows an attempt's outcome, then asks the guards (breaker,
+     * budget) and tells the listeners.
      *
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
     final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
-        lastResult = result;
-        lastFailure = failure;
-        if (failure != null) {
-            if (firstFailure == null) {
-                firstFailure = failure;
-            } else {
-                if (failures == null) {
-                    failures = new ArrayList<>(4);
-                    failures.add(firstFailure);
-                }
-                failures.add(failure);
-            }
-        }
-        RetryPolicy policy = retry.policy;
-        Decision decision;
-        if (failure == null && policy.acceptsAllResults()) {
-            decision = Decision.accept();
-        } else {
-            try {
-                decision = policy.classifier().classify(result, failure, this);
-            } catch (RuntimeException classifierFailed) {
-                if (failure != null) {
-                    failure.addSuppressed(classifierFailed);
-                } else {
-                    lastFailure = classifierFailed;
-                }
-                decision = Decision.stop();
-            }
-            if (decision.isRetry() && (failure instanceof Error || failure instanceof InterruptedException)) {
-                decision = Decision.stop(); // not even a custom classifier may retry these
-            }
-        }
+        RetryEngine engine = retry.engine;
+        Decision decision = engine.classify(this, result, failure);
+        remember(lastFailure);
         if (retry.breaker != null) {
             retry.breaker.record(result, failure, attemptNanos);
         }
         if (retry.listeners.length > 0) {
-            RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, policy.maxAttempts(),
+            RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, engine.maxAttempts,
                     Duration.ofNanos(Math.max(0, attemptNanos)), result, failure, decision);
             for (RetryListener l : retry.listeners) {
                 try {
@@ -203,21 +189,13 @@ class RetryExecution<T> implements AttemptContext {
                 }
             }
         }
-        switch (decision.kind()) {
-            case ACCEPT:
-                if (retry.budget != null) {
-                    retry.budget.onSuccess();
-                }
-                end(attempt == 1 ? EndReason.SUCCESS : EndReason.RECOVERED);
-                return END;
-            case STOP:
-                end(failure instanceof InterruptedException ? EndReason.INTERRUPTED : EndReason.NOT_RETRYABLE);
-                return END;
-            default:
-                break;
-        }
-        if (attempt >= policy.maxAttempts()) {
-            end(EndReason.EXHAUSTED);
+        long delay = engine.next(this, decision);
+        if (RetryEngine.isEnd(delay)) {
+            EndReason reason = RetryEngine.endReason(delay);
+            if (reason.isSuccess() && retry.budget != null) {
+                retry.budget.onSuccess();
+            }
+            end(reason);
             return END;
         }
         CircuitBreaker breaker = retry.breaker;
@@ -226,26 +204,13 @@ class RetryExecution<T> implements AttemptContext {
             end(EndReason.CIRCUIT_OPEN);
             return END;
         }
-        if (schedule == null) {
-            schedule = policy.backoff().start(retry.random);
-        }
-        long delay = schedule.nextDelayNanos(attempt);
-        long hint = decision.minDelayNanos();
-        if (hint > 0) {
-            delay = hint + delay < 0 ? Long.MAX_VALUE : hint + delay; // the hint is a minimum; jitter goes on top
-        }
-        long deadline = policy.deadlineNanos();
-        if (deadline > 0 && delay >= deadline - (retry.clock.nanoTime() - startNanos)) {
-            end(EndReason.DEADLINE);
-            return END;
-        }
         if (retry.budget != null && !retry.budget.tryAcquireRetry()) {
             refusal = new BudgetExhaustedException(retry.budget.name(), failure, failure == null ? result : null);
             end(EndReason.BUDGET);
             return END;
         }
         if (retry.listeners.length > 0) {
-            RetryEvent.RetryScheduled e = new RetryEvent.RetryScheduled(retry.name, attempt + 1, policy.maxAttempts(),
+            RetryEvent.RetryScheduled e = new RetryEvent.RetryScheduled(retry.name, attempt + 1, engine.maxAttempts,
                     Duration.ofNanos(delay), decision, result, failure);
             for (RetryListener l : retry.listeners) {
                 try {
@@ -256,6 +221,22 @@ class RetryExecution<T> implements AttemptContext {
             }
         }
         return delay;
+    }
+
+    /** Keeps every failure for the caller's exception (the earlier ones become suppressed). */
+    private void remember(Throwable failure) {
+        if (failure == null) {
+            return;
+        }
+        if (firstFailure == null) {
+            firstFailure = failure;
+        } else {
+            if (failures == null) {
+                failures = new ArrayList<>(4);
+                failures.add(firstFailure);
+            }
+            failures.add(failure);
+        }
     }
 
     /** Records the end reason and tells the listeners, once. */
@@ -280,7 +261,7 @@ class RetryExecution<T> implements AttemptContext {
     RetryEvent.CallFinished finishedEvent(EndReason reason) {
         Throwable thrown = refusal != null ? refusal
                 : reason.isSuccess() || lastFailure == null ? null : finalFailure();
-        return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.policy.maxAttempts(), elapsed(),
+        return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.engine.maxAttempts, elapsed(),
                 thrown == null ? lastResult : null, thrown);
     }
 
@@ -291,56 +272,5 @@ class RetryExecution<T> implements AttemptContext {
         }
         endReason = reason;
         return true;
-    }
-
-    // ---- AttemptContext ----
-
-    @Override
-    public String name() {
-        return retry.name;
-    }
-
-    @Override
-    public int attempt() {
-        return attempt;
-    }
-
-    @Override
-    public int maxAttempts() {
-        return retry.policy.maxAttempts();
-    }
-
-    @Override
-    public Duration elapsed() {
-        return Duration.ofNanos(Math.max(0, retry.clock.nanoTime() - startNanos));
-    }
-
-    @Override
-    public Optional<Duration> remaining() {
-        long deadline = retry.policy.deadlineNanos();
-        if (deadline == 0) {
-            return Optional.empty();
-        }
-        return Optional.of(Duration.ofNanos(Math.max(0, deadline - (retry.clock.nanoTime() - startNanos))));
-    }
-
-    @Override
-    public Optional<Duration> attemptTimeout() {
-        long timeout = retry.policy.attemptTimeoutNanos();
-        Optional<Duration> remaining = remaining();
-        if (timeout == 0) {
-            return remaining;
-        }
-        Duration t = Duration.ofNanos(timeout);
-        return Optional.of(remaining.isPresent() && remaining.get().compareTo(t) < 0 ? remaining.get() : t);
-    }
-
-    @Override
-    public Throwable lastFailure() {
-        return attempt <= 1 ? null : lastFailure;
-    }
-
-    long attemptTimeoutNanos() {
-        return attemptTimeout().map(Duration::toNanos).orElse(0L);
     }
 }

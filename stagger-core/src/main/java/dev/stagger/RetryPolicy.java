@@ -181,8 +181,9 @@ public final class RetryPolicy {
 
         /**
          * Replaces the whole classification with {@code classifier}; {@link #retryOn},
-         * {@link #retryIf}, {@link #abortOn} and {@link #retryOnResult} are then ignored. Whatever it
-         * says, an {@link Error} or an {@link InterruptedException} is never retried.
+         * {@link #retryIf}, {@link #abortOn} and {@link #retryOnResult(Class, Predicate)} are then
+         * ignored. Whatever it says, an {@link Error} or an {@link InterruptedException} is never
+         * retried.
          */
         public Builder classifier(Classifier classifier) {
             this.classifier = Checks.notNull("classifier", classifier);
@@ -214,19 +215,16 @@ public final class RetryPolicy {
         }
 
         /**
-         * Retry when a result matches. Give the lambda's parameter a type
-         * ({@code (HttpResponse<?> r) -> r.statusCode() == 503}); results of another type never match.
+         * Retry when a result of type {@code type} matches {@code predicate}
+         * ({@code retryOnResult(HttpResponse.class, r -> r.statusCode() == 503)}); a result of
+         * another type, and a null result, never match and are not given to the predicate. An
+         * exception thrown by the predicate itself (a {@code ClassCastException} included) is a
+         * classifier failure: it ends the call (reason NOT_RETRYABLE) and is thrown to the caller.
          */
-        @SuppressWarnings("unchecked")
-        public <R> Builder retryOnResult(Predicate<? super R> predicate) {
-            Predicate<? super R> p = Checks.notNull("retryOnResult", predicate);
-            resultPredicates.add(result -> {
-                try {
-                    return ((Predicate<Object>) p).test(result);
-                } catch (ClassCastException otherType) {
-                    return false;
-                }
-            });
+        public <R> Builder retryOnResult(Class<R> type, Predicate<? super R> predicate) {
+            Checks.notNull("retryOnResult type", type);
+            Checks.notNull("retryOnResult", predicate);
+            resultPredicates.add(result -> type.isInstance(result) && predicate.test(type.cast(result)));
             return this;
         }
 

@@ -148,4 +148,25 @@ class AttemptContextTest {
 
         assertThat(elapsed).containsExactly(Duration.ZERO, Duration.ofSeconds(1));
     }
+
+    @Test
+    void duringClassificationLastFailureIsStillThePreviousAttemptsFailure() {
+        List<Throwable> seen = new ArrayList<>();
+        IOException first = new IOException("first");
+        IOException second = new IOException("second");
+        IOException third = new IOException("third");
+        IOException[] failures = {first, second, third};
+        RetryPolicy.Builder policy = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none())
+                .classifier((r, f, context) -> {
+                    seen.add(context.lastFailure());
+                    return Decision.retry();
+                });
+
+        catchThrowable(() -> retry(policy).call(context -> {
+            throw failures[context.attempt() - 1];
+        }));
+
+        // the outcome being classified is the classifier's own argument; the context keeps the one before
+        assertThat(seen).containsExactly(null, first, second);
+    }
 }

@@ -58,6 +58,34 @@ class BackoffPropertiesTest {
         }
     }
 
+    /**
+     * Work that outlives a process stores {@link Backoff.Schedule#state()} after each retry and
+     * resumes from it: the delays must go on exactly as in one uninterrupted schedule.
+     */
+    @Property(tries = 300)
+    void aResumedScheduleContinuesAsTheUninterruptedOne(@ForAll("carried") Backoff backoff,
+                                                        @ForAll @LongRange(min = 0) long seed,
+                                                        @ForAll @IntRange(min = 0, max = 40) int before) {
+        int total = before + 20;
+        Backoff.Schedule whole = backoff.start(RandomSource.seeded(seed));
+        long[] expected = new long[total + 1];
+        for (int retry = 1; retry <= total; retry++) {
+            expected[retry] = whole.nextDelayNanos(retry);
+        }
+
+        RandomSource random = RandomSource.seeded(seed);
+        Backoff.Schedule first = backoff.start(random);
+        for (int retry = 1; retry <= before; retry++) {
+            assertThat(first.nextDelayNanos(retry)).isEqualTo(expected[retry]);
+        }
+        long state = first.state();
+        for (int retry = before + 1; retry <= total; retry++) {
+            Backoff.Schedule resumed = backoff.resume(random, state); // a new process for every attempt
+            assertThat(resumed.nextDelayNanos(retry)).as("retry %d", retry).isEqualTo(expected[retry]);
+            state = resumed.state();
+        }
+    }
+
     private static void assertWithinCeiling(Backoff backoff, int retry, double r) {
         long ceiling = backoff.maxDelay().toNanos();
         Backoff.Schedule schedule = backoff.start(RandomSource.sequence(r));
@@ -90,19 +118,34 @@ class BackoffPropertiesTest {
 
     @Provide
     Arbitrary<Backoff> presets() {
-        Arbitrary<Backoff> decorrelated = Combinators.combine(durations(), durations())
-                .as((a, b) -> Backoff.decorrelated(min(a, b), max(a, b)));
-        Arbitrary<Backoff> grpc = Combinators.combine(durations(), Arbitraries.doubles().between(1.0, 1e3),
-                        Arbitraries.doubles().between(0, 1), durations())
-                .as(Backoff::grpcConnection);
         Arbitrary<Backoff> kubernetes = Combinators.combine(durations(), Arbitraries.doubles().between(0, 1e3),
                         Arbitraries.doubles().between(0, 10), Arbitraries.integers().between(0, 100),
                         durations().injectNull(0.3))
                 .as((d, factor, jitter, steps, cap) ->
                         Backoff.kubernetes(d, factor, jitter, steps, cap == null ? Duration.ZERO : cap));
-        Arbitrary<Backoff> polly = Combinators.combine(durations(), durations()).as(Backoff::pollyDecorrelatedJitterV2);
         Arbitrary<Backoff> awsFull = Combinators.combine(durations(), durations()).as(Backoff::awsFullJitter);
-        return Arbitraries.oneOf(decorrelated, grpc, kubernetes, polly, awsFull);
+        return Arbitraries.oneOf(decorrelated(), grpc(), kubernetes, polly(), awsFull);
+    }
+
+    private static Arbitrary<Backoff> decorrelated() {
+        return Combinators.combine(durations(), durations()).as((a, b) -> Backoff.decorrelated(min(a, b), max(a, b)));
+    }
+
+    private static Arbitrary<Backoff> grpc() {
+        return Combinators.combine(durations(), Arbitraries.doubles().between(1.0, 1e3),
+                        Arbitraries.doubles().between(0, 1), durations())
+                .as(Backoff::grpcConnection);
+    }
+
+    private static Arbitrary<Backoff> polly() {
+        return Combinators.combine(durations(), durations()).as(Backoff::pollyDecorrelatedJitterV2);
+    }
+
+    /** Every built-in backoff whose schedule can be carried between processes. */
+    @Provide
+    Arbitrary<Backoff> carried() {
+        Arbitrary<Backoff> fixed = Combinators.combine(durations(), jitters()).as((d, j) -> Backoff.fixed(d).jitter(j));
+        return Arbitraries.oneOf(exponentials(), linears(), fixed, decorrelated(), grpc(), polly());
     }
 
     /**

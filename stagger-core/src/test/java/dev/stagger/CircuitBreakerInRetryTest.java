@@ -110,7 +110,7 @@ class CircuitBreakerInRetryTest {
         CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(1).clock(clock)
                 .recordFailure((result, failure) -> Integer.valueOf(503).equals(result)).build();
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none())
-                .<Integer>retryOnResult(status -> status == 503).build();
+                .retryOnResult(Integer.class, status -> status == 503).build();
 
         Throwable thrown = catchThrowable(() -> Retry.of("r", policy).withCircuitBreaker(breaker).withClock(clock)
                 .call(() -> 503));

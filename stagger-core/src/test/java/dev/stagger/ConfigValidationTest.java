@@ -52,7 +52,12 @@ class ConfigValidationTest {
     void zeroOrNegativeExponentialBase() {
         rejects(() -> Backoff.exponential(Duration.ZERO), "base", "PT0S");
         rejects(() -> Backoff.exponential(NEGATIVE), "base", "PT-0.001S");
-        rejects(() -> Backoff.fixed(NEGATIVE), "base", "PT-0.001S");
+    }
+
+    @Test
+    void zeroOrNegativeFixedDelay() {
+        rejects(() -> Backoff.fixed(Duration.ZERO), "delay", "PT0S");
+        rejects(() -> Backoff.fixed(NEGATIVE), "delay", "PT-0.001S");
     }
 
     @Test

@@ -299,4 +299,26 @@ class RetryAsyncTest {
         assertThat(returned.get()).isCancelled();
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
     }
+
+    @Test
+    void eachAsyncAttemptReadsItsContextFromTheEngine() {
+        List<String> seen = new ArrayList<>();
+        RetryPolicy.Builder policy = fixed(3).deadline(Duration.ofSeconds(10)).attemptTimeout(Duration.ofSeconds(4));
+
+        CompletableFuture<String> future = retry(policy).callAsync(context -> {
+            seen.add(context.attempt() + "/" + context.maxAttempts() + " elapsed " + context.elapsed() + " remaining "
+                    + context.remaining().orElseThrow() + " timeout " + context.attemptTimeout().orElseThrow()
+                    + " last " + (context.lastFailure() == null ? null : context.lastFailure().getMessage()));
+            clock.advance(Duration.ofSeconds(3)); // each attempt runs 3 s before it fails
+            return failTimes(2);
+        });
+        clock.runUntilIdle();
+
+        assertThat(future).isCompletedWithValue("ok");
+        // attempts begin at 0, 4 and 8 s: the third may run only the 2 s left before the deadline
+        assertThat(seen).containsExactly(
+                "1/3 elapsed PT0S remaining PT10S timeout PT4S last null",
+                "2/3 elapsed PT4S remaining PT6S timeout PT4S last failure 1",
+                "3/3 elapsed PT8S remaining PT2S timeout PT2S last failure 2");
+    }
 }

@@ -294,7 +294,7 @@ class RetryCallTest {
 
     @Test
     void retryOnResultRetriesMatchingResultsUntilOneDoesNotMatch() throws Exception {
-        Retry retry = retry(fixed(5).<Integer>retryOnResult(status -> status == 503).build());
+        Retry retry = retry(fixed(5).retryOnResult(Integer.class, status -> status == 503).build());
 
         Integer status = retry.call(() -> calls.incrementAndGet() < 3 ? 503 : 200);
 
@@ -305,7 +305,7 @@ class RetryCallTest {
     @Test
     void retryOnResultReturnsTheLastResultWhenAttemptsRunOut() throws Exception {
         RecordingListener events = new RecordingListener();
-        Retry retry = retry(fixed(3).<Integer>retryOnResult(status -> status == 503).build()).withListener(events);
+        Retry retry = retry(fixed(3).retryOnResult(Integer.class, status -> status == 503).build()).withListener(events);
 
         Integer status = retry.call(() -> {
             calls.incrementAndGet();
@@ -320,7 +320,7 @@ class RetryCallTest {
 
     @Test
     void retryOnResultIgnoresResultsOfAnotherType() throws Exception {
-        Retry retry = retry(fixed(5).<Integer>retryOnResult(status -> status == 503).build());
+        Retry retry = retry(fixed(5).retryOnResult(Integer.class, status -> status == 503).build());
 
         Object result = retry.call(() -> {
             calls.incrementAndGet();
@@ -329,6 +329,24 @@ class RetryCallTest {
 
         assertThat(result).isEqualTo("a string, not a status");
         assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void aClassCastExceptionThrownInsideTheResultPredicateReachesTheCaller() {
+        ClassCastException bug = new ClassCastException("the predicate's own cast");
+        RecordingListener events = new RecordingListener();
+        Retry retry = retry(fixed(5).retryOnResult(Integer.class, status -> {
+            throw bug;
+        }).build()).withListener(events);
+
+        Throwable thrown = catchThrowable(() -> retry.call(() -> {
+            calls.incrementAndGet();
+            return 503;
+        }));
+
+        assertThat(thrown).isSameAs(bug);
+        assertThat(calls).hasValue(1);
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.NOT_RETRYABLE);
     }
 
     @Test

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The seed's two safe-default profiles, with the numbers the documentation promises. */
+/** The two safe-default profiles, with the numbers the documentation promises. */
 class RetryPolicyProfilesTest {
 
     @Test

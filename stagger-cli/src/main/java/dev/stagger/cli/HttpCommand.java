@@ -33,9 +33,9 @@ import picocli.CommandLine.Parameters;
  * to stdout, one line per retry to stderr, and the exit code says how the call ended.
  */
 @Command(name = "http", mixinStandardHelpOptions = true,
-        description = {"Sends one HTTP request with Stagger's retries: retries 408, 429, 500, 502, 503, 504 "
-                + "(409 when idempotent), honours Retry-After, and gives POST/PATCH one Idempotency-Key "
-                + "reused by every attempt. Body to stdout, one line per retry to stderr."},
+        description = {"Sends one HTTP request with Stagger's retries: retries 408, 429, 503 (409, 500, 502, 504, "
+                + "timeouts and resets only for idempotent methods), honours Retry-After, and gives POST/PATCH one "
+                + "Idempotency-Key reused by every attempt. Body to stdout, one line per retry to stderr."},
         footer = {"", "Exit codes:",
                 "  0  2xx response",
                 "  2  bad arguments",

@@ -115,7 +115,7 @@ final class RunCommand implements Callable<Integer> {
                     .maxAttempts(attempts)
                     .backoff(backoff())
                     .abortOn(Exception.class) // an exception means the command could not be run: never retried
-                    .retryOnResult((Integer code) -> retryable.retries(code));
+                    .retryOnResult(Integer.class, code -> retryable.retries(code));
             if (deadline != null) {
                 policy.deadline(deadline);
             }

@@ -24,8 +24,21 @@ public final class PollyDecorrelatedJitterV2 implements Backoff {
 
     @Override
     public Schedule start(RandomSource random) {
+        return resume(random, 0);
+    }
+
+    /** The state is {@code prev}'s bits ({@link Double#doubleToRawLongBits}); 0 is the 0.0 it starts from. */
+    @Override
+    public Schedule resume(RandomSource random, long state) {
+        double from = Double.longBitsToDouble(state);
+        double start = from >= 0 ? from : 0; // also NaN: a damaged value starts over
         return new Schedule() {
-            private double prev;
+            private double prev = start;
+
+            @Override
+            public long state() {
+                return Double.doubleToRawLongBits(prev);
+            }
 
             @Override
             public long nextDelayNanos(int retry) {

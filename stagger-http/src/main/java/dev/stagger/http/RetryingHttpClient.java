@@ -9,6 +9,7 @@ import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.http.internal.HttpCall;
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,26 +23,39 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * A {@link HttpClient} wrapper that retries what is safe to retry, and nothing else.
  *
+ * <h2>Safe to send again</h2>
+ * A request is <em>safe</em> when sending it twice does no harm: its method is idempotent (GET,
+ * HEAD, PUT, DELETE, OPTIONS, TRACE), or it carries an {@code Idempotency-Key} and the server is
+ * declared to honour keys ({@link Builder#keysHonoured}). A key alone does not make a request
+ * safe: a server that ignores it processes a repeat as a new request.
+ *
  * <h2>What is retried</h2>
  * <ul>
- *   <li>Statuses per the {@link StatusTable} (default: 408, 429, 500, 502, 503, 504; 409 only for
- *       idempotent or keyed requests; never 400, 401, 403, 404, 422 or any other status).
  *   <li>Failures that never reached the server — {@link java.net.ConnectException} and
  *       {@link java.net.http.HttpConnectTimeoutException} — always: nothing was sent.
- *   <li>Failures that may have been processed — a request timeout
+ *   <li>Statuses that show the request was not processed — by default 408, 429 and 503 (rule
+ *       {@link StatusTable.Rule#RETRY}) — for every request, safe or not (except an unkeyed
+ *       non-idempotent request under {@link IdempotencyKeyMode#REQUIRE}, which is sent once).
+ *       The caveat: this is only as true as the server's use of the status; a gateway that
+ *       answers 503 after it forwarded the request (a router timing out on a slow application)
+ *       breaks it. Move such a status to {@link StatusTable#withRetryIfIdempotent} for that service.
+ *   <li>Outcomes that leave open whether the request was processed — by default 409, 500, 502 and
+ *       504 (rule {@link StatusTable.Rule#RETRY_IF_IDEMPOTENT}), a request timeout
  *       ({@link java.net.http.HttpTimeoutException}), a reset or EOF after sending (any other
- *       {@link IOException}) — only for idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS,
- *       TRACE) or requests carrying an {@code Idempotency-Key}.
+ *       {@link IOException}) — only for safe requests.
+ *   <li>Nothing else (400, 401, 403, 404, 422 and every other status).
  * </ul>
  *
  * <h2>Idempotency keys</h2>
  * In {@link IdempotencyKeyMode#AUTO} (the default) each POST and PATCH without a key gets one
  * UUID v4, sent as {@code Idempotency-Key: "<uuid>"} on every attempt of that call, so a server
  * that honours keys executes it once however often it is retried. A caller-supplied key is kept.
+ * Whether the key makes the request safe depends on {@link Builder#keysHonoured}.
  *
  * <h2>Retry-After</h2>
  * On a retried status, {@code Retry-After} (delta-seconds or HTTP-date) is the minimum wait; the
@@ -67,8 +81,9 @@ import java.util.function.Function;
  * receives the core events of every call, for metrics.
  *
  * <h2>Timeouts</h2>
- * Each attempt's request timeout is the policy's {@code attemptTimeout}, shortened to the time
- * left before the deadline (and never longer than the request's own timeout).
+ * Each attempt's request timeout is the engine's {@link dev.stagger.AttemptContext#attemptTimeout()}:
+ * the policy's {@code attemptTimeout} shortened to the time left before the deadline (and never
+ * longer than the request's own timeout), for {@link #send} and {@link #sendAsync} alike.
  *
  * <p>The policy's own classifier is not used: this client classifies by the rules above. Immutable
  * and thread-safe.
@@ -88,6 +103,7 @@ public final class RetryingHttpClient {
     private final StatusTable statuses;
     private final IdempotencyKeyMode keyMode;
     private final Duration maxRetryAfter;
+    private final Predicate<URI> keysHonoured;
     private final List<HttpRetryListener> listeners;
     private final List<RetryListener> retryListeners;
     private final Function<HttpRequest, String> operationName;
@@ -103,6 +119,7 @@ public final class RetryingHttpClient {
         this.statuses = b.statuses;
         this.keyMode = b.keyMode;
         this.maxRetryAfter = b.maxRetryAfter;
+        this.keysHonoured = b.keysHonoured;
         this.listeners = List.copyOf(b.listeners);
         this.retryListeners = List.copyOf(b.retryListeners);
         this.operationName = b.operationName;
@@ -144,20 +161,22 @@ public final class RetryingHttpClient {
                                                             HttpResponse.BodyHandler<T> bodyHandler) {
         Objects.requireNonNull(bodyHandler, "bodyHandler");
         HttpCall call = newCall(request);
-        long start = clock.nanoTime();
-        return retryFor(call).callAsync(() -> client.sendAsync(call.attemptRequest(attemptTimeout(start)), bodyHandler));
+        return retryFor(call).callAsync(
+                context -> client.sendAsync(call.attemptRequest(context.attemptTimeout()), bodyHandler));
     }
 
     /**
      * Whether this client retries a response like {@code response}: its status under the status
-     * table, for the request that produced it (method, key, key mode). On a response returned by
-     * {@link #send}, true means the client gave up on it (attempts or deadline ran out).
+     * table, for the request that produced it (method, key, key mode, whether the server honours
+     * keys). On a response returned by {@link #send}, true means the client gave up on it
+     * (attempts or deadline ran out).
      */
     public boolean retries(HttpResponse<?> response) {
         Objects.requireNonNull(response, "response");
         HttpRequest request = response.request();
-        boolean idempotent = isIdempotent(request.method(), request.headers().firstValue(KEY_HEADER).isPresent());
-        return !sendsOnce(idempotent) && statuses.retries(response.statusCode(), idempotent);
+        String method = request.method().toUpperCase(Locale.ROOT);
+        boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
+        return !sendsOnce(method, keyed) && statuses.retries(response.statusCode(), isSafe(method, keyed, request.uri()));
     }
 
     /** The wrapped client. */
@@ -193,20 +212,20 @@ public final class RetryingHttpClient {
                     .header(KEY_HEADER, "\"" + key + "\"")
                     .build();
         }
-        boolean idempotent = isIdempotent(method, key != null);
-        boolean sendOnce = sendsOnce(idempotent);
-        String requestId = key != null ? key : request.headers().firstValue("X-Request-Id").orElse(null);
-        return new HttpCall(toSend, idempotent, sendOnce, requestId, service, operationName.apply(request), statuses,
-                maxRetryAfter, clock, listeners);
+        boolean keyed = key != null;
+        String requestId = keyed ? key : request.headers().firstValue("X-Request-Id").orElse(null);
+        return new HttpCall(toSend, isSafe(method, keyed, request.uri()), sendsOnce(method, keyed), requestId, service,
+                operationName.apply(request), statuses, maxRetryAfter, clock, listeners);
     }
 
-    private static boolean isIdempotent(String method, boolean keyed) {
-        return keyed || IDEMPOTENT_METHODS.contains(method.toUpperCase(Locale.ROOT));
+    /** Sending it twice does no harm: an idempotent method, or a key the server is declared to honour. */
+    private boolean isSafe(String method, boolean keyed, URI uri) {
+        return IDEMPOTENT_METHODS.contains(method) || keyed && keysHonoured.test(uri);
     }
 
     /** Under REQUIRE an unkeyed non-idempotent request is retried only after a connect failure. */
-    private boolean sendsOnce(boolean idempotent) {
-        return keyMode == IdempotencyKeyMode.REQUIRE && !idempotent;
+    private boolean sendsOnce(String method, boolean keyed) {
+        return keyMode == IdempotencyKeyMode.REQUIRE && !keyed && !IDEMPOTENT_METHODS.contains(method);
     }
 
     private Retry retryFor(HttpCall call) {
@@ -224,20 +243,6 @@ public final class RetryingHttpClient {
             retry = retry.withBudget(budget);
         }
         return retry;
-    }
-
-    /** The async path's equivalent of {@code AttemptContext.attemptTimeout()}. */
-    private Optional<Duration> attemptTimeout(long startNanos) {
-        Optional<Duration> remaining = policy.deadline()
-                .map(d -> Duration.ofNanos(Math.max(0, d.toNanos() - (clock.nanoTime() - startNanos))));
-        Optional<Duration> perAttempt = policy.attemptTimeout();
-        if (perAttempt.isEmpty()) {
-            return remaining;
-        }
-        if (remaining.isEmpty() || perAttempt.get().compareTo(remaining.get()) <= 0) {
-            return perAttempt;
-        }
-        return remaining;
     }
 
     /** An RFC 8941 string item's content: {@code "abc"} → {@code abc}; anything else as given. */
@@ -268,6 +273,7 @@ public final class RetryingHttpClient {
         private StatusTable statuses = StatusTable.defaults();
         private IdempotencyKeyMode keyMode = IdempotencyKeyMode.AUTO;
         private Duration maxRetryAfter = Duration.ofMinutes(5);
+        private Predicate<URI> keysHonoured = uri -> false;
         private final List<HttpRetryListener> listeners = new ArrayList<>();
         private final List<RetryListener> retryListeners = new ArrayList<>();
         private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
@@ -322,9 +328,28 @@ public final class RetryingHttpClient {
             return this;
         }
 
-        /** Whether POST and PATCH get a generated key. Default {@link IdempotencyKeyMode#AUTO}. */
+        /**
+         * Whether POST and PATCH get a generated key. Default {@link IdempotencyKeyMode#AUTO}. A key
+         * makes a retry after an ambiguous outcome safe only where {@link #keysHonoured} says the
+         * server honours it.
+         */
         public Builder idempotencyKeys(IdempotencyKeyMode mode) {
             this.keyMode = require("idempotencyKeys", mode);
+            return this;
+        }
+
+        /**
+         * Which servers deduplicate requests by their {@code Idempotency-Key} (the IETF draft, or
+         * Stripe's behaviour): a keyed POST or PATCH to a URI for which this says true is safe to
+         * send again after an ambiguous outcome (500, 502, 504, a timeout or a reset after
+         * sending), as an idempotent request is. For any other URI the server's support is
+         * unknown, and a keyed request is retried only after outcomes that show it was not
+         * processed. Default: unknown everywhere. Declare a whole service with
+         * {@code keysHonoured(uri -> true)} (one client per downstream), or one host with
+         * {@code keysHonoured(uri -> "api.example.com".equals(uri.getHost()))}.
+         */
+        public Builder keysHonoured(Predicate<URI> keysHonoured) {
+            this.keysHonoured = require("keysHonoured", keysHonoured);
             return this;
         }
 

@@ -6,29 +6,39 @@ import java.net.http.HttpResponse;
 import java.util.Arrays;
 
 /**
- * Which HTTP statuses {@link RetryingHttpClient} retries. Immutable; the {@code with...} methods
- * return new tables.
+ * Which HTTP statuses {@link RetryingHttpClient} retries, and for which requests. Immutable; the
+ * {@code with...} methods return new tables.
  *
- * <p>The default table: retry 408, 429, 500, 502, 503, 504 (the server is overloaded, restarting or
- * timed out, and says nothing about the request itself); retry 409 only when the request is
- * idempotent (an idempotent method, or one carrying an {@code Idempotency-Key}, where 409 means
- * "the first attempt is still in flight"); never retry anything else — 400, 401, 403, 404, 422
- * and the other 4xx/5xx describe the request, so sending it again gives the same answer.
+ * <p>The default table:
+ * <ul>
+ *   <li>{@link Rule#RETRY} — 408, 429, 503: statuses that show the request was not processed
+ *       (the request did not arrive whole; the client is throttled; the server is unavailable),
+ *       so any request may be sent again. This holds only as far as the server and the
+ *       gateways before it use these statuses as RFC 9110 describes: a router that answers 503
+ *       after it forwarded the request (timing out on a slow application) breaks it; for such a
+ *       service, move 503 to {@link #withRetryIfIdempotent}.
+ *   <li>{@link Rule#RETRY_IF_IDEMPOTENT} — 500, 502, 504 (the request may have been processed
+ *       before the failure) and 409 (with an {@code Idempotency-Key}: "the first attempt is still
+ *       in flight"): retried only for requests that are safe to send again (an idempotent method,
+ *       or a key the server is declared to honour; see {@link RetryingHttpClient}).
+ *   <li>{@link Rule#NEVER} — everything else: 400, 401, 403, 404, 422 and the other 4xx/5xx
+ *       describe the request, so sending it again gives the same answer.
+ * </ul>
  */
 public final class StatusTable {
     /** How one status is treated. */
     public enum Rule {
-        /** Retried for every request. */
+        /** The status shows the request was not processed: retried for every request. */
         RETRY,
-        /** Retried only for idempotent (or keyed) requests. */
+        /** The request may have been processed: retried only for requests safe to send again. */
         RETRY_IF_IDEMPOTENT,
         /** Never retried. */
         NEVER
     }
 
     private static final StatusTable DEFAULTS = new StatusTable(new Rule[600])
-            .withRetry(408, 429, 500, 502, 503, 504)
-            .withRetryIfIdempotent(409);
+            .withRetry(408, 429, 503)
+            .withRetryIfIdempotent(409, 500, 502, 504);
 
     private final Rule[] rules; // index: status 100..599; null means NEVER
 
@@ -46,12 +56,15 @@ public final class StatusTable {
         return new StatusTable(new Rule[600]);
     }
 
-    /** This table with {@code statuses} retried for every request. */
+    /**
+     * This table with {@code statuses} retried for every request, even one that is not safe to
+     * send twice: use it only for statuses that show the request was not processed.
+     */
     public StatusTable withRetry(int... statuses) {
         return with(Rule.RETRY, statuses);
     }
 
-    /** This table with {@code statuses} retried only for idempotent or keyed requests. */
+    /** This table with {@code statuses} retried only for requests safe to send again. */
     public StatusTable withRetryIfIdempotent(int... statuses) {
         return with(Rule.RETRY_IF_IDEMPOTENT, statuses);
     }
@@ -70,10 +83,13 @@ public final class StatusTable {
         return r == null ? Rule.NEVER : r;
     }
 
-    /** True when a response with {@code status} to a request of the given idempotency is retried. */
-    public boolean retries(int status, boolean idempotent) {
+    /**
+     * True when a response with {@code status} is retried for a request that is ({@code safe}) or
+     * is not safe to send again.
+     */
+    public boolean retries(int status, boolean safe) {
         Rule r = rule(status);
-        return r == Rule.RETRY || (r == Rule.RETRY_IF_IDEMPOTENT && idempotent);
+        return r == Rule.RETRY || (r == Rule.RETRY_IF_IDEMPOTENT && safe);
     }
 
     /**

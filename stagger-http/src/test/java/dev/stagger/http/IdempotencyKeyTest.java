@@ -40,7 +40,7 @@ class IdempotencyKeyTest {
     @Test
     void everyAttemptOfAPostCarriesTheSameGeneratedKey() throws Exception {
         server.then(status(503, "down"), status(500, "oops"), status(502, "bad gateway"));
-        HttpResponse<String> response = client(clock, 5).build()
+        HttpResponse<String> response = client(clock, 5).keysHonoured(uri -> true).build()
                 .send(post(server.uri("/orders"), "{\"sku\":1}"), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         List<String> keys = keysReceived();
@@ -81,6 +81,19 @@ class IdempotencyKeyTest {
                 .header("Idempotency-Key", "\"order-42\"").POST(HttpRequest.BodyPublishers.ofString("{}")).build();
         client(clock, 3).build().send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(keysReceived()).containsExactly("\"order-42\"", "\"order-42\"");
+    }
+
+    @Test
+    void aKeyMakesAnAmbiguousOutcomeSafeToRetryOnlyWhereTheServerIsDeclaredToHonourIt() throws Exception {
+        server.otherwise(status(500, "oops"));
+        RetryingHttpClient http = client(clock, 2).keysHonoured(uri -> uri.getPath().startsWith("/payments")).build();
+
+        http.send(post(server.uri("/payments"), "{}"), HttpResponse.BodyHandlers.ofString());
+        http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(server.received()).extracting(ScriptedServer.Received::path)
+                .containsExactly("/payments", "/payments", "/orders");
+        assertThat(keysReceived()).doesNotContainNull();
     }
 
     @Test

@@ -78,12 +78,22 @@ class NetworkFailureTest {
     }
 
     @Test
-    void retriesAKeyedPostWhoseConnectionDroppedMidResponse() throws Exception {
+    void retriesAKeyedPostWhoseConnectionDroppedMidResponseWhenTheServerHonoursKeys() throws Exception {
         server.then(closeMidResponse());
-        HttpResponse<String> response = client(clock, 3).build()
+        HttpResponse<String> response = client(clock, 3).keysHonoured(uri -> true).build()
                 .send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(server.received()).hasSize(2);
+    }
+
+    @Test
+    void doesNotRetryAKeyedPostWhoseConnectionDroppedMidResponseWhenTheServersKeySupportIsUnknown() throws Exception {
+        server.then(closeMidResponse());
+        RetryingHttpClient http = client(clock, 3).build();
+        assertThatThrownBy(() -> http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(IOException.class);
+        assertThat(server.received()).hasSize(1);
+        assertThat(server.received().get(0).idempotencyKey()).as("the key is still sent").isNotNull();
     }
 
     @Test

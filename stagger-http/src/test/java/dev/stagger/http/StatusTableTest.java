@@ -8,9 +8,18 @@ import org.junit.jupiter.api.Test;
 class StatusTableTest {
 
     @Test
-    void defaultTableRetriesTheTransientStatusesForEveryRequest() {
-        for (int s : new int[] {408, 429, 500, 502, 503, 504}) {
+    void defaultTableRetriesTheStatusesThatShowTheRequestWasNotProcessedForEveryRequest() {
+        for (int s : new int[] {408, 429, 503}) {
+            assertThat(StatusTable.defaults().rule(s)).as("status %d", s).isEqualTo(StatusTable.Rule.RETRY);
             assertThat(StatusTable.defaults().retries(s, false)).as("status %d", s).isTrue();
+        }
+    }
+
+    @Test
+    void defaultTableRetriesStatusesAfterWhichTheRequestMayHaveBeenProcessedOnlyForSafeRequests() {
+        for (int s : new int[] {500, 502, 504}) {
+            assertThat(StatusTable.defaults().retries(s, true)).as("status %d", s).isTrue();
+            assertThat(StatusTable.defaults().retries(s, false)).as("status %d", s).isFalse();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.stagger.jobs;
 
+import dev.stagger.EndReason;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -22,8 +23,13 @@ public interface JobListener {
     default void retried(Job job, JobError error, Instant nextRunAt) {
     }
 
-    /** The job failed permanently or ran out of attempts. */
-    default void dead(Job job, JobError error) {
+    /**
+     * The job ended without succeeding, for {@code reason}: the end reason a core
+     * {@link dev.stagger.Retry} call with the same policy would give — EXHAUSTED (out of attempts),
+     * NOT_RETRYABLE (the classifier said stop, or threw), DEADLINE (the next wait would pass the
+     * policy's deadline, counted from the job's first attempt) or INTERRUPTED.
+     */
+    default void dead(Job job, JobError error, EndReason reason) {
     }
 
     /** The handler snoozed the job until {@code runAt}. */

@@ -150,12 +150,12 @@ public final class WorkerPool implements AutoCloseable {
             rescue(c);
             while (true) {
                 long now = clock.currentTimeMillis();
-                List<Job> claimed = store.claim(c, batchSize, now, now + leaseMillis);
+                List<JobStore.Claimed> claimed = store.claim(c, batchSize, now, now + leaseMillis);
                 if (claimed.isEmpty()) {
                     return ran;
                 }
-                for (Job job : claimed) {
-                    Outcome outcome = runOne(job);
+                for (JobStore.Claimed next : claimed) {
+                    Outcome outcome = runOne(next);
                     boolean[] applied = store.apply(c, List.of(outcome), clock.currentTimeMillis());
                     report(outcome, applied[0]);
                     ran++;
@@ -233,7 +233,7 @@ public final class WorkerPool implements AutoCloseable {
 
     private void fetchLoop() {
         Connection c = null;
-        int failures = 0;
+        PoolSignals.Reconnect reconnect = signals.reconnect();
         while (signals.claiming()) {
             int wanted = 0;
             try {
@@ -253,11 +253,11 @@ public final class WorkerPool implements AutoCloseable {
                     c = jobQueue.connection();
                 }
                 long now = clock.currentTimeMillis();
-                List<Job> claimed = store.claim(c, wanted, now, now + leaseMillis);
-                failures = 0;
+                List<JobStore.Claimed> claimed = store.claim(c, wanted, now, now + leaseMillis);
+                reconnect.succeeded();
                 slots.release(wanted - claimed.size());
-                for (Job job : claimed) {
-                    Runnable task = () -> outcomes.add(runOne(job));
+                for (JobStore.Claimed next : claimed) {
+                    Runnable task = () -> outcomes.add(runOne(next));
                     try {
                         workers.execute(task);
                     } catch (RejectedExecutionException stopped) {
@@ -275,25 +275,26 @@ public final class WorkerPool implements AutoCloseable {
             } catch (SQLException | RuntimeException e) {
                 slots.release(wanted);
                 c = closeQuietly(c);
-                signals.pauseAfterFailure(e, ++failures);
+                reconnect.pauseAfter(e);
             }
         }
         closeQuietly(c);
     }
 
-    private Outcome runOne(Job job) {
+    private Outcome runOne(JobStore.Claimed claimed) {
         pendingOutcomes.incrementAndGet();
+        Job job = claimed.job();
         if (!signals.claiming()) {
             return new Outcome(Outcome.Kind.RELEASE, job, clock.currentTimeMillis(), null, 0);
         }
         JobHandler handler = handlers.get(job.type());
         notifyListener(l -> l.started(job));
-        return runner.run(job, handler, policyFor(job.type()));
+        return runner.run(claimed, handler, policyFor(job.type()));
     }
 
     private void completeLoop() {
         Connection c = null;
-        int failures = 0;
+        PoolSignals.Reconnect reconnect = signals.reconnect();
         List<Outcome> batch = new ArrayList<>();
         while (true) {
             try {
@@ -312,7 +313,7 @@ public final class WorkerPool implements AutoCloseable {
                     c = jobQueue.connection();
                 }
                 boolean[] applied = store.apply(c, batch, clock.currentTimeMillis());
-                failures = 0;
+                reconnect.succeeded();
                 pendingOutcomes.addAndGet(-batch.size());
                 slots.release(batch.size());
                 for (int i = 0; i < batch.size(); i++) {
@@ -326,7 +327,7 @@ public final class WorkerPool implements AutoCloseable {
                 if (!signals.alive()) {
                     break; // shutdown gave up: the unsaved jobs' leases will expire and they will be rescued
                 }
-                signals.pauseAfterFailure(e, ++failures);
+                reconnect.pauseAfter(e);
             }
         }
         closeQuietly(c);
@@ -338,7 +339,7 @@ public final class WorkerPool implements AutoCloseable {
 
     private void maintenanceLoop() {
         Connection c = null;
-        int failures = 0;
+        PoolSignals.Reconnect reconnect = signals.reconnect();
         long lastRescue = System.nanoTime() / 1_000_000 - rescueMillis; // nanoTime may be negative: rescue at once
         while (signals.alive()) {
             try {
@@ -352,11 +353,11 @@ public final class WorkerPool implements AutoCloseable {
                     rescue(c);
                     lastRescue = real;
                 }
-                failures = 0;
+                reconnect.succeeded();
                 signals.pauseFor(Duration.ofMillis(heartbeatMillis));
             } catch (SQLException | RuntimeException e) {
                 c = closeQuietly(c);
-                signals.pauseAfterFailure(e, ++failures);
+                reconnect.pauseAfter(e);
             }
         }
         closeQuietly(c);
@@ -386,7 +387,7 @@ public final class WorkerPool implements AutoCloseable {
         switch (o.kind()) {
             case SUCCEEDED -> notifyListener(l -> l.succeeded(job, Duration.ofNanos(o.runNanos())));
             case RETRY -> notifyListener(l -> l.retried(job, o.error(), Instant.ofEpochMilli(o.runAtMillis())));
-            case DEAD -> notifyListener(l -> l.dead(job, o.error()));
+            case DEAD -> notifyListener(l -> l.dead(job, o.error(), o.endReason()));
             case SNOOZE -> notifyListener(l -> l.snoozed(job, Instant.ofEpochMilli(o.runAtMillis())));
             case RELEASE -> {
                 // put back unstarted or interrupted at shutdown: nothing happened to the job
@@ -472,9 +473,12 @@ public final class WorkerPool implements AutoCloseable {
 
         /**
          * The policy for types registered without one; default {@link RetryPolicy#background()}.
-         * Used: maxAttempts (unless the job sets its own), the backoff (with its jitter) for the
-         * wait before each retry, and the classifier (retry or dead). Its deadline and attempt
-         * timeout do not apply to jobs.
+         * A job's failures are decided by the core {@link dev.stagger.RetryEngine}, as a
+         * {@link dev.stagger.Retry} call's are: the classifier (retry or dead), maxAttempts (unless
+         * the job sets its own), the backoff (with its jitter, one schedule across the job's
+         * attempts) plus any {@code retryAfter} hint, and the deadline, counted from the start of
+         * the job's first attempt. A handler that returns is a success: the classifier sees only
+         * failures. The attempt timeout does not apply to jobs.
          */
         public Builder retryPolicy(RetryPolicy policy) {
             if (policy == null) {

@@ -3,6 +3,8 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
+import dev.stagger.Decision;
+import dev.stagger.EndReason;
 import dev.stagger.Jitter;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
@@ -185,14 +187,61 @@ class RetryScheduleTest {
     }
 
     @Test
-    void aServerHintLongerThanTheBackoffIsTheMinimumWait() throws Exception {
-        RetryPolicy hinted = POLICY.toBuilder()
-                .classifier((r, f, c) -> dev.stagger.Decision.retryAfter(Duration.ofSeconds(30))).build();
-        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("429")), hinted)
+    void aServerHintIsTheMinimumWaitWithTheBackoffsJitteredDelayOnTop() throws Exception {
+        // the same numbers as the core's DeadlineAndRetryAfterTest: 2 s + U(0, 100 ms) at 0.5
+        RetryPolicy hinted = RetryPolicy.builder().maxAttempts(3)
+                .backoff(Backoff.fixed(Duration.ofMillis(100)).jitter(Jitter.full()))
+                .classifier((r, f, c) -> f != null ? Decision.retryAfter(Duration.ofSeconds(2)) : Decision.accept())
+                .build();
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("503")), hinted)
                 .random(RandomSource.sequence(0.5)).build();
         long id = jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().runAt()).isEqualTo(at(Duration.ofSeconds(30)));
+        assertThat(jobs.find(id).orElseThrow().runAt()).isEqualTo(at(Duration.ofMillis(2050)));
+    }
+
+    @Test
+    void aJobEndsWithTheReasonACoreCallWouldGive() throws Exception {
+        List<String> reasons = new ArrayList<>();
+        JobListener listener = new JobListener() {
+            @Override
+            public void dead(Job job, JobError error, EndReason reason) {
+                reasons.add(job.payloadText() + " " + reason);
+            }
+        };
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofSeconds(40)))
+                .deadline(Duration.ofSeconds(60)).abortOn(IllegalArgumentException.class).build();
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").listener(listener).random(RandomSource.sequence(0.5))
+                .handler("bad", failingWith(new IllegalArgumentException("bad address")), policy)
+                .handler("down", failingWith(new IOException("down")), policy)
+                .handler("short", failingWith(new IOException("down")), policy.toBuilder().deadline(Duration.ofHours(1)).build())
+                .build();
+        jobs.enqueue("mail", "bad", "bad");
+        jobs.enqueue("mail", "down", "down");
+        jobs.enqueue("mail", "short", "short", EnqueueOptions.defaults().maxAttempts(2));
+        for (int i = 0; i < 5; i++) {
+            pool.runAvailable();
+            clock.advance(Duration.ofSeconds(40));
+        }
+        // "down": attempt 2 starts at 40 s, and a second 40 s wait would end at 80 s, past the 60 s deadline
+        assertThat(reasons).containsExactlyInAnyOrder("bad NOT_RETRYABLE", "down DEADLINE", "short EXHAUSTED");
+    }
+
+    @Test
+    void theDeadlineCountsFromTheFirstAttemptNotFromTheEnqueue() throws Exception {
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofSeconds(10)))
+                .deadline(Duration.ofSeconds(30)).build();
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("down")), policy)
+                .build();
+        long id = jobs.enqueue("mail", "send", "x", EnqueueOptions.defaults().delay(Duration.ofHours(1)));
+        clock.advance(Duration.ofHours(1));
+        for (int i = 0; i < 5; i++) {
+            pool.runAvailable();
+            clock.advance(Duration.ofSeconds(10));
+        }
+        // attempts at 0, 10 and 20 s after the first; a third wait would end at 30 s: the deadline
+        assertThat(runs).hasValue(3);
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
     }
 
     @Test
@@ -210,8 +259,8 @@ class RetryScheduleTest {
             }
 
             @Override
-            public void dead(Job job, JobError error) {
-                events.add("dead " + error.attempt());
+            public void dead(Job job, JobError error, EndReason reason) {
+                events.add("dead " + error.attempt() + " " + reason);
             }
         };
         WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("x")))
@@ -220,6 +269,56 @@ class RetryScheduleTest {
         pool.runAvailable();
         clock.advance(Duration.ofMinutes(1));
         pool.runAvailable();
-        assertThat(events).containsExactly("started 1", "retried 1", "started 2", "dead 2");
+        assertThat(events).containsExactly("started 1", "retried 1", "started 2", "dead 2 EXHAUSTED");
+    }
+
+    @Test
+    void aDecorrelatedBackoffKeepsGrowingAcrossAJobsAttemptsAsInACoreCall() throws Exception {
+        RetryPolicy decorrelated = POLICY.toBuilder().maxAttempts(5)
+                .backoff(Backoff.decorrelated(Duration.ofSeconds(1), Duration.ofMinutes(10))).build();
+        VirtualClock coreClock = new VirtualClock();
+        Throwable ignored = org.assertj.core.api.Assertions.catchThrowable(() -> dev.stagger.Retry.of("core", decorrelated)
+                .withClock(coreClock).withRandom(RandomSource.seeded(7)).call(() -> {
+                    throw new IOException("down");
+                }));
+        List<Duration> coreWaits = coreClock.sleeps().stream().map(d -> Duration.ofMillis((d.toNanos() + 999_999) / 1_000_000))
+                .toList();
+
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("down")), decorrelated)
+                .random(RandomSource.seeded(7)).build();
+        long id = jobs.enqueue("mail", "send", "x");
+        List<Duration> jobWaits = new ArrayList<>();
+        for (int attempt = 1; attempt < 5; attempt++) {
+            Instant before = Instant.ofEpochMilli(clock.currentTimeMillis());
+            pool.runAvailable();
+            Duration wait = Duration.between(before, jobs.find(id).orElseThrow().runAt());
+            jobWaits.add(wait);
+            clock.advance(wait);
+        }
+
+        assertThat(coreWaits).hasSize(4);
+        assertThat(jobWaits).isEqualTo(coreWaits);
+    }
+
+    @Test
+    void aRedrivenJobStartsItsDeadlineAfresh() throws Exception {
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofSeconds(10)))
+                .deadline(Duration.ofSeconds(15)).build();
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("down")), policy)
+                .build();
+        long id = jobs.enqueue("mail", "send", "x");
+        pool.runAvailable();
+        clock.advance(Duration.ofSeconds(10));
+        pool.runAvailable(); // attempt 2 at 10 s: a 10 s wait would end at 20 s, past the deadline
+        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+
+        clock.advance(Duration.ofHours(1));
+        jobs.redrive(id);
+        pool.runAvailable();
+
+        Job again = jobs.find(id).orElseThrow();
+        assertThat(again.state()).as("an hour later the deadline counts from the new first attempt")
+                .isEqualTo(JobState.AVAILABLE);
+        assertThat(again.attempt()).isEqualTo(1);
     }
 }

@@ -39,7 +39,7 @@ class JsonLogTest {
     private Retry payments(RetryLog log) {
         return Retry.of("payments", RetryPolicy.builder().maxAttempts(3)
                         .backoff(Backoff.exponential(Duration.ofMillis(200)))
-                        .retryOnResult((RetryLogTest.Response r) -> r.status() >= 500).build())
+                        .retryOnResult(RetryLogTest.Response.class, r -> r.status() >= 500).build())
                 .withClock(clock).withListener(log);
     }
 

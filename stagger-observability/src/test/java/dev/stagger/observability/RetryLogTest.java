@@ -63,7 +63,7 @@ class RetryLogTest {
     private Retry retry(int maxAttempts, RetryLog log) {
         return Retry.of("payments-api", RetryPolicy.builder().maxAttempts(maxAttempts)
                         .backoff(Backoff.exponential(Duration.ofMillis(200)))
-                        .retryOnResult((Response r) -> r.status() >= 500)
+                        .retryOnResult(Response.class, r -> r.status() >= 500)
                         .abortOn(IllegalArgumentException.class)
                         .build())
                 .withClock(clock).withListener(log);

@@ -108,7 +108,7 @@ public final class DeadLetters {
                 }
                 Map<String, Object> headers = HeaderCodec.copyForRepublish(r.getProps().getHeaders());
                 int redrives = (int) HeaderCodec.number(headers, MessageHeaders.REDRIVES, 0);
-                for (String h : List.of(MessageHeaders.ATTEMPT, MessageHeaders.FIRST_ATTEMPT_AT, MessageHeaders.BACKOFF_SEED,
+                for (String h : List.of(MessageHeaders.ATTEMPT, MessageHeaders.FIRST_ATTEMPT_AT, MessageHeaders.BACKOFF_STATE,
                         MessageHeaders.DUE_AT, MessageHeaders.END_REASON, MessageHeaders.DEAD_AT, MessageHeaders.PUBLISH_ID)) {
                     headers.remove(h);
                 }

@@ -11,8 +11,11 @@ public final class MessageHeaders {
     public static final String ATTEMPT = "x-stagger-attempt";
     /** When the first attempt ran, epoch milliseconds (a long); the policy's deadline runs from it. */
     public static final String FIRST_ATTEMPT_AT = "x-stagger-first-attempt-at";
-    /** The seed of the message's backoff schedule (a long), so stateful schedules continue across deliveries. */
-    public static final String BACKOFF_SEED = "x-stagger-backoff-seed";
+    /**
+     * What the message's backoff schedule remembers from its earlier retries (a long, see
+     * {@code Backoff.Schedule#state()}), so stateful schedules continue across deliveries.
+     */
+    public static final String BACKOFF_STATE = "x-stagger-backoff-state";
     /** When a delayed retry is due, epoch milliseconds (a long); an earlier delivery is delayed again. */
     public static final String DUE_AT = "x-stagger-due-at";
     /**

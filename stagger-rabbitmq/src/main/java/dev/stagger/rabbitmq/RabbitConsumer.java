@@ -174,7 +174,7 @@ public final class RabbitConsumer implements AutoCloseable {
                             return t;
                         });
                 DeliveryProcessor processor = new DeliveryProcessor(name, topology, consume, publisher,
-                        new RetryStep(name, policy), handler, listeners, clock, random, confirmTimeout,
+                        new RetryStep(name, policy, clock, random), handler, listeners, clock, confirmTimeout,
                         () -> closing, () -> forced);
                 ExecutorService pool = handlers;
                 consume.basicQos(prefetch);

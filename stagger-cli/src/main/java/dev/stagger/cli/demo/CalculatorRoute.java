@@ -2,6 +2,7 @@ package dev.stagger.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagger.Backoff;
+import dev.stagger.RandomSource;
 import java.time.Duration;
 
 /**
@@ -21,13 +22,15 @@ final class CalculatorRoute implements DemoRoute {
         if (capMs < baseMs) { // as the send panel: a cap below the base would make every wait the cap
             throw new IllegalArgumentException("capMs must be >= baseMs, got capMs=" + capMs + " baseMs=" + baseMs);
         }
-        var capped = Backoff.exponential(Duration.ofMillis(baseMs)).maxDelay(Duration.ofMillis(capMs));
-        var uncapped = Backoff.exponential(Duration.ofMillis(baseMs));
+        // without jitter a schedule is the formula as written: it draws no random number
+        Backoff.Schedule capped = Backoff.exponential(Duration.ofMillis(baseMs)).maxDelay(Duration.ofMillis(capMs))
+                .start(RandomSource.threadLocal());
+        Backoff.Schedule uncapped = Backoff.exponential(Duration.ofMillis(baseMs)).start(RandomSource.threadLocal());
         double cappedNanos = 0;
         double uncappedNanos = 0;
         for (int k = 1; k <= retries; k++) {
-            cappedNanos += capped.rawDelayNanos(k);
-            uncappedNanos += uncapped.rawDelayNanos(k); // saturates at ~292 years per wait
+            cappedNanos += capped.nextDelayNanos(k);
+            uncappedNanos += uncapped.nextDelayNanos(k); // saturates at ~292 years per wait
         }
         return new Answer(retries, cappedNanos / 1e9, cappedNanos / 2e9, uncappedNanos / 1e9,
                 human(uncappedNanos / 1e9), human(cappedNanos / 1e9));

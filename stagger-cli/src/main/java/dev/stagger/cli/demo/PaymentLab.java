@@ -68,8 +68,9 @@ final class PaymentLab {
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(ATTEMPTS).backoff(Backoff.fixed(Duration.ofMillis(50))).build();
         try {
             if (withKey) {
+                // the shop runs an idempotency filter: it honours keys, so retrying a keyed POST after a 5xx is safe
                 RetryingHttpClient client = RetryingHttpClient.builder(http).service("shop").policy(policy)
-                        .retryListener(attempts).build();
+                        .keysHonoured(shopUri -> true).retryListener(attempts).build();
                 client.send(request, HttpResponse.BodyHandlers.ofString());
             } else {
                 // the naive client: "it failed, so send it again"

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagger.Backoff;
 import dev.stagger.ExponentialBackoff;
 import dev.stagger.Jitter;
+import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import java.time.Duration;
 import java.util.function.IntToLongFunction;
@@ -46,8 +47,8 @@ record PolicyKnobs(int maxAttempts, int baseMs, int capMs, String jitter, int de
         if (jitter.equals("decorrelated")) {
             return retry -> -1;
         }
-        ExponentialBackoff raw = exponential();
-        return raw::rawDelayNanos;
+        // without jitter the schedule is the formula as written: it draws no random number
+        return exponential().start(RandomSource.threadLocal())::nextDelayNanos;
     }
 
     RetryPolicy.Builder policy() {

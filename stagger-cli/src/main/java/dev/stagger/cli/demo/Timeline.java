@@ -62,7 +62,7 @@ final class Timeline implements RetryListener {
         lock.lock();
         try {
             waits.add(new Wait(e.nextAttempt(), now(), e.delay().toNanos() / 1e6, raw < 0 ? -1 : raw / 1e6,
-                    e.decision().minDelayNanos() / 1e6));
+                    e.decision().minDelay().toNanos() / 1e6));
         } finally {
             lock.unlock();
         }

@@ -30,7 +30,7 @@ import java.util.concurrent.ExecutionException;
  */
 public final class HttpCall implements Classifier, RetryListener {
     private final HttpRequest request;
-    private final boolean idempotent;
+    private final boolean safe;
     private final boolean sendOnce;
     private final String requestId;
     private final String service;
@@ -44,15 +44,16 @@ public final class HttpCall implements Classifier, RetryListener {
 
     /**
      * @param request the request every attempt sends (with any generated key already attached)
-     * @param idempotent whether sending it twice is harmless (idempotent method or a key)
+     * @param safe whether sending it twice is harmless (an idempotent method, or a key the server
+     *     is declared to honour)
      * @param sendOnce whether only connect failures may be retried (an unkeyed non-idempotent
      *     request under {@code REQUIRE})
      */
-    public HttpCall(HttpRequest request, boolean idempotent, boolean sendOnce, String requestId, String service,
+    public HttpCall(HttpRequest request, boolean safe, boolean sendOnce, String requestId, String service,
                     String operation, StatusTable statuses, Duration maxRetryAfter, Clock clock,
                     List<HttpRetryListener> listeners) {
         this.request = request;
-        this.idempotent = idempotent;
+        this.safe = safe;
         this.sendOnce = sendOnce;
         this.requestId = requestId;
         this.service = service;
@@ -89,7 +90,7 @@ public final class HttpCall implements Classifier, RetryListener {
             if (status < 400) {
                 return Decision.accept();
             }
-            if (sendOnce || !statuses.retries(status, idempotent)) {
+            if (sendOnce || !statuses.retries(status, safe)) {
                 return Decision.stop();
             }
             Optional<Duration> hint = RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null),
@@ -103,8 +104,8 @@ public final class HttpCall implements Classifier, RetryListener {
         if (neverReachedServer(t)) {
             return Decision.retry();
         }
-        if (sendOnce || !idempotent) {
-            return Decision.stop();
+        if (sendOnce || !safe) {
+            return Decision.stop(); // it may have been processed: only a safe request is sent again
         }
         return t instanceof IOException || t instanceof AttemptTimeoutException ? Decision.retry() : Decision.stop();
     }

@@ -61,9 +61,11 @@ class RetriedOrderEndToEndTest {
         try (JdbcIdempotencyStore store = JdbcIdempotencyStore.sqlite(dir.resolve("keys.db"));
              TestServer server = TestServer.start(orderService, new FaultInjection(),
                 IdempotencyFilter.builder(store).build())) {
-            // the client generates one Idempotency-Key for the call and sends it on every attempt
+            // the client generates one Idempotency-Key for the call and sends it on every attempt; the filter
+            // honours keys, so a retry after the dropped connection is safe
             RetryingHttpClient client = RetryingHttpClient.builder(Http.CLIENT)
                     .service("orders")
+                    .keysHonoured(uri -> true)
                     .policy(RetryPolicy.builder().maxAttempts(6).backoff(Backoff.fixed(Duration.ofMillis(20))).build())
                     .clock(new VirtualClock())
                     .build();

@@ -1,9 +1,9 @@
 package dev.stagger.jobs.internal;
 
-import dev.stagger.AttemptContext;
 import dev.stagger.Clock;
-import dev.stagger.Decision;
+import dev.stagger.EndReason;
 import dev.stagger.RandomSource;
+import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobContext;
@@ -13,12 +13,14 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
- * Runs one claimed attempt and decides what becomes of the job: success, retry at
- * {@code now + backoff(attempt)} (the policy's real backoff, jitter included), dead, or snoozed.
+ * Runs one claimed attempt and stores what the core {@link RetryEngine} decides of it: success,
+ * retry at {@code now + wait} (the wait a core call would make: the policy's backoff with its
+ * jitter, continuing the job's own schedule, plus any {@code retryAfter} hint), dead with the end
+ * reason a core call would give (EXHAUSTED, NOT_RETRYABLE, DEADLINE, INTERRUPTED), or snoozed.
+ * The job's retry state (attempt, first attempt's start, backoff state) travels on its row.
  */
 public final class JobRunner {
     private final JobStore store;
@@ -40,7 +42,8 @@ public final class JobRunner {
         this.forcedStop = forcedStop;
     }
 
-    public Outcome run(Job job, JobHandler handler, RetryPolicy policy) {
+    public Outcome run(JobStore.Claimed claimed, JobHandler handler, RetryPolicy policy) {
+        Job job = claimed.job();
         Context context = new Context(job);
         long started = System.nanoTime();
         Throwable failure = null;
@@ -54,7 +57,7 @@ public final class JobRunner {
         if (failure == null) {
             return context.snoozeMillis >= 0
                     ? new Outcome(Outcome.Kind.SNOOZE, job, now + context.snoozeMillis, null, runNanos)
-                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos, context.completedWithin);
+                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos, context.completedWithin, 0, null);
         }
         if (failure instanceof InterruptedException && shuttingDown.getAsBoolean() || forcedStop.getAsBoolean()) {
             // stopped by a forced shutdown, not the job's fault: give the attempt back. Handlers often wrap the
@@ -62,17 +65,35 @@ public final class JobRunner {
             // as stopped rather than as a failed attempt that could send the job to DEAD
             return new Outcome(Outcome.Kind.RELEASE, job, now, null, runNanos);
         }
-        JobError error = new JobError(job.attempt(), Instant.ofEpochMilli(now), failure.getClass().getName(),
-                ErrorText.message(failure), ErrorText.stack(failure));
-        int maxAttempts = job.maxAttempts() > 0 ? job.maxAttempts() : policy.maxAttempts();
-        Decision decision = policy.classifier().classify(null, failure, new Attempt(job, maxAttempts, now, failure));
-        if (!decision.isRetry() || job.attempt() >= maxAttempts) {
-            return new Outcome(Outcome.Kind.DEAD, job, 0, error, runNanos);
+        RetryEngine.Verdict verdict;
+        try {
+            verdict = engine(job, policy).decide(claimed.retryState(), null, failure);
+        } catch (RuntimeException | Error escaped) {
+            // a classifier's Error or a backoff that throws: a core call would throw it to its caller; a job has
+            // none, so it ends here rather than staying RUNNING with its slot held
+            failure.addSuppressed(escaped);
+            return new Outcome(Outcome.Kind.DEAD, job, 0, error(job, now, failure), runNanos, false, 0,
+                    EndReason.NOT_RETRYABLE);
         }
-        long delayNanos = Math.max(decision.minDelayNanos(),
-                policy.backoff().start(random).nextDelayNanos(job.attempt()));
-        long delayMillis = (delayNanos + 999_999) / 1_000_000;
-        return new Outcome(Outcome.Kind.RETRY, job, now + delayMillis, error, runNanos);
+        JobError error = error(job, now, verdict.failure().orElse(failure));
+        if (!verdict.isRetry()) {
+            return new Outcome(Outcome.Kind.DEAD, job, 0, error, runNanos, false, 0, verdict.endReason().orElseThrow());
+        }
+        long delayNanos = verdict.delay().toNanos();
+        long delayMillis = delayNanos / 1_000_000 + (delayNanos % 1_000_000 == 0 ? 0 : 1); // stored times are millis
+        return new Outcome(Outcome.Kind.RETRY, job, now + delayMillis, error, runNanos, false,
+                verdict.next().orElseThrow().backoffState(), null);
+    }
+
+    /** The engine for one job: its policy, named {@code queue/type}, with the job's own attempt limit if it has one. */
+    private RetryEngine engine(Job job, RetryPolicy policy) {
+        RetryEngine engine = RetryEngine.of(job.queue() + "/" + job.type(), policy).withClock(clock).withRandom(random);
+        return job.maxAttempts() > 0 ? engine.withMaxAttempts(job.maxAttempts()) : engine;
+    }
+
+    private static JobError error(Job job, long now, Throwable failure) {
+        return new JobError(job.attempt(), Instant.ofEpochMilli(now), failure.getClass().getName(),
+                ErrorText.message(failure), ErrorText.stack(failure));
     }
 
     private final class Context implements JobContext {
@@ -106,34 +127,6 @@ public final class JobRunner {
         @Override
         public boolean isShuttingDown() {
             return shuttingDown.getAsBoolean();
-        }
-    }
-
-    /** The attempt as the policy's classifier sees it. */
-    private record Attempt(Job job, int maxAttempts, long nowMillis, Throwable lastFailure) implements AttemptContext {
-        @Override
-        public String name() {
-            return job.queue() + "/" + job.type();
-        }
-
-        @Override
-        public int attempt() {
-            return job.attempt();
-        }
-
-        @Override
-        public Duration elapsed() {
-            return Duration.ofMillis(Math.max(0, nowMillis - job.createdAt().toEpochMilli()));
-        }
-
-        @Override
-        public Optional<Duration> remaining() {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<Duration> attemptTimeout() {
-            return Optional.empty();
         }
     }
 }

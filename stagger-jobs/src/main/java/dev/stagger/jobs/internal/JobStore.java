@@ -1,5 +1,6 @@
 package dev.stagger.jobs.internal;
 
+import dev.stagger.RetryState;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
 import dev.stagger.jobs.JobState;
@@ -8,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,13 +35,18 @@ public final class JobStore {
         return lockedBy;
     }
 
+    /** A claimed job and the retry state its attempt is decided with. */
+    public record Claimed(Job job, RetryState retryState) {
+    }
+
     /** Claims up to {@code limit} due jobs, best first, under a lease ending at {@code leaseUntil}. */
-    public List<Job> claim(Connection c, int limit, long now, long leaseUntil) throws SQLException {
-        List<Job> claimed = new ArrayList<>(limit);
+    public List<Claimed> claim(Connection c, int limit, long now, long leaseUntil) throws SQLException {
+        List<Claimed> claimed = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(claimSql)) {
             int i = 1;
             ps.setString(i++, lockedBy);
             ps.setLong(i++, leaseUntil);
+            ps.setLong(i++, now);
             ps.setLong(i++, now);
             ps.setString(i++, queue);
             ps.setLong(i++, now);
@@ -49,12 +56,15 @@ public final class JobStore {
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    claimed.add(Rows.job(rs));
+                    Job job = Rows.job(rs);
+                    RetryState state = new RetryState(job.attempt(),
+                            Instant.ofEpochMilli(rs.getLong("first_attempt_at")), rs.getLong("backoff_state"));
+                    claimed.add(new Claimed(job, state));
                 }
             }
         }
-        claimed.sort(Comparator.comparingInt(Job::priority).reversed()
-                .thenComparing(Job::runAt).thenComparingLong(Job::id));
+        claimed.sort(Comparator.comparing(Claimed::job, Comparator.comparingInt(Job::priority).reversed()
+                .thenComparing(Job::runAt).thenComparingLong(Job::id)));
         return claimed;
     }
 
@@ -76,6 +86,7 @@ public final class JobStore {
                 Outcome o = outcomes.get(i);
                 PreparedStatement ps;
                 long first;
+                int from = 1;
                 switch (o.kind()) {
                     case SUCCEEDED -> {
                         ps = succeed;
@@ -83,6 +94,7 @@ public final class JobStore {
                     }
                     case RETRY -> {
                         ps = retry;
+                        ps.setLong(from++, o.backoffState());
                         first = o.runAtMillis();
                     }
                     case SNOOZE, RELEASE -> {
@@ -94,7 +106,7 @@ public final class JobStore {
                         first = now;
                     }
                 }
-                bindOwned(ps, first, o.job());
+                bindOwned(ps, from, first, o.job());
                 if (o.kind() == Outcome.Kind.SUCCEEDED) {
                     ps.addBatch();
                     batched.add(i);
@@ -125,7 +137,7 @@ public final class JobStore {
     /** Completes the job on the caller's connection, inside the caller's transaction. */
     public void completeWithin(Connection c, Job job, long now) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(tables.succeed())) {
-            bindOwned(ps, now, job);
+            bindOwned(ps, 1, now, job);
             if (ps.executeUpdate() != 1) {
                 throw new LeaseLostException(job.id(), job.attempt());
             }
@@ -202,11 +214,12 @@ public final class JobStore {
         }
     }
 
-    private void bindOwned(PreparedStatement ps, long first, Job job) throws SQLException {
-        ps.setLong(1, first);
-        ps.setLong(2, job.id());
-        ps.setString(3, lockedBy);
-        ps.setInt(4, job.attempt());
+    /** Binds the time the statement sets, then the guard that this pool owns the attempt, from parameter {@code from}. */
+    private void bindOwned(PreparedStatement ps, int from, long first, Job job) throws SQLException {
+        ps.setLong(from, first);
+        ps.setLong(from + 1, job.id());
+        ps.setString(from + 2, lockedBy);
+        ps.setInt(from + 3, job.attempt());
     }
 
     private static void insertError(PreparedStatement ps, long jobId, JobError e) throws SQLException {

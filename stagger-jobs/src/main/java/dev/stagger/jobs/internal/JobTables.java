@@ -35,7 +35,7 @@ public final class JobTables {
     }
 
     public void migrate(DataSource dataSource) throws SQLException {
-        List<Function<Dialect, List<String>>> steps = List.of(this::version1);
+        List<Function<Dialect, List<String>>> steps = List.of(this::version1, this::version2);
         SchemaMigrations.builder(prefix + "jobs").tablePrefix(prefix).table(jobs).table(errors).steps(steps).build()
                 .apply(dataSource);
     }
@@ -77,6 +77,17 @@ public final class JobTables {
                 "CREATE INDEX " + errors + "_job ON " + errors + " (job_id, attempt)");
     }
 
+    /**
+     * What the retry decision carries from one attempt to the next: when the first attempt began
+     * (the policy's deadline counts from it) and the backoff schedule's state
+     * ({@code Backoff.Schedule#state()}, decorrelated jitter's previous delay, say).
+     */
+    private List<String> version2(Dialect d) {
+        return List.of(
+                "ALTER TABLE " + jobs + " ADD COLUMN first_attempt_at BIGINT",
+                "ALTER TABLE " + jobs + " ADD COLUMN backoff_state BIGINT NOT NULL DEFAULT 0");
+    }
+
     public static final String JOB_COLUMNS =
             "id, queue, type, payload, job_key, state, priority, attempt, max_attempts, run_at, created_at, finished_at";
 
@@ -95,10 +106,15 @@ public final class JobTables {
         return "SELECT id FROM " + jobs + " WHERE job_key = ?";
     }
 
+    /** The columns a claim returns: the job, and the retry state its attempt is decided with. */
+    public static final String CLAIM_COLUMNS = JOB_COLUMNS + ", first_attempt_at, backoff_state";
+
     /**
      * Claims up to n due jobs of a queue in one statement. PostgreSQL skips rows other workers
-     * hold; SQLite serialises writers, so the UPDATE is atomic on its own.
-     * Parameters: locked_by, lease_until, started_at, queue, now, [types...], limit.
+     * hold; SQLite serialises writers, so the UPDATE is atomic on its own. A job's first attempt
+     * (attempt 0 before the claim: new, re-driven, or snoozed before it ever failed) records when
+     * it began and starts its backoff schedule afresh.
+     * Parameters: locked_by, lease_until, started_at, first_attempt_at, queue, now, [types...], limit.
      */
     public String claim(int typeCount) {
         StringBuilder types = new StringBuilder();
@@ -110,10 +126,13 @@ public final class JobTables {
             types.append(')');
         }
         return "UPDATE " + jobs + " SET state = 'RUNNING', attempt = attempt + 1, locked_by = ?, lease_until = ?, "
-                + "started_at = ? WHERE id IN (SELECT id FROM " + jobs
+                + "started_at = ?, "
+                + "first_attempt_at = CASE WHEN attempt = 0 OR first_attempt_at IS NULL THEN ? ELSE first_attempt_at END, "
+                + "backoff_state = CASE WHEN attempt = 0 THEN 0 ELSE backoff_state END"
+                + " WHERE id IN (SELECT id FROM " + jobs
                 + " WHERE queue = ? AND state = 'AVAILABLE' AND run_at <= ?" + types
                 + " ORDER BY priority DESC, run_at, id LIMIT ?"
-                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "") + ") RETURNING " + JOB_COLUMNS;
+                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "") + ") RETURNING " + CLAIM_COLUMNS;
     }
 
     /** The WHERE clause that proves this worker still owns attempt {@code attempt} of the job. */
@@ -124,9 +143,10 @@ public final class JobTables {
         return "UPDATE " + jobs + " SET state = 'SUCCEEDED', finished_at = ?, locked_by = NULL, lease_until = NULL" + OWNED;
     }
 
-    /** Parameters: run_at, id, locked_by, attempt. */
+    /** Parameters: backoff_state, run_at, id, locked_by, attempt. */
     public String retry() {
-        return "UPDATE " + jobs + " SET state = 'AVAILABLE', run_at = ?, locked_by = NULL, lease_until = NULL" + OWNED;
+        return "UPDATE " + jobs + " SET backoff_state = ?, state = 'AVAILABLE', run_at = ?, locked_by = NULL, "
+                + "lease_until = NULL" + OWNED;
     }
 
     /** Parameters: run_at, id, locked_by, attempt. The attempt is given back. */

@@ -32,7 +32,7 @@ public final class PgWakeups implements Runnable {
 
     @Override
     public void run() {
-        int failures = 0;
+        PoolSignals.Reconnect reconnect = signals.reconnect();
         while (signals.claiming()) {
             try (Connection c = dataSource.getConnection()) {
                 if (!c.getAutoCommit()) {
@@ -42,7 +42,7 @@ public final class PgWakeups implements Runnable {
                     s.execute("LISTEN " + channel);
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
-                failures = 0;
+                reconnect.succeeded();
                 wake.run(); // jobs may have arrived while we were not listening
                 while (signals.claiming()) {
                     PGNotification[] batch = pg.getNotifications(waitMillis);
@@ -57,8 +57,7 @@ public final class PgWakeups implements Runnable {
                     }
                 }
             } catch (SQLException e) {
-                failures++;
-                signals.pauseAfterFailure(e, failures);
+                reconnect.pauseAfter(e);
             }
         }
     }

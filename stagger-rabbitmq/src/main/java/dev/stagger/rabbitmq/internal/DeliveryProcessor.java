@@ -5,7 +5,6 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Envelope;
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
-import dev.stagger.RandomSource;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageHandler;
@@ -42,7 +41,6 @@ public final class DeliveryProcessor {
     private final MessageHandler handler;
     private final MessageListener[] listeners;
     private final Clock clock;
-    private final RandomSource random;
     private final long confirmTimeoutNanos;
     private final BooleanSupplier closing;
     private final BooleanSupplier forced;
@@ -53,7 +51,7 @@ public final class DeliveryProcessor {
      */
     public DeliveryProcessor(String name, Topology topology, Channel channel, ConfirmingPublisher publisher,
                              RetryStep step, MessageHandler handler, MessageListener[] listeners, Clock clock,
-                             RandomSource random, Duration confirmTimeout, BooleanSupplier closing,
+                             Duration confirmTimeout, BooleanSupplier closing,
                              BooleanSupplier forced) {
         this.name = name;
         this.topology = topology;
@@ -63,7 +61,6 @@ public final class DeliveryProcessor {
         this.handler = handler;
         this.listeners = listeners.clone();
         this.clock = clock;
-        this.random = random;
         this.confirmTimeoutNanos = confirmTimeout.toNanos();
         this.closing = closing;
         this.forced = forced;
@@ -112,15 +109,12 @@ public final class DeliveryProcessor {
     private void settleFailure(long tag, AMQP.BasicProperties properties, byte[] body, int attempt, long firstAt,
                                Throwable failure, long handlerNanos) {
         Map<String, Object> old = properties.getHeaders();
-        long seed = HeaderCodec.has(old, MessageHeaders.BACKOFF_SEED)
-                ? HeaderCodec.number(old, MessageHeaders.BACKOFF_SEED, 0)
-                : (long) (random.nextDouble() * (1L << 53));
+        long backoffState = HeaderCodec.number(old, MessageHeaders.BACKOFF_STATE, 0);
         long now = clock.currentTimeMillis();
-        RetryStep.Outcome outcome = step.afterFailure(failure, new RetryStep.Attempt(attempt, firstAt, seed), now);
+        RetryStep.Outcome outcome = step.afterFailure(failure, new RetryStep.Attempt(attempt, firstAt, backoffState));
         Map<String, Object> headers = HeaderCodec.copyForRepublish(old);
         headers.put(MessageHeaders.ERRORS, HeaderCodec.appendError(old, attempt, now, failure));
         headers.put(MessageHeaders.FIRST_ATTEMPT_AT, firstAt);
-        headers.put(MessageHeaders.BACKOFF_SEED, seed);
         String target;
         Duration delay = Duration.ZERO;
         EndReason reason = null;
@@ -128,6 +122,7 @@ public final class DeliveryProcessor {
             long delayMillis = (retry.delayNanos() + 999_999) / 1_000_000;
             delay = Duration.ofNanos(retry.delayNanos());
             headers.put(MessageHeaders.ATTEMPT, attempt + 1);
+            headers.put(MessageHeaders.BACKOFF_STATE, retry.backoffState());
             headers.put(MessageHeaders.DUE_AT, now + delayMillis);
             target = delayMillis == 0 ? topology.queue() : topology.delayQueue(topology.levelFor(delayMillis));
         } else {

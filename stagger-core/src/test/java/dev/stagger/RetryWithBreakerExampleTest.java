@@ -11,10 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seed's "retry + circuit breaker" exercise, translated to Java: a Retry with a breaker and a
- * budget. The same scenario is the example in stagger-core/README.md.
+ * The classic "retry + circuit breaker" exercise: a Retry with a breaker and a budget. The same
+ * scenario is the example in stagger-core/README.md.
  */
-class SeedExerciseTest {
+class RetryWithBreakerExampleTest {
     private final VirtualClock clock = new VirtualClock();
     private final RecordingListener events = new RecordingListener();
     private final CircuitBreaker breaker = CircuitBreaker.builder("inventory")
