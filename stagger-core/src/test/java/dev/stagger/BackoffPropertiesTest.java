@@ -118,13 +118,17 @@ class BackoffPropertiesTest {
 
     @Provide
     Arbitrary<Backoff> presets() {
-        Arbitrary<Backoff> kubernetes = Combinators.combine(durations(), Arbitraries.doubles().between(0, 1e3),
+        Arbitrary<Backoff> awsFull = Combinators.combine(durations(), durations()).as(Backoff::awsFullJitter);
+        return Arbitraries.oneOf(decorrelated(), grpc(), kubernetes(), polly(), awsFull);
+    }
+
+    private static Arbitrary<Backoff> kubernetes() {
+        Arbitrary<Duration> small = Arbitraries.longs().between(1, 1_000).map(Duration::ofNanos);
+        return Combinators.combine(Arbitraries.oneOf(durations(), small), Arbitraries.doubles().between(0, 1e3),
                         Arbitraries.doubles().between(0, 10), Arbitraries.integers().between(0, 100),
-                        durations().injectNull(0.3))
+                        Arbitraries.oneOf(durations(), small).injectNull(0.3))
                 .as((d, factor, jitter, steps, cap) ->
                         Backoff.kubernetes(d, factor, jitter, steps, cap == null ? Duration.ZERO : cap));
-        Arbitrary<Backoff> awsFull = Combinators.combine(durations(), durations()).as(Backoff::awsFullJitter);
-        return Arbitraries.oneOf(decorrelated(), grpc(), kubernetes, polly(), awsFull);
     }
 
     private static Arbitrary<Backoff> decorrelated() {
@@ -145,7 +149,7 @@ class BackoffPropertiesTest {
     @Provide
     Arbitrary<Backoff> carried() {
         Arbitrary<Backoff> fixed = Combinators.combine(durations(), jitters()).as((d, j) -> Backoff.fixed(d).jitter(j));
-        return Arbitraries.oneOf(exponentials(), linears(), fixed, decorrelated(), grpc(), polly());
+        return Arbitraries.oneOf(exponentials(), linears(), fixed, decorrelated(), grpc(), polly(), kubernetes());
     }
 
     /**

@@ -54,27 +54,62 @@ public final class KubernetesBackoff implements Backoff {
 
     @Override
     public Schedule start(RandomSource random) {
-        return new Schedule() {
-            private long d = durationNanos;
-            private int stepsLeft = steps;
+        return new KubernetesSchedule(random, durationNanos, steps, false);
+    }
 
-            @Override
-            public long nextDelayNanos(int retry) {
-                long current = d;
-                if (stepsLeft >= 1) {
-                    stepsLeft--;
-                    if (factor != 0) {
-                        long next = next(current);
-                        if (capNanos > 0 && next > capNanos) {
-                            next = capNanos;
-                            stepsLeft = 0;
-                        }
-                        d = next;
-                    }
-                }
-                return jitter > 0 ? jittered(current, random.nextDouble()) : current;
+    /**
+     * The state is the current duration {@code D}, as {@code ~D} (negative) once the cap has used
+     * up the steps or {@code D} is 0 (nothing changes any more either way); the steps left are
+     * otherwise derived from the retry number, one per retry. 0 is a schedule that has not begun.
+     */
+    @Override
+    public Schedule resume(RandomSource random, long state) {
+        if (state == 0) {
+            return start(random);
+        }
+        return state < 0 ? new KubernetesSchedule(random, ~state, 0, true)
+                : new KubernetesSchedule(random, state, -1, false);
+    }
+
+    private final class KubernetesSchedule implements Schedule {
+        private final RandomSource random;
+        private long d;
+        /** Steps left; -1 until the first retry number tells how many a resumed schedule has used. */
+        private int stepsLeft;
+        private boolean frozen;
+
+        KubernetesSchedule(RandomSource random, long d, int stepsLeft, boolean frozen) {
+            this.random = random;
+            this.d = d;
+            this.stepsLeft = stepsLeft;
+            this.frozen = frozen;
+        }
+
+        @Override
+        public long nextDelayNanos(int retry) {
+            if (stepsLeft < 0) {
+                stepsLeft = (int) Math.max(0, (long) steps - (retry - 1));
             }
-        };
+            long current = d;
+            if (stepsLeft >= 1) {
+                stepsLeft--;
+                if (factor != 0) {
+                    long next = next(current);
+                    if (capNanos > 0 && next > capNanos) {
+                        next = capNanos;
+                        stepsLeft = 0;
+                        frozen = true;
+                    }
+                    d = next;
+                }
+            }
+            return jitter > 0 ? jittered(current, random.nextDouble()) : current;
+        }
+
+        @Override
+        public long state() {
+            return frozen || d == 0 ? ~d : d;
+        }
     }
 
     /** Go's {@code time.Duration(float64(d) * factor)}; Java's cast saturates where Go's overflows. */
