@@ -110,10 +110,13 @@ public interface Backoff {
     }
 
     /**
-     * Kubernetes {@code wait.Backoff} (apimachinery): sleep {@code D + U(0, jitter·D)}; then
-     * {@code D = D·factor}; if {@code cap > 0} and {@code D > cap}, {@code D = cap} and no further
-     * steps; once {@code steps} are used up, {@code D} stays where it is. client-go's
-     * DefaultBackoff is {@code (10 ms, 5.0, 0.1, 4, 0)}.
+     * Kubernetes {@code wait.Backoff} (apimachinery), as {@code Step()} computes it: sleep
+     * {@code D + U(0, jitter·D)}; then {@code D = D·factor} truncated to whole nanoseconds; if
+     * {@code cap > 0} and the new {@code D > cap}, {@code D = cap} and no further steps; once
+     * {@code steps} are used up, {@code D} stays where it is. Only the next duration is capped,
+     * never the sleep: a first duration above the cap is slept once as given, then the cap. A
+     * factor of 0 leaves {@code D} unchanged and ignores the cap. client-go's DefaultBackoff is
+     * {@code (10 ms, 5.0, 0.1, 4, 0)}.
      *
      * @param cap zero for no cap
      */
