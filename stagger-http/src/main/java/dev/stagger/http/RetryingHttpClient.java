@@ -154,10 +154,28 @@ public final class RetryingHttpClient {
      * {@link #send}, true means the client gave up on it (attempts or deadline ran out).
      */
     public boolean retries(HttpResponse<?> response) {
+        return verdict(response) == RetryVerdict.RETRYABLE;
+    }
+
+    /**
+     * Whether this client retries a response like {@code response} and, when not, why: the
+     * status itself, or a non-idempotent request without an {@code Idempotency-Key} whose status
+     * would be retried with one.
+     */
+    public RetryVerdict verdict(HttpResponse<?> response) {
         Objects.requireNonNull(response, "response");
         HttpRequest request = response.request();
-        boolean idempotent = isIdempotent(request.method(), request.headers().firstValue(KEY_HEADER).isPresent());
-        return !sendsOnce(idempotent) && statuses.retries(response.statusCode(), idempotent);
+        boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
+        if (retriesStatus(request.method(), keyed, response.statusCode())) {
+            return RetryVerdict.RETRYABLE;
+        }
+        return !keyed && retriesStatus(request.method(), true, response.statusCode())
+                ? RetryVerdict.NO_IDEMPOTENCY_KEY : RetryVerdict.STATUS_NOT_RETRYABLE;
+    }
+
+    private boolean retriesStatus(String method, boolean keyed, int status) {
+        boolean idempotent = isIdempotent(method, keyed);
+        return !sendsOnce(idempotent) && statuses.retries(status, idempotent);
     }
 
     /** The wrapped client. */
