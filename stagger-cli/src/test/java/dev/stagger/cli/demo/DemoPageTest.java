@@ -93,9 +93,9 @@ class DemoPageTest {
 
         WebElement status = browser.findElement(By.id("send-status"));
         assertThat(status.getAttribute("data-reason")).isEqualTo("RECOVERED");
-        List<WebElement> bars = browser.findElements(By.cssSelector("#timeline-svg .attempt-bar"));
+        List<WebElement> bars = browser.findElements(By.cssSelector("#timeline .attempt-bar"));
         assertThat(bars).extracting(b -> b.getAttribute("data-outcome")).containsExactly("HTTP 503", "HTTP 503", "HTTP 200");
-        assertThat(browser.findElements(By.cssSelector("#timeline-svg .wait-bar"))).hasSize(2);
+        assertThat(browser.findElements(By.cssSelector("#timeline .wait-bar"))).hasSize(2);
     }
 
     @Test
@@ -106,7 +106,7 @@ class DemoPageTest {
         browser.findElement(By.id("send-button")).click();
         waitUpTo(20).until(ExpectedConditions.attributeToBeNotEmpty(browser.findElement(By.id("send-status")), "data-reason"));
         assertThat(browser.findElement(By.id("send-status")).getAttribute("data-reason")).isEqualTo("NOT_RETRYABLE");
-        assertThat(browser.findElements(By.cssSelector("#timeline-svg .attempt-bar"))).hasSize(1);
+        assertThat(browser.findElements(By.cssSelector("#timeline .attempt-bar"))).hasSize(1);
     }
 
     @Test
