@@ -7,9 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Real headless Chromium through the system chromedriver (Debian packages {@code chromium} and
@@ -42,5 +46,19 @@ final class Browser {
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
         return driver;
+    }
+
+    /** Waits for a condition; elements the page re-renders while polling are looked up again. */
+    static WebDriverWait waitUpTo(ChromeDriver browser, int seconds) {
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(seconds));
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
+    }
+
+    /** Types {@code value} into the field {@code name} of the form {@code form}. */
+    static void fill(ChromeDriver browser, String form, String name, String value) {
+        WebElement input = browser.findElement(By.cssSelector("#" + form + " [name=" + name + "]"));
+        input.clear();
+        input.sendKeys(value);
     }
 }

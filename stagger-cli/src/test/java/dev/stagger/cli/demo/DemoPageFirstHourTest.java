@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.logging.LogEntry;
@@ -102,15 +100,11 @@ class DemoPageFirstHourTest {
     }
 
     private WebDriverWait waitUpTo(int seconds) {
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(seconds));
-        wait.ignoring(StaleElementReferenceException.class);
-        return wait;
+        return Browser.waitUpTo(browser, seconds);
     }
 
     private void fill(String form, String name, String value) {
-        WebElement input = browser.findElement(By.cssSelector("#" + form + " [name=" + name + "]"));
-        input.clear();
-        input.sendKeys(value);
+        Browser.fill(browser, form, name, value);
     }
 
     private void click(String id) {
