@@ -1,5 +1,6 @@
 package dev.stagger.cli;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -44,6 +45,7 @@ public final class Main implements Callable<Integer> {
      */
     static CommandLine configure(CommandLine cli) {
         cli.setExpandAtFiles(false);
+        cli.registerConverter(Duration.class, new Durations()); // one duration syntax, for every option of every command
         cli.setParameterExceptionHandler((ex, args) -> {
             String name = ex.getCommandLine().getCommandSpec().qualifiedName();
             ex.getCommandLine().getErr().println(name + ": " + describe(ex) + " (see '" + name + " --help')");

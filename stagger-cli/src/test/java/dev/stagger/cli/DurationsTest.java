@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** The one duration syntax of every command: a number with a unit. */
 class DurationsTest {
@@ -69,6 +74,26 @@ class DurationsTest {
         SimCliRunner.Outcome run = SimCliRunner.run("run", "--base", "100", "--", "true");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--base", "100ms");
+    }
+
+    @Test
+    void everyDurationOptionOfEveryCommandRefusesABareNumber() {
+        CommandLine stagger = Main.configure(new CommandLine(new Main()));
+        List<String> checked = new ArrayList<>();
+        Deque<CommandLine> commands = new ArrayDeque<>(List.of(stagger));
+        while (!commands.isEmpty()) {
+            CommandLine command = commands.pop();
+            commands.addAll(command.getSubcommands().values());
+            for (CommandLine.Model.OptionSpec option : command.getCommandSpec().options()) {
+                if (option.type() == Duration.class) {
+                    assertThatThrownBy(() -> command.parseArgs(option.longestName(), "5"))
+                            .as(command.getCommandSpec().qualifiedName() + " " + option.longestName())
+                            .hasMessageContaining(option.longestName()).hasMessageContaining("has no unit");
+                    checked.add(command.getCommandName() + " " + option.longestName());
+                }
+            }
+        }
+        assertThat(checked).contains("run --deadline", "http --deadline", "purge --older-than");
     }
 
     @Test
