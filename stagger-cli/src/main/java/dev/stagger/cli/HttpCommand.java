@@ -148,7 +148,7 @@ final class HttpCommand implements Callable<Integer> {
                 return EXIT_OK;
             }
             RetryVerdict verdict = http.verdict(response);
-            err.println("stagger http: " + explain(verdict, inv.request.method(), status));
+            err.println("stagger http: " + explain(verdict, response.request(), status));
             err.flush();
             return verdict == RetryVerdict.RETRYABLE ? EXIT_GAVE_UP : EXIT_NOT_RETRYABLE;
         } catch (InterruptedException e) {
@@ -164,13 +164,16 @@ final class HttpCommand implements Callable<Integer> {
     }
 
     /** Why a non-2xx answer ended the call, in the client's own terms (its {@link RetryVerdict}). */
-    private String explain(RetryVerdict verdict, String method, int status) {
+    private String explain(RetryVerdict verdict, HttpRequest sent, int status) {
         return switch (verdict) {
             case RETRYABLE -> "gave up on status " + status + " (attempts or deadline ran out)";
             case STATUS_NOT_RETRYABLE -> "status " + status + " is not retryable";
-            case NO_IDEMPOTENCY_KEY -> "status " + status + " was not retried: the " + method
-                    + " carries no Idempotency-Key, so sending it again could run it twice (--keys " + keys.toLowerCase(Locale.ROOT)
-                    + "; use --keys auto or --idempotency-key K to allow retries)";
+            case NOT_SAFE_TO_REPEAT -> sent.headers().firstValue("Idempotency-Key").isPresent()
+                    ? "status " + status + " was not retried: the client does not treat this " + sent.method()
+                            + " as safe to send twice"
+                    : "status " + status + " was not retried: the " + sent.method()
+                            + " carries no Idempotency-Key, so sending it again could run it twice (--keys "
+                            + keys.toLowerCase(Locale.ROOT) + "; use --keys auto or --idempotency-key K to allow retries)";
         };
     }
 

@@ -11,9 +11,10 @@ public enum RetryVerdict {
     /** The status is never retried for this request, keyed or not (e.g. 400, 404, 422, or a success). */
     STATUS_NOT_RETRYABLE,
     /**
-     * The status would be retried if the request carried an {@code Idempotency-Key}; this
-     * non-idempotent request carries none (key mode {@link IdempotencyKeyMode#REQUIRE} or
-     * {@link IdempotencyKeyMode#OFF}), so sending it again could run it twice.
+     * The status would be retried for a request that is safe to send twice (an idempotent method,
+     * or one carrying an {@code Idempotency-Key}); this one is not: a POST or PATCH without a key
+     * (key mode {@link IdempotencyKeyMode#REQUIRE} or {@link IdempotencyKeyMode#OFF}), so sending
+     * it again could run it twice.
      */
-    NO_IDEMPOTENCY_KEY
+    NOT_SAFE_TO_REPEAT
 }

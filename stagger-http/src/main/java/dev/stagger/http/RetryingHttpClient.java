@@ -159,23 +159,18 @@ public final class RetryingHttpClient {
 
     /**
      * Whether this client retries a response like {@code response} and, when not, why: the
-     * status itself, or a non-idempotent request without an {@code Idempotency-Key} whose status
-     * would be retried with one.
+     * status itself, or a request that is not safe to send twice (a POST or PATCH without an
+     * {@code Idempotency-Key}) whose status would be retried if it were.
      */
     public RetryVerdict verdict(HttpResponse<?> response) {
         Objects.requireNonNull(response, "response");
         HttpRequest request = response.request();
-        boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
-        if (retriesStatus(request.method(), keyed, response.statusCode())) {
+        boolean safe = isIdempotent(request.method(), request.headers().firstValue(KEY_HEADER).isPresent());
+        int status = response.statusCode();
+        if (!sendsOnce(safe) && statuses.retries(status, safe)) {
             return RetryVerdict.RETRYABLE;
         }
-        return !keyed && retriesStatus(request.method(), true, response.statusCode())
-                ? RetryVerdict.NO_IDEMPOTENCY_KEY : RetryVerdict.STATUS_NOT_RETRYABLE;
-    }
-
-    private boolean retriesStatus(String method, boolean keyed, int status) {
-        boolean idempotent = isIdempotent(method, keyed);
-        return !sendsOnce(idempotent) && statuses.retries(status, idempotent);
+        return !safe && statuses.retries(status, true) ? RetryVerdict.NOT_SAFE_TO_REPEAT : RetryVerdict.STATUS_NOT_RETRYABLE;
     }
 
     /** The wrapped client. */

@@ -94,12 +94,12 @@ class IdempotencyKeyTest {
     }
 
     @Test
-    void theVerdictOnAnUnkeyedPostNamesTheMissingKey() throws Exception {
+    void theVerdictOnAnUnkeyedPostIsThatItIsNotSafeToRepeat() throws Exception {
         server.then(status(502, "bad gateway"));
         RetryingHttpClient http = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.REQUIRE).build();
         HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(502);
-        assertThat(http.verdict(response)).isEqualTo(RetryVerdict.NO_IDEMPOTENCY_KEY);
+        assertThat(http.verdict(response)).isEqualTo(RetryVerdict.NOT_SAFE_TO_REPEAT);
     }
 
     @Test
