@@ -116,6 +116,15 @@ class IdempotencyKeyTest {
     }
 
     @Test
+    void aKeyedPostToAServerNotKnownToHonourKeysIsNotSafeToRepeatAfterA502() throws Exception {
+        server.then(status(502, "bad gateway"));
+        RetryingHttpClient http = client(clock, 3).build(); // AUTO attaches a key; nobody said the server honours it
+        HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
+        assertThat(keysReceived()).hasSize(1);
+        assertThat(http.verdict(response)).isEqualTo(RetryVerdict.NOT_SAFE_TO_REPEAT);
+    }
+
+    @Test
     void theVerdictOnAStatusNeverRetriedIsTheStatusEvenWithoutAKey() throws Exception {
         server.then(status(422, "invalid"));
         RetryingHttpClient http = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.REQUIRE).build();
@@ -126,7 +135,7 @@ class IdempotencyKeyTest {
     @Test
     void theVerdictOnAKeyedPostThatRanOutOfAttemptsIsRetryable() throws Exception {
         server.then(status(502, "bad gateway"), status(502, "bad gateway"));
-        RetryingHttpClient http = client(clock, 2).build();
+        RetryingHttpClient http = client(clock, 2).keysHonoured(uri -> true).build();
         HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(502);
         assertThat(http.verdict(response)).isEqualTo(RetryVerdict.RETRYABLE);
