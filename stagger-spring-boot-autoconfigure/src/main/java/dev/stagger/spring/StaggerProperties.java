@@ -269,11 +269,11 @@ public class StaggerProperties {
         private String store = "jdbc";
         /** Prefix of the store's tables. */
         private String tablePrefix;
-        /** {@code create} (default), {@code validate} or {@code none}. */
+        /** {@code migrate} (create or upgrade the tables, the default) or {@code validate} (a migration tool owns them). */
         private String schemaMode;
         /** A header naming the client when no principal is logged in (an API key); only its SHA-256 is used. */
         private String scopeHeader;
-        /** {@code optional} (default) or {@code required}: whether unsafe requests must carry a key. */
+        /** {@code required} (the default: POST and PATCH must carry a key) or {@code optional} (a key is honoured when sent). */
         private String keyRequirement;
         /** How long a completed response is replayed (default 24 h). */
         private Duration expiry;
