@@ -35,67 +35,88 @@ function svg(tag, attrs, parent) {
   return el;
 }
 
-function table(id, header, rows) {
+function div(cls, parent, text) {
+  const el = document.createElement("div");
+  if (cls) el.className = cls;
+  if (text !== undefined) el.textContent = text;
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+/**
+ * A data table. columns: [key, label] pairs; rows: arrays of cell values; rowData(i): optional data-*
+ * attributes of row i. Each cell carries data-col and data-label (the label shown before it on phones).
+ */
+function table(id, columns, rows, rowData) {
   const t = $(id);
   t.innerHTML = "";
-  const tr = t.insertRow();
-  for (const h of header) { const th = document.createElement("th"); th.textContent = h; tr.appendChild(th); }
-  for (const r of rows) {
-    const row = t.insertRow();
-    for (const c of r) row.insertCell().textContent = c;
-  }
+  const head = t.createTHead().insertRow();
+  for (const [, label] of columns) { const th = document.createElement("th"); th.textContent = label; head.appendChild(th); }
+  const body = t.createTBody();
+  rows.forEach((r, i) => {
+    const row = body.insertRow();
+    if (rowData) Object.assign(row.dataset, rowData(i));
+    r.forEach((c, j) => {
+      const td = row.insertCell();
+      td.textContent = c;
+      td.dataset.col = columns[j][0];
+      td.dataset.label = columns[j][1];
+    });
+  });
 }
 
 const ms = (x) => (Math.round(x * 10) / 10).toLocaleString() + " ms";
+const pct = (x) => Math.round(x * 100) + " %";
+const reasonsText = (reasons) => Object.entries(reasons).map(([k, v]) => `${k} ${v}`).join(", ");
 
 // ---- 1. Send a request ----
+function waitLabel(w) {
+  const head = `wait before attempt ${w.beforeAttempt}: slept ${ms(w.delayMs)}`;
+  if (w.hintMs > 0) {
+    return `${head}. Retry-After set the minimum (${ms(w.hintMs)}); jitter added ${ms(Math.max(0, w.delayMs - w.hintMs))} on top`;
+  }
+  if (w.rawMs < 0) return `${head} (decorrelated jitter: each wait is drawn between the base and 3× the last one)`;
+  const diff = w.delayMs - w.rawMs;
+  return `${head} of a ${ms(w.rawMs)} backoff (jitter ${diff <= 0 ? "removed " + ms(-diff) : "added " + ms(diff)})`;
+}
+
 function drawTimeline(result) {
   const host = $("timeline");
   host.innerHTML = "";
-  const W = 1000, rowH = 34, H = 50 + rowH * (result.attempts.length + result.waits.length);
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "timeline of attempts and waits", id: "timeline-svg" }, host);
   const planned = (w) => Math.max(Math.max(w.rawMs, 0) + w.hintMs, w.delayMs);
   const total = Math.max(result.totalMs, ...result.waits.map((w) => w.startMs + planned(w)), 1);
-  const right = W - 250; // room for the labels after the last bar
-  const x = (t) => 110 + (t / total) * (right - 110);
-  svg("line", { x1: 110, y1: H - 22, x2: right, y2: H - 22, stroke: "#99a" }, s);
-  for (let i = 0; i <= 4; i++) {
-    const t = total * i / 4;
-    svg("text", { x: x(t), y: H - 6, "font-size": 12, "text-anchor": "middle", fill: "#667" }, s).textContent = ms(t);
-  }
+  const at = (t) => (100 * Math.min(t, total) / total) + "%";
+  const span = (from, to) => (100 * Math.max(0, Math.min(to, total) - from) / total) + "%";
   const events = [];
-  for (const a of result.attempts) events.push({ kind: "attempt", at: a.startMs, a });
-  for (const w of result.waits) events.push({ kind: "wait", at: w.startMs, w });
+  for (const a of result.attempts) events.push({ at: a.startMs, a });
+  for (const w of result.waits) events.push({ at: w.startMs, w });
   events.sort((p, q) => p.at - q.at);
-  let y = 10;
   for (const e of events) {
-    if (e.kind === "attempt") {
+    const row = div("tl-row", host);
+    if (e.a) {
       const a = e.a;
-      svg("text", { x: 6, y: y + 20, "font-size": 13 }, s).textContent = `attempt ${a.attempt}`;
-      const bar = svg("rect", { x: x(a.startMs), y: y + 6, width: Math.max(4, x(a.endMs) - x(a.startMs)), height: 20, rx: 3,
-        fill: a.ok ? "var(--ok)" : "var(--bad)", class: "attempt-bar", "data-outcome": a.outcome }, s);
-      svg("title", {}, bar).textContent = a.outcome;
-      svg("text", { x: x(a.endMs) + 6, y: y + 20, "font-size": 12 }, s).textContent = a.outcome;
+      div("tl-label attempt-label", row, `attempt ${a.attempt}: ${a.outcome} after ${ms(a.endMs - a.startMs)}`);
+      const bar = div("attempt-bar " + (a.ok ? "ok" : "bad"), div("tl-track", row));
+      Object.assign(bar.style, { left: at(a.startMs), width: span(a.startMs, a.endMs) });
+      bar.dataset.outcome = a.outcome;
+      bar.title = a.outcome;
     } else {
       const w = e.w;
-      svg("text", { x: 6, y: y + 20, "font-size": 13, fill: "#8a6100" }, s).textContent = `wait → ${w.beforeAttempt}`;
-      const plan = planned(w);
-      svg("rect", { x: x(w.startMs), y: y + 10, width: Math.max(2, x(w.startMs + plan) - x(w.startMs)), height: 12, rx: 2,
-        fill: "none", stroke: "var(--wait)", "stroke-dasharray": "4 3" }, s);
-      svg("rect", { x: x(w.startMs), y: y + 10, width: Math.max(2, x(w.startMs + w.delayMs) - x(w.startMs)), height: 12, rx: 2,
-        fill: "var(--wait)", class: "wait-bar" }, s);
-      const hint = w.hintMs > 0 ? `, Retry-After ${ms(w.hintMs)}` : "";
-      svg("text", { x: x(w.startMs + plan) + 6, y: y + 20, "font-size": 12 }, s).textContent =
-        w.rawMs < 0 ? `slept ${ms(w.delayMs)} (decorrelated jitter)${hint}` : `slept ${ms(w.delayMs)} of ${ms(w.rawMs)} backoff${hint}`;
+      div("tl-label wait-label", row, waitLabel(w));
+      const track = div("tl-track", row);
+      Object.assign(div("wait-plan", track).style, { left: at(w.startMs), width: span(w.startMs, w.startMs + planned(w)) });
+      Object.assign(div("wait-bar", track).style, { left: at(w.startMs), width: span(w.startMs, w.startMs + w.delayMs) });
     }
-    y += rowH;
   }
+  const axis = div("tl-axis", host);
+  for (const t of [0, total / 2, total]) div("", axis, ms(t));
 }
 
 $("send-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const button = $("send-button");
   button.disabled = true;
+  delete $("send-status").dataset.reason;
   status("send-status", "Sending… (the waits are real)");
   try {
     const r = await api("send", formData(ev.target));
@@ -103,12 +124,12 @@ $("send-form").addEventListener("submit", async (ev) => {
     status("send-status", `${r.reason}: ${r.answer} after ${r.attempts.length} attempt(s) in ${ms(r.totalMs)}`);
     $("send-status").dataset.reason = r.reason;
     $("send-status").dataset.attempts = r.attempts.length;
-    table("send-table", ["#", "outcome", "started", "took", "then waited", "backoff before jitter", "jitter removed"],
+    table("send-table", [["n", "#"], ["outcome", "outcome"], ["start", "started"], ["took", "took"], ["waited", "then waited"],
+      ["raw", "backoff before jitter"], ["hint", "Retry-After"]],
       r.attempts.map((a) => {
         const w = r.waits.find((x) => x.beforeAttempt === a.attempt + 1);
         return [a.attempt, a.outcome, ms(a.startMs), ms(a.endMs - a.startMs),
-          w ? ms(w.delayMs) : "—", w && w.rawMs >= 0 ? ms(w.rawMs) : "—",
-          w && w.rawMs >= 0 ? ms(Math.max(0, w.rawMs + w.hintMs - w.delayMs)) : "—"];
+          w ? ms(w.delayMs) : "—", w && w.rawMs >= 0 ? ms(w.rawMs) : "—", w && w.hintMs > 0 ? ms(w.hintMs) : "—"];
       }));
   } catch (e) {
     status("send-status", e.message, true);
@@ -118,57 +139,160 @@ $("send-form").addEventListener("submit", async (ev) => {
 });
 
 // ---- 2. Thundering herd ----
-const COLORS = ["#c62828", "#1a4fb5", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037"];
+// One colour per strategy, in every chart.
+const STRATEGY_COLOURS = {
+  "none": "#c62828", "exponential": "#ef6c00", "full-jitter": "#1a4fb5", "equal-jitter": "#2e7d32",
+  "decorrelated-jitter": "#6a1b9a", "full-jitter+budget": "#00838f"
+};
+const OTHER_COLOURS = ["#5d4037", "#ad1457", "#455a64", "#827717"];
+function colourOf(strategy) {
+  if (!STRATEGY_COLOURS[strategy]) STRATEGY_COLOURS[strategy] = OTHER_COLOURS[Object.keys(STRATEGY_COLOURS).length % OTHER_COLOURS.length];
+  return STRATEGY_COLOURS[strategy];
+}
 
-function barChart(title, rows, valueKey, unit) {
-  const W = 520, H = 40 + rows.length * 30;
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title, class: "herd-chart" });
-  svg("text", { x: 8, y: 20, "font-size": 14, "font-weight": 600 }, s).textContent = title;
-  const max = Math.max(...rows.map((r) => r[valueKey]), 1);
+/** 3 to 6 round tick values from 0 to at least max. */
+function ticks(max) {
+  const raw = Math.max(max, 1) / 4;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw);
+  const out = [];
+  for (let v = 0; v <= max + step * 0.999 && out.length < 7; v += step) out.push(v);
+  return out;
+}
+const compact = (v) => v >= 10000 ? (v / 1000).toLocaleString(undefined, { maximumFractionDigits: 1 }) + "k" : Math.round(v).toLocaleString();
+
+/**
+ * A chart in {@code wrap} (a cell of the chart grid): its title as HTML, which wraps, and an SVG as wide
+ * as the cell, so that its text is drawn at its real size.
+ */
+function chartSvg(wrap, title, height) {
+  div("chart-title", wrap, title);
+  const W = Math.max(200, Math.floor(wrap.clientWidth || 480));
+  const s = svg("svg", { width: W, height, viewBox: `0 0 ${W} ${height}`, role: "img", "aria-label": title, class: "herd-chart",
+    "font-family": "system-ui, sans-serif" }, wrap);
+  return { s, W };
+}
+
+/** Horizontal bars, one per strategy: the strategy's name above its bar, the value after it, a value axis below. */
+function barChart(wrap, title, rows, valueOf, axisTitle, format) {
+  const rowH = 38, top = 8, axisH = 44;
+  const H = top + rows.length * rowH + axisH;
+  const { s, W } = chartSvg(wrap, title, H);
+  const L = 10, R = W - 70;
+  const tv = ticks(Math.max(...rows.map(valueOf), 1));
+  const max = tv[tv.length - 1];
+  const x = (v) => L + (v / max) * (R - L);
+  const axisY = top + rows.length * rowH + 4;
+  for (const v of tv) {
+    svg("line", { x1: x(v), y1: top, x2: x(v), y2: axisY, stroke: "#e3e6ee" }, s);
+    svg("text", { x: x(v), y: axisY + 15, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "tick" }, s).textContent = format(v);
+  }
+  svg("line", { x1: L, y1: axisY, x2: R, y2: axisY, stroke: "#99a" }, s);
+  svg("text", { x: (L + R) / 2, y: axisY + 34, "font-size": 12, "text-anchor": "middle", fill: "#1d2433", class: "axis-title" }, s)
+    .textContent = axisTitle;
   rows.forEach((r, i) => {
-    const y = 32 + i * 30;
-    svg("text", { x: 8, y: y + 16, "font-size": 12 }, s).textContent = r.strategy;
-    svg("rect", { x: 160, y, width: Math.max(2, (r[valueKey] / max) * (W - 260)), height: 20, fill: COLORS[i % COLORS.length], class: "herd-bar" }, s);
-    svg("text", { x: 166 + (r[valueKey] / max) * (W - 260), y: y + 15, "font-size": 12 }, s).textContent =
-      Math.round(r[valueKey]).toLocaleString() + unit;
+    const y = top + i * rowH;
+    svg("text", { x: L, y: y + 12, "font-size": 12, fill: "#1d2433" }, s).textContent = r.strategy;
+    const bar = svg("rect", { x: L, y: y + 17, width: Math.max(2, x(valueOf(r)) - L), height: 14, rx: 2, fill: colourOf(r.strategy),
+      class: "herd-bar", "data-strategy": r.strategy }, s);
+    svg("title", {}, bar).textContent = `${r.strategy}: ${format(valueOf(r))}`;
+    svg("text", { x: x(valueOf(r)) + 5, y: y + 29, "font-size": 11, fill: "#1d2433" }, s).textContent = format(valueOf(r));
   });
   return s;
 }
 
-function lineChart(title, series) {
-  const W = 520, H = 260, L = 50, B = 30;
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title, class: "herd-chart" });
-  svg("text", { x: 8, y: 18, "font-size": 14, "font-weight": 600 }, s).textContent = title;
-  const maxX = Math.max(...series.map((p) => p.points.length), 1);
-  const maxY = Math.max(...series.flatMap((p) => p.points), 1);
-  svg("line", { x1: L, y1: H - B, x2: W - 10, y2: H - B, stroke: "#99a" }, s);
-  svg("line", { x1: L, y1: 28, x2: L, y2: H - B, stroke: "#99a" }, s);
-  svg("text", { x: 4, y: 36, "font-size": 11 }, s).textContent = Math.round(maxY);
-  series.forEach((p, i) => {
-    const pts = p.points.map((v, j) => `${L + (j / maxX) * (W - L - 10)},${H - B - (v / maxY) * (H - B - 30)}`).join(" ");
-    svg("polyline", { points: pts, fill: "none", stroke: COLORS[i % COLORS.length], "stroke-width": 1.5 }, s);
-    svg("text", { x: W - 150, y: 36 + i * 14, "font-size": 11, fill: COLORS[i % COLORS.length] }, s).textContent = p.strategy;
+/** Load over time through the outage: one line per strategy, the outage shaded, axes in seconds and requests/s. */
+function loadChart(wrap, title, r) {
+  const series = r.load;
+  const legendH = series.length * 18 + 8;
+  const T = 12, B = 46, H = 210 + legendH;
+  const { s, W } = chartSvg(wrap, title, H);
+  const L = 56, R = W - 12, plotBottom = H - B - legendH;
+  const bucketMs = series[0].bucketMs;
+  const buckets = Math.max(...series.map((p) => p.points.length), 1);
+  const seconds = buckets * bucketMs / 1000;
+  const yt = ticks(Math.max(...series.flatMap((p) => p.points), 1));
+  const maxY = yt[yt.length - 1];
+  const x = (sec) => L + (sec / seconds) * (R - L);
+  const y = (v) => plotBottom - (v / maxY) * (plotBottom - T);
+  if (r.downToMs > r.downFromMs) {
+    svg("rect", { x: x(r.downFromMs / 1000), y: T, width: x(Math.min(seconds, r.downToMs / 1000)) - x(r.downFromMs / 1000),
+      height: plotBottom - T, fill: "#fbe3e3" }, s);
+    svg("text", { x: x(r.downFromMs / 1000) + 4, y: T + 14, "font-size": 11, fill: "#a33" }, s).textContent = "server down";
+  }
+  for (const v of yt) {
+    svg("line", { x1: L, y1: y(v), x2: R, y2: y(v), stroke: "#e3e6ee" }, s);
+    svg("text", { x: L - 6, y: y(v) + 4, "font-size": 11, "text-anchor": "end", fill: "#4a5263", class: "tick" }, s).textContent = compact(v);
+  }
+  const step = Math.max(1, Math.ceil(seconds / Math.max(1, Math.floor((R - L) / 40)))); // labels at least 40 px apart
+  for (let t = 0; t <= seconds + 1e-9; t += step) {
+    svg("text", { x: x(t), y: plotBottom + 15, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "tick" }, s).textContent = t + " s";
+  }
+  svg("line", { x1: L, y1: plotBottom, x2: R, y2: plotBottom, stroke: "#99a" }, s);
+  svg("line", { x1: L, y1: T, x2: L, y2: plotBottom, stroke: "#99a" }, s);
+  svg("text", { x: (L + R) / 2, y: plotBottom + 34, "font-size": 12, "text-anchor": "middle", fill: "#1d2433", class: "axis-title" }, s)
+    .textContent = "time (s)";
+  svg("text", { x: 0, y: 0, "font-size": 12, "text-anchor": "middle", fill: "#1d2433", class: "axis-title",
+    transform: `translate(14 ${(T + plotBottom) / 2}) rotate(-90)` }, s).textContent = "load (requests/s)";
+  series.forEach((p) => {
+    const pts = p.points.map((v, j) => `${x((j + 0.5) * bucketMs / 1000).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    svg("polyline", { points: pts, fill: "none", stroke: colourOf(p.strategy), "stroke-width": 2, "data-strategy": p.strategy }, s);
   });
-  svg("text", { x: L, y: H - 8, "font-size": 11, fill: "#667" }, s).textContent = `time → (${series[0] ? series[0].bucketMs : 0} ms buckets)`;
+  series.forEach((p, i) => {
+    const ly = H - legendH + 8 + i * 18;
+    svg("line", { x1: L, y1: ly, x2: L + 22, y2: ly, stroke: colourOf(p.strategy), "stroke-width": 3, "data-strategy": p.strategy }, s);
+    svg("text", { x: L + 28, y: ly + 4, "font-size": 12, fill: "#1d2433" }, s).textContent = p.strategy;
+  });
   return s;
 }
+
+let lastHerd = null;
+function drawHerd(r) {
+  lastHerd = r;
+  const charts = $("herd-charts");
+  charts.innerHTML = "";
+  // every cell first, then the charts: each is drawn at the width its cell has in the finished grid
+  const cells = [div("", charts), div("", charts), div("", charts)];
+  const seconds = Math.max(...r.results.map((x) => x.completionMs)) >= 10000;
+  barChart(cells[0], "Total calls until every client is done", r.results, (x) => x.calls, "mean total calls per run (calls)", compact);
+  barChart(cells[1], "Time until every client is done", r.results, (x) => x.completionMs,
+    seconds ? "mean time to finish (s)" : "mean time to finish (ms)",
+    seconds ? (v) => (v / 1000).toLocaleString(undefined, { maximumFractionDigits: 1 }) + " s" : (v) => Math.round(v).toLocaleString() + " ms");
+  if (r.load && r.load.length) {
+    loadChart(cells[2], `Outage scenario: load while the server is down ${r.downFromMs / 1000}–${r.downToMs / 1000} s`, r);
+  } else {
+    cells[2].remove();
+  }
+}
+window.addEventListener("resize", () => { if (lastHerd) drawHerd(lastHerd); });
+
+const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis));
 
 $("herd-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   $("herd-button").disabled = true;
-  status("herd-status", "Simulating…");
+  const bar = $("herd-progress");
   try {
-    const r = await api("herd", formData(ev.target));
-    const charts = $("herd-charts");
-    charts.innerHTML = "";
-    charts.appendChild(barChart("Total calls to finish", r.results, "calls", ""));
-    charts.appendChild(barChart("Time until every client is done", r.results, "completionMs", " ms"));
-    if (r.load && r.load.length) charts.appendChild(lineChart("Load on the server over time", r.load));
-    table("herd-table", ["strategy", "calls", "completion (ms)"], r.results.map((x) => [x.strategy, Math.round(x.calls), Math.round(x.completionMs)]));
+    const started = await api("herd", formData(ev.target));
+    bar.hidden = false;
+    let p;
+    for (;;) {
+      p = await api("herd-progress", { id: started.id });
+      bar.value = p.done / p.total;
+      status("herd-status", `Simulating… ${p.done} of ${p.total} runs (${pct(p.done / p.total)})`);
+      if (p.finished) break;
+      await sleep(300);
+    }
+    if (p.error) throw new Error(p.error);
+    const r = p.result;
+    drawHerd(r);
+    table("herd-table", [["strategy", "strategy"], ["calls", "calls"], ["completion", "completion (ms)"]],
+      r.results.map((x) => [x.strategy, Math.round(x.calls), Math.round(x.completionMs)]));
     status("herd-status", `${r.clients} clients, ${r.runs} run(s) each, ${r.events.toLocaleString()} simulated events`);
   } catch (e) {
     status("herd-status", e.message, true);
   } finally {
+    bar.hidden = true;
     $("herd-button").disabled = false;
   }
 });
@@ -184,35 +308,63 @@ async function refreshState() {
     pill("", `budget ${r.budgetTokens.toFixed(1)} / ${r.budgetMax} tokens`);
     pill("", `budget refusals ${r.budgetRefusals}`);
     pill("", `rejected by breaker ${r.breakerRejected}`);
-    table("breaker-table", ["meter (from the Micrometer registry)", "value"], Object.entries(r.meters));
+    table("breaker-table", [["meter", "meter"], ["value", "value"]], Object.entries(r.meters));
   } catch (e) { /* the next poll retries */ }
 }
 
-$("hammer-form").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  $("hammer-button").disabled = true;
-  status("hammer-status", "Hammering…");
+/** What happened in one breaker or budget experiment, in a sentence or two. */
+function explainGuards(r, budgetExperiment) {
+  const open = r.reasons.CIRCUIT_OPEN || 0, refused = r.reasons.BUDGET || 0;
+  const parts = [`${r.calls} calls → ${r.downstreamRequests} requests reached the downstream (${reasonsText(r.reasons)}).`];
+  if (budgetExperiment && r.breakerBefore !== "CLOSED" && open > 0) {
+    parts.push(`The breaker was already ${r.breakerBefore}, so calls failed fast before the budget was asked: let it recover, then try again.`);
+    return parts.join(" ");
+  }
+  if (budgetExperiment) {
+    parts.push(`One call in three failed once, a quarter of the attempts: the breaker stayed ${r.breaker} (it opens at 50 %).`);
+  }
+  if (open > 0) {
+    parts.push(`The breaker opened: ${open} call(s) failed at once with CIRCUIT_OPEN without reaching the downstream.`);
+  }
+  if (refused > 0) {
+    parts.push(`Retries cost more than the successes earned (a success deposits 0.1 token, a retry spends 1), so the budget refused ${refused} retr${refused === 1 ? "y" : "ies"}: those calls ended at once with BUDGET instead of adding load.`);
+  } else if (budgetExperiment) {
+    parts.push("The budget still had tokens: it refused no retry.");
+  }
+  return parts.join(" ");
+}
+
+async function guardExperiment(button, endpoint, budgetExperiment, busyText) {
+  button.disabled = true;
+  delete $("hammer-status").dataset.reasons;
+  status("hammer-status", busyText);
   const poll = setInterval(refreshState, 300);
   try {
-    const r = await api("hammer", formData(ev.target));
-    status("hammer-status", `${r.calls} calls → ${r.downstreamRequests} requests reached the downstream (` +
-      Object.entries(r.reasons).map(([k, v]) => `${k} ${v}`).join(", ") + ")");
+    const r = await api(endpoint, formData($("hammer-form")));
+    status("hammer-status", explainGuards(r, budgetExperiment));
     $("hammer-status").dataset.reasons = JSON.stringify(r.reasons);
   } catch (e) {
     status("hammer-status", e.message, true);
   } finally {
     clearInterval(poll);
-    $("hammer-button").disabled = false;
+    button.disabled = false;
     refreshState();
   }
+}
+
+$("hammer-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  guardExperiment($("hammer-button"), "hammer", false, "Hammering…");
 });
+$("budget-button").addEventListener("click", () =>
+  guardExperiment($("budget-button"), "budget", true, "Retrying into a downstream where one call in three fails once…"));
 
 $("heal-button").addEventListener("click", async () => {
   status("hammer-status", "Sending healthy calls (the breaker lets a probe through once its open time is over)…");
   const poll = setInterval(refreshState, 300);
   try {
     const r = await api("heal", {});
-    status("hammer-status", `healthy calls: ${Object.entries(r.reasons).map(([k, v]) => `${k} ${v}`).join(", ")}; breaker ${r.breaker}`);
+    status("hammer-status", `healthy calls: ${reasonsText(r.reasons)}; breaker ${r.breaker}`);
   } catch (e) {
     status("hammer-status", e.message, true);
   } finally {
@@ -226,9 +378,11 @@ async function pay(withKey) {
   status("pay-status", "Paying…");
   try {
     const r = await api("pay", { withKey });
-    status("pay-status", `${withKey ? "With" : "Without"} a key: ${r.attempts} attempts, card charged ${r.charges} time(s)`);
+    const why = withKey ? "the server replayed the stored answer to the retry instead of charging again"
+      : (r.charges > 1 ? "the retry charged the card again" : "the retry did not reach the shop");
+    status("pay-status", `Payment ${r.payment}. ${withKey ? "With" : "Without"} a key: ${r.attempts} attempts, card charged ${r.charges} time(s): ${why}.`);
     $("pay-status").dataset.charges = r.charges;
-    table("pay-table", ["attempt", "what the client saw"], r.log.map((x, i) => [i + 1, x]));
+    table("pay-table", [["attempt", "attempt"], ["seen", "what the client saw"]], r.log.map((x, i) => [i + 1, x]));
   } catch (e) {
     status("pay-status", e.message, true);
   }
@@ -239,7 +393,7 @@ $("pay-400").addEventListener("click", async () => {
   try {
     const r = await api("bad-request", {});
     status("pay-status", `A naive loop retried a 400 ${r.naive.length} times and got ${[...new Set(r.naive)].join(", ")} every time; Stagger made ${r.staggerAttempts} attempt (reason ${r.staggerReason}).`);
-    table("pay-table", ["naive attempt", "status"], r.naive.map((x, i) => [i + 1, x]));
+    table("pay-table", [["attempt", "naive attempt"], ["status", "status"]], r.naive.map((x, i) => [i + 1, x]));
   } catch (e) {
     status("pay-status", e.message, true);
   }
@@ -249,7 +403,7 @@ $("calc-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   try {
     const r = await api("calculator", formData(ev.target));
-    $("calc-result").textContent = `${r.retries} retries could hold the call for ${r.cappedHuman} with the cap ` +
+    $("calc-result").textContent = `${r.retries.toLocaleString()} retries could hold the call for ${r.cappedHuman} with the cap ` +
       `(about half that with full jitter) — and ${r.uncappedHuman} without it. Use a deadline.`;
   } catch (e) {
     $("calc-result").textContent = e.message;
@@ -260,12 +414,17 @@ $("calc-form").addEventListener("submit", async (ev) => {
 async function refreshJobs() {
   try {
     const r = await api("jobs");
+    $("jobs-limit").textContent = r.maxAttempts;
     const strip = $("jobs-counts");
     strip.innerHTML = "";
     for (const [k, v] of Object.entries(r.counts)) {
       const p = document.createElement("span"); p.className = "pill"; p.textContent = `${k} ${v}`; p.dataset.state = k; p.dataset.count = v; strip.appendChild(p);
     }
-    table("jobs-table", ["id", "state", "attempts", "next run", "last error"], r.jobs.map((j) => [j.id, j.state, j.attempts, j.runAt, j.lastError || ""]));
+    table("jobs-table", [["id", "id"], ["state", "state"], ["attempt", "attempt"], ["next", "next run"], ["history", "history"],
+      ["error", "last error"]],
+      r.jobs.map((j) => [j.id, j.state, j.attempt, j.nextRunInMs === null ? "—" : "in " + (j.nextRunInMs / 1000).toFixed(1) + " s",
+        j.history, j.lastError || ""]),
+      (i) => ({ state: r.jobs[i].state }));
   } catch (e) { /* next poll */ }
 }
 $("jobs-form").addEventListener("submit", async (ev) => {
@@ -279,7 +438,7 @@ $("jobs-form").addEventListener("submit", async (ev) => {
 $("jobs-redrive").addEventListener("click", async () => {
   try {
     const r = await api("jobs-redrive", {});
-    status("jobs-status", `the dependency was fixed; re-drove ${r.redriven} dead job(s)`);
+    status("jobs-status", `the dependency was fixed; re-drove ${r.redriven} dead job(s) with fresh attempts (their history stays)`);
   } catch (e) { status("jobs-status", e.message, true); }
   refreshJobs();
 });

@@ -2,10 +2,14 @@ package dev.stagger.cli;
 
 import dev.stagger.cli.demo.DemoServer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.Comparator;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -23,7 +27,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--data-dir", description = "Where the demo keeps its SQLite files (default: a new temporary directory).")
+    @Option(names = "--data-dir", description = "Where the demo keeps its SQLite files, kept on exit (default: a new temporary directory, removed on exit).")
     Path dataDir;
 
     @Override
@@ -33,22 +37,86 @@ final class DemoCommand implements Callable<Integer> {
             return 2;
         }
         Path dir;
-        DemoServer started;
         try {
-            dir = dataDir != null ? Files.createDirectories(dataDir) : Files.createTempDirectory("stagger-demo");
-            started = DemoServer.start(host, port, dir);
-        } catch (IOException | SQLException e) {
-            // a port in use or a data dir that is a file: one line, not a stack trace
-            System.err.println("stagger demo: cannot start on " + host + ":" + port
-                    + (dataDir != null ? " with --data-dir " + dataDir : "") + ": " + describe(e));
+            dir = dataDir != null ? FileProblems.createDirectories(dataDir) : Files.createTempDirectory("stagger-demo");
+        } catch (IOException e) {
+            System.err.println("stagger demo: cannot use " + (dataDir != null ? "--data-dir " + dataDir
+                    : "a temporary directory") + ": " + reasonAfterPath(e));
             return 1;
         }
-        try (DemoServer server = started) {
+        // a temporary directory is the demo's own: removed however the demo ends (Ctrl-C and SIGTERM included)
+        Cleanup cleanup = new Cleanup(dataDir == null ? dir : null);
+        Thread hook = new Thread(cleanup, "stagger-demo-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            try {
+                cleanup.server = DemoServer.start(host, port, dir);
+            } catch (IOException | SQLException e) {
+                // a port in use or a data dir that is a file: one line, not a stack trace
+                System.err.println("stagger demo: cannot start on " + host + ":" + port
+                        + (dataDir != null ? " with --data-dir " + dataDir : "") + ": " + describe(e));
+                return 1;
+            }
             String shown = host.equals("0.0.0.0") ? "localhost" : host;
-            System.out.println("Stagger demo running at http://" + shown + ":" + server.port() + "/  (data in " + dir + "; Ctrl-C to stop)");
-            server.join();
+            System.out.println("Stagger demo running at http://" + shown + ":" + cleanup.server.port() + "/  (data in " + dir
+                    + (dataDir == null ? ", removed on exit" : "") + "; Ctrl-C to stop)");
+            System.out.flush();
+            cleanup.server.join();
+            return 0;
+        } finally {
+            cleanup.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or has run: nothing left to remove
+            }
         }
-        return 0;
+    }
+
+    /** Stops the server, then removes the temporary data directory; runs once, from the hook or the command. */
+    private static final class Cleanup implements Runnable {
+        private final Path temporary;
+        private final AtomicBoolean done = new AtomicBoolean();
+        volatile DemoServer server;
+
+        Cleanup(Path temporary) {
+            this.temporary = temporary;
+        }
+
+        @Override
+        public void run() {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                if (server != null) {
+                    server.close();
+                }
+            } catch (Exception e) {
+                System.err.println("stagger demo: stopping: " + describe(e));
+            } finally {
+                if (temporary != null) {
+                    deleteTree(temporary);
+                }
+            }
+        }
+
+        private static void deleteTree(Path root) {
+            try (Stream<Path> paths = Files.walk(root)) {
+                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException | UncheckedIOException e) {
+                System.err.println("stagger demo: could not remove " + root + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** The reason of a {@link FileProblems#createDirectories} failure, without repeating the path first. */
+    private static String reasonAfterPath(IOException e) {
+        String message = String.valueOf(e.getMessage());
+        int colon = message.indexOf(": ");
+        return colon >= 0 ? message.substring(colon + 2) : message;
     }
 
     /** The message, and the root cause's when it adds something ("Failed to bind ...: Address already in use"). */

@@ -6,6 +6,7 @@ import dev.stagger.Jitter;
 import dev.stagger.RetryPolicy;
 import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.IdempotencyKeyMode;
+import dev.stagger.http.RetryVerdict;
 import dev.stagger.http.RetryingHttpClient;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -40,7 +41,8 @@ import picocli.CommandLine.Parameters;
                 "  0  2xx response",
                 "  2  bad arguments",
                 "  3  gave up on a retryable status (attempts or deadline ran out); the last body is printed",
-                "  4  non-retryable status (e.g. 400, 404, 422); the body is printed",
+                "  4  non-retryable status (e.g. 400, 404, 422), or a retryable one for a POST/PATCH",
+                "     without an Idempotency-Key under --keys require or off; the body is printed",
                 "  5  network failure (connect, reset, timeout) after the allowed attempts, or refused by a guard",
                 "  130  interrupted",
                 "", "Examples:",
@@ -145,14 +147,10 @@ final class HttpCommand implements Callable<Integer> {
             if (status >= 200 && status < 300) {
                 return EXIT_OK;
             }
-            if (http.retries(response)) {
-                err.println("stagger http: gave up on status " + status + " (attempts or deadline ran out)");
-                err.flush();
-                return EXIT_GAVE_UP;
-            }
-            err.println("stagger http: status " + status + " is not retryable");
+            RetryVerdict verdict = http.verdict(response);
+            err.println("stagger http: " + explain(verdict, response.request(), status));
             err.flush();
-            return EXIT_NOT_RETRYABLE;
+            return verdict == RetryVerdict.RETRYABLE ? EXIT_GAVE_UP : EXIT_NOT_RETRYABLE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("stagger http: interrupted");
@@ -163,6 +161,20 @@ final class HttpCommand implements Callable<Integer> {
             err.flush();
             return EXIT_NETWORK;
         }
+    }
+
+    /** Why a non-2xx answer ended the call, in the client's own terms (its {@link RetryVerdict}). */
+    private String explain(RetryVerdict verdict, HttpRequest sent, int status) {
+        return switch (verdict) {
+            case RETRYABLE -> "gave up on status " + status + " (attempts or deadline ran out)";
+            case STATUS_NOT_RETRYABLE -> "status " + status + " is not retryable";
+            case NOT_SAFE_TO_REPEAT -> sent.headers().firstValue("Idempotency-Key").isPresent()
+                    ? "status " + status + " was not retried: the client does not treat this " + sent.method()
+                            + " as safe to send twice"
+                    : "status " + status + " was not retried: the " + sent.method()
+                            + " carries no Idempotency-Key, so sending it again could run it twice (--keys "
+                            + keys.toLowerCase(Locale.ROOT) + "; use --keys auto or --idempotency-key K to allow retries)";
+        };
     }
 
     /** One retry, as the key=value fields of the {@code http_retry} log line. */

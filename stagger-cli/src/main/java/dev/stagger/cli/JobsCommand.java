@@ -9,15 +9,11 @@ import dev.stagger.jobs.JobState;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -39,10 +35,10 @@ final class JobsCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** {@code stagger jobs} alone: a usage error, as {@code stagger} alone. */
     @Override
     public Integer call() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        return 2;
+        return Main.usage(spec);
     }
 
     /** Options every subcommand takes. */
@@ -63,7 +59,7 @@ final class JobsCommand implements Callable<Integer> {
         @Option(names = "--queue", paramLabel = "Q", description = "only this queue")
         String queue;
 
-        JobQueue open() throws SQLException {
+        JobQueue open() throws Exception {
             DataSource ds;
             if (db.startsWith("jdbc:sqlite:")) {
                 ds = sqlite(db.substring("jdbc:sqlite:".length()));
@@ -92,10 +88,10 @@ final class JobsCommand implements Callable<Integer> {
         @Mixin
         Store store;
 
-        abstract int run(JobQueue jobs, PrintWriter out) throws SQLException;
+        abstract int run(JobQueue jobs, PrintWriter out) throws Exception;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             try {
@@ -104,9 +100,12 @@ final class JobsCommand implements Callable<Integer> {
                 return code;
             } catch (IllegalArgumentException e) {
                 err.println("stagger jobs: " + e.getMessage());
-                return 2;
-            } catch (SQLException e) {
-                err.println("stagger jobs: database error: " + e.getMessage());
+                return Main.EXIT_USAGE;
+            } catch (Exception e) { // SQLException, or a store's unchecked exception wrapping one
+                if (DatabaseErrors.sqlCause(e) == null) {
+                    throw e;
+                }
+                err.println("stagger jobs: " + DatabaseErrors.describe(store.db, e));
                 return 3;
             }
         }
@@ -122,7 +121,7 @@ final class JobsCommand implements Callable<Integer> {
         int limit;
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+        int run(JobQueue jobs, PrintWriter out) throws Exception {
             Map<JobState, Long> counts = jobs.countByState(store.queue);
             for (Map.Entry<JobState, Long> e : counts.entrySet()) {
                 out.printf(Locale.ROOT, "%-10s %d%n", e.getKey(), e.getValue());
@@ -145,7 +144,7 @@ final class JobsCommand implements Callable<Integer> {
         int limit;
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+        int run(JobQueue jobs, PrintWriter out) throws Exception {
             if (id == null) {
                 List<Job> dead = jobs.dead(store.queue, limit);
                 printJobs(out, dead);
@@ -184,7 +183,7 @@ final class JobsCommand implements Callable<Integer> {
         }
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws SQLException {
+        int run(JobQueue jobs, PrintWriter out) throws Exception {
             if (which.all) {
                 out.println("re-drove " + jobs.redriveAll(store.queue) + " dead job(s)");
                 return 0;
@@ -201,37 +200,14 @@ final class JobsCommand implements Callable<Integer> {
     @Command(name = "purge", mixinStandardHelpOptions = true,
             description = "Delete succeeded jobs that finished longer ago than --older-than.")
     static final class Purge extends Base {
-        @Option(names = "--older-than", required = true, paramLabel = "D",
+        @Option(names = "--older-than", required = true, paramLabel = "D", converter = Durations.class,
                 description = "retention: 7d, 12h, 30m, 45s or an ISO-8601 duration (PT12H)")
-        String olderThan;
+        Duration olderThan;
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws SQLException {
-            out.println("purged " + jobs.purgeSucceeded(parseDuration(olderThan), store.queue) + " succeeded job(s)");
+        int run(JobQueue jobs, PrintWriter out) throws Exception {
+            out.println("purged " + jobs.purgeSucceeded(olderThan, store.queue) + " succeeded job(s)");
             return 0;
-        }
-    }
-
-    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
-
-    static Duration parseDuration(String text) {
-        String problem = "--older-than must look like 7d, 12h, 30m, 45s or PT12H, got '" + text + "'";
-        Matcher m = SHORT_DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        try {
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofDays(n);
-                };
-            }
-            return Duration.parse(text.trim().toUpperCase(Locale.ROOT));
-        } catch (DateTimeParseException | NumberFormatException | ArithmeticException e) {
-            // a number too large for a long or for a duration is a bad argument too, not a crash
-            throw new IllegalArgumentException(problem);
         }
     }
 

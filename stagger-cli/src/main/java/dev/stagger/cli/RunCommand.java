@@ -59,7 +59,7 @@ final class RunCommand implements Callable<Integer> {
     int attempts;
 
     @Option(names = "--base", defaultValue = "1s", converter = Durations.class, paramLabel = "D",
-            description = "Wait before the first retry, doubled after each (default ${DEFAULT-VALUE}). Durations: 200ms, 5s, 1m, 1h, 1500.")
+            description = "Wait before the first retry, doubled after each (default ${DEFAULT-VALUE}). Durations: 200ms, 5s, 1m, 1h, 7d.")
     Duration base;
 
     @Option(names = "--max-delay", defaultValue = "30s", converter = Durations.class, paramLabel = "D",

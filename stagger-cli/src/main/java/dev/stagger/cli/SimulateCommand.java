@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -36,7 +37,7 @@ import picocli.CommandLine.Option;
             "  stagger simulate --scenario outage --breaker --json | jq .results",
             ""},
         footerHeading = "%nExit codes:%n",
-        footer = {"  0  done", "  1  the chart could not be written", "  2  bad arguments"})
+        footer = {"  0  done", "  1  the chart cannot be written (checked before simulating)", "  2  bad arguments"})
 final class SimulateCommand implements Callable<Integer> {
     private static final int MAX_CLIENTS = 10_000;
     private static final int MAX_RUNS = 100_000;
@@ -85,6 +86,13 @@ final class SimulateCommand implements Callable<Integer> {
         List<Strategy> chosen = validate();
         PrintStream out = System.out;
         PrintStream err = System.err;
+        if (svg != null) { // a chart that cannot be written is known now, not after a long simulation
+            Optional<String> problem = FileProblems.whyNotWritable(svg);
+            if (problem.isPresent()) {
+                err.println("stagger simulate: cannot write " + svg + ": " + problem.get());
+                return 1;
+            }
+        }
         SimProgressBar bar = new SimProgressBar(err, !noProgress && System.console() != null);
         long t0 = System.nanoTime();
         List<SimulationResult> results;
@@ -113,7 +121,7 @@ final class SimulateCommand implements Callable<Integer> {
             try {
                 Files.writeString(svg, SvgChart.render(title, results));
             } catch (IOException e) {
-                err.println("stagger simulate: cannot write " + svg + ": " + e.getMessage());
+                err.println("stagger simulate: cannot write " + svg + ": " + FileProblems.reason(e, svg));
                 return 1;
             }
             err.println("stagger simulate: wrote " + svg);

@@ -32,6 +32,15 @@ class DemoCommandTest {
     }
 
     @Test
+    void aDataDirThatCannotBeCreatedSaysWhy() {
+        SimCliRunner.Outcome o = SimCliRunner.run("demo", "--port", "0", "--data-dir", "/proc/nope");
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.err().strip().lines()).hasSize(1);
+        // the path alone is no reason: something must follow it
+        assertThat(o.err()).contains("--data-dir /proc/nope").containsPattern("/proc/nope: [a-z]+ [a-z]+");
+    }
+
+    @Test
     void aPortOutOfRangeIsABadArgument() {
         SimCliRunner.Outcome o = SimCliRunner.run("demo", "--port", "70000");
         assertThat(o.exitCode()).isEqualTo(2);

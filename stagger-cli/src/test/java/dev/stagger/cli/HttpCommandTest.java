@@ -213,6 +213,36 @@ class HttpCommandTest {
     }
 
     @Test
+    void requireModeSaysAnUnkeyedPostWasNotRetriedBecauseItCarriesNoKey() {
+        then(502, "bad gateway"); // retried for a keyed request, never for an unkeyed POST
+        assertThat(run("POST", url("/orders"), "-d", "{}", "--keys", "require")).isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);
+        assertThat(seen).hasSize(1);
+        assertThat(stderr.toString()).contains("502", "not retried", "no Idempotency-Key", "--keys require")
+                .doesNotContain("is not retryable");
+    }
+
+    @Test
+    void requireModeExplainsA503AsTheClientDecidedIt() {
+        then(503, "down");
+        int exit = run("POST", url("/orders"), "-d", "{}", "--keys", "require", "--quiet");
+        // whether an unkeyed POST may retry a 503 is the client's rule; the message must follow it
+        if (seen.size() == 1) {
+            assertThat(exit).isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);
+            assertThat(stderr.toString()).contains("503", "no Idempotency-Key");
+        } else {
+            assertThat(exit).isZero();
+            assertThat(seen.get(1).key()).isNull();
+        }
+    }
+
+    @Test
+    void aNonRetryableStatusIsExplainedAsSuchEvenForAnUnkeyedPost() {
+        then(422, "invalid");
+        assertThat(run("POST", url("/orders"), "-d", "{}", "--keys", "require")).isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);
+        assertThat(stderr.toString()).contains("status 422 is not retryable").doesNotContain("Idempotency-Key");
+    }
+
+    @Test
     void exitsFiveWhenTheServerCannotBeReached() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -258,10 +288,17 @@ class HttpCommandTest {
     }
 
     @Test
-    void readsDurationsLikeEveryOtherCommandABareNumberBeingMilliseconds() {
+    void readsDurationsLikeEveryOtherCommand() {
         then(503, "down");
-        assertThat(run(url("/items"), "--base", "1", "--max-delay", "1.5s", "--deadline", "1m", "--quiet")).isZero();
+        assertThat(run(url("/items"), "--base", "1ms", "--max-delay", "1.5s", "--deadline", "1d", "--quiet")).isZero();
         assertThat(seen).hasSize(2);
+    }
+
+    @Test
+    void aDurationWithoutAUnitIsRefusedBeforeAnythingIsSent() {
+        assertThat(run(url("/items"), "--deadline", "5")).isEqualTo(HttpCommand.EXIT_USAGE);
+        assertThat(stderr.toString()).contains("--deadline", "5s");
+        assertThat(seen).isEmpty();
     }
 
     @Test

@@ -10,7 +10,6 @@ import dev.stagger.jobs.WorkerPool;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +40,7 @@ class JobsCommandTest {
     }
 
     private int run(String... args) {
-        CommandLine cli = new CommandLine(new JobsCommand());
+        CommandLine cli = Main.configure(new CommandLine(new JobsCommand()));
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         return cli.execute(args);
@@ -102,10 +101,35 @@ class JobsCommandTest {
     }
 
     @Test
-    void aRetentionLongerThanTheClockHasRunPurgesNothing() throws Exception {
-        assertThat(run("purge", "--db", file.toString(), "--older-than", "999999999999d")).isZero();
-        assertThat(out.toString()).contains("purged 0");
+    void aRetentionBeyondTheOneDurationLimitIsABadArgument() throws Exception {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "999999999999d")).isEqualTo(2);
+        assertThat(err.toString()).contains("--older-than", "longer than");
         assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+    }
+
+    @Test
+    void aBareNumberRetentionIsRefusedNamingTheFlagAndSuggestingAUnit() throws Exception {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "5")).isEqualTo(2);
+        assertThat(err.toString()).contains("--older-than", "5s", "5d");
+        assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+    }
+
+    @Test
+    void aPostgresHostThatDoesNotResolveIsNamedWithTheCause() {
+        assertThat(run("list", "--db", "jdbc:postgresql://nosuch.invalid:5432/test")).isEqualTo(3);
+        assertThat(err.toString()).contains("nosuch.invalid:5432").contains("unknown host")
+                .doesNotContain("\tat ");
+        assertThat(err.toString().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void aPostgresPortWhereNothingListensIsNamedWithTheCause() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        assertThat(run("list", "--db", "jdbc:postgresql://127.0.0.1:" + port + "/test")).isEqualTo(3);
+        assertThat(err.toString()).contains("cannot connect to PostgreSQL at 127.0.0.1:" + port, "refused");
     }
 
     @Test
@@ -114,9 +138,9 @@ class JobsCommandTest {
     }
 
     @Test
-    void durationsAcceptShortAndIsoForms() {
-        assertThat(JobsCommand.parseDuration("7d")).isEqualTo(Duration.ofDays(7));
-        assertThat(JobsCommand.parseDuration("PT12H")).isEqualTo(Duration.ofHours(12));
-        assertThat(JobsCommand.parseDuration("250ms")).isEqualTo(Duration.ofMillis(250));
+    void retentionsAcceptShortAndIsoForms() throws Exception {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "PT12H")).isZero();
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "1.5d")).isZero();
+        assertThat(out.toString()).contains("purged 0 succeeded job(s)");
     }
 }

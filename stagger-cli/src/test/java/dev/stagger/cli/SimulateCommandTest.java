@@ -90,6 +90,34 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aChartPathInAMissingDirectoryIsRefusedBeforeSimulatingWithTheReason() {
+        SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--clients", "5", "--runs", "1", "--strategies", "none",
+                "--svg", "/nonexistent/dir/x.svg");
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.err()).contains("cannot write /nonexistent/dir/x.svg", "the directory /nonexistent/dir does not exist");
+        assertThat(o.out()).as("nothing was simulated").isEmpty();
+    }
+
+    @Test
+    void aChartPathThatIsADirectoryIsRefusedBeforeSimulating(@TempDir Path dir) {
+        SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--clients", "5", "--runs", "1", "--strategies", "none",
+                "--svg", dir.toString());
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.err()).contains("cannot write " + dir, "is a directory");
+        assertThat(o.out()).isEmpty();
+    }
+
+    @Test
+    void aChartPathUnderAFileIsRefusedBeforeSimulating(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("plain"), "x");
+        SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--clients", "5", "--runs", "1", "--strategies", "none",
+                "--svg", file.resolve("x.svg").toString());
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.err()).contains(file + " is not a directory");
+        assertThat(o.out()).isEmpty();
+    }
+
+    @Test
     void anUnknownStrategyIsAOneLineErrorWithExitTwo() {
         SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--strategies", "full-jitter,bogus");
         assertThat(o.exitCode()).isEqualTo(2);

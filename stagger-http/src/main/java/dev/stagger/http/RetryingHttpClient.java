@@ -282,11 +282,25 @@ public final class RetryingHttpClient {
      * (attempts or deadline ran out).
      */
     public boolean retries(HttpResponse<?> response) {
+        return verdict(response) == RetryVerdict.RETRYABLE;
+    }
+
+    /**
+     * Whether this client retries a response like {@code response} and, when not, why: the
+     * status itself, or a request that is not safe to send twice (a POST or PATCH without an
+     * {@code Idempotency-Key}) whose status would be retried if it were.
+     */
+    public RetryVerdict verdict(HttpResponse<?> response) {
         Objects.requireNonNull(response, "response");
         HttpRequest request = response.request();
         String method = request.method().toUpperCase(Locale.ROOT);
         boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
-        return !sendsOnce(method, keyed) && statuses.retries(response.statusCode(), isSafe(method, keyed, request.uri()));
+        boolean safe = isSafe(method, keyed, request.uri());
+        int status = response.statusCode();
+        if (!sendsOnce(method, keyed) && statuses.retries(status, safe)) {
+            return RetryVerdict.RETRYABLE;
+        }
+        return !safe && statuses.retries(status, true) ? RetryVerdict.NOT_SAFE_TO_REPEAT : RetryVerdict.STATUS_NOT_RETRYABLE;
     }
 
     /**

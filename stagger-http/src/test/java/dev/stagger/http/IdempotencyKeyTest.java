@@ -107,6 +107,33 @@ class IdempotencyKeyTest {
     }
 
     @Test
+    void theVerdictOnAnUnkeyedPostIsThatItIsNotSafeToRepeat() throws Exception {
+        server.then(status(502, "bad gateway"));
+        RetryingHttpClient http = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.REQUIRE).build();
+        HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(502);
+        assertThat(http.verdict(response)).isEqualTo(RetryVerdict.NOT_SAFE_TO_REPEAT);
+    }
+
+    @Test
+    void theVerdictOnAStatusNeverRetriedIsTheStatusEvenWithoutAKey() throws Exception {
+        server.then(status(422, "invalid"));
+        RetryingHttpClient http = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.REQUIRE).build();
+        HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
+        assertThat(http.verdict(response)).isEqualTo(RetryVerdict.STATUS_NOT_RETRYABLE);
+    }
+
+    @Test
+    void theVerdictOnAKeyedPostThatRanOutOfAttemptsIsRetryable() throws Exception {
+        server.then(status(502, "bad gateway"), status(502, "bad gateway"));
+        RetryingHttpClient http = client(clock, 2).build();
+        HttpResponse<String> response = http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(502);
+        assertThat(http.verdict(response)).isEqualTo(RetryVerdict.RETRYABLE);
+        assertThat(http.retries(response)).isTrue();
+    }
+
+    @Test
     void requireModeRetriesAPostThatCarriesAKey() throws Exception {
         server.then(status(503, "down"));
         String key = "\"" + UUID.randomUUID() + "\"";

@@ -12,10 +12,13 @@ public final class SvgChart {
     private static final String[] COLORS = {
         "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"
     };
-    private static final int WIDTH = 900;
+    /** Width of the plot area; the chart is as wide as the plot plus the margins its legend needs. */
+    private static final int PLOT_WIDTH = 600;
     private static final int HEIGHT = 480;
     private static final int LEFT = 80;
-    private static final int RIGHT = 220;
+    private static final int MIN_RIGHT = 220;
+    /** Generous width of one character of 11 px sans-serif, so that no legend is cut off. */
+    private static final double CHAR_WIDTH = 6.8;
     private static final int TOP = 50;
     private static final int BOTTOM = 60;
 
@@ -46,8 +49,10 @@ public final class SvgChart {
         }
         maxLoad = niceCeiling(maxLoad);
         double seconds = buckets * SimulationResult.BUCKET_MS / 1000.0;
-        StringBuilder svg = open(title);
-        double plotW = WIDTH - LEFT - RIGHT;
+        List<String> legends = results.stream().map(r -> r.label() + format(" (peak %.0f/s)", r.peakLoad())).toList();
+        int width = width(legends);
+        StringBuilder svg = open(title, width);
+        double plotW = PLOT_WIDTH;
         double plotH = HEIGHT - TOP - BOTTOM;
         SimulationResult first = results.get(0);
         if (first.downToMs() > first.downFromMs()) {
@@ -76,7 +81,7 @@ public final class SvgChart {
                 points.append(format("%.1f,%.1f ", x, y));
             }
             svg.append(format("<polyline fill='none' stroke='%s' stroke-width='1.5' points='%s'/>%n", color(i), points.toString().trim()));
-            legend(svg, i, r.label() + format(" (peak %.0f/s)", r.peakLoad()));
+            legend(svg, i, legends.get(i));
         }
         return close(svg);
     }
@@ -91,8 +96,9 @@ public final class SvgChart {
         }
         maxCalls = niceCeiling(maxCalls);
         maxTime = niceCeiling(maxTime);
-        StringBuilder svg = open(title);
-        double plotW = WIDTH - LEFT - RIGHT;
+        int width = width(results.stream().map(SimulationResult::label).toList());
+        StringBuilder svg = open(title, width);
+        double plotW = PLOT_WIDTH;
         double plotH = HEIGHT - TOP - BOTTOM;
         axes(svg, maxCalls, "calls (mean per run)");
         svg.append(format("<text x='%.1f' y='%d' font-size='11' text-anchor='start'>light bars: 0 to %s</text>%n",
@@ -118,13 +124,20 @@ public final class SvgChart {
         return close(svg);
     }
 
-    private static StringBuilder open(String title) {
+    /** The chart's width: the plot, and a right margin wide enough for the longest legend entry. */
+    private static int width(List<String> legends) {
+        int longest = legends.stream().mapToInt(String::length).max().orElse(0);
+        int right = Math.max(MIN_RIGHT, 16 + 18 + (int) Math.ceil(longest * CHAR_WIDTH) + 12);
+        return LEFT + PLOT_WIDTH + right;
+    }
+
+    private static StringBuilder open(String title, int width) {
         StringBuilder svg = new StringBuilder(16_384);
         svg.append("<?xml version='1.0' encoding='UTF-8'?>\n");
         svg.append(format("<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' font-family='sans-serif'>%n",
-                WIDTH, HEIGHT, WIDTH, HEIGHT));
+                width, HEIGHT, width, HEIGHT));
         svg.append(format("<title>%s</title>%n", escape(title)));
-        svg.append(format("<rect width='%d' height='%d' fill='white'/>%n", WIDTH, HEIGHT));
+        svg.append(format("<rect width='%d' height='%d' fill='white'/>%n", width, HEIGHT));
         svg.append(format("<text x='%d' y='28' font-size='16' font-weight='bold'>%s</text>%n", LEFT, escape(title)));
         return svg;
     }
@@ -134,7 +147,7 @@ public final class SvgChart {
     }
 
     private static void axes(StringBuilder svg, double max, String label) {
-        double plotW = WIDTH - LEFT - RIGHT;
+        double plotW = PLOT_WIDTH;
         double plotH = HEIGHT - TOP - BOTTOM;
         for (int i = 0; i <= 5; i++) {
             double y = TOP + plotH * (1 - i / 5.0);
@@ -148,7 +161,7 @@ public final class SvgChart {
     }
 
     private static void legend(StringBuilder svg, int i, String text) {
-        int x = WIDTH - RIGHT + 16;
+        int x = LEFT + PLOT_WIDTH + 16;
         int y = TOP + 20 + i * 18;
         svg.append(format("<rect x='%d' y='%d' width='12' height='12' fill='%s'/>%n", x, y - 10, color(i)));
         svg.append(format("<text x='%d' y='%d' font-size='11'>%s</text>%n", x + 18, y, escape(text)));

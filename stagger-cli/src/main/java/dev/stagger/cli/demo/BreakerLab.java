@@ -28,10 +28,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntFunction;
 
 /**
  * Panel 3: one shared breaker and retry budget in front of the flaky downstream. "Hammer" sends
- * many calls at a chosen failure rate; "heal" sends healthy calls until the breaker has closed.
+ * many calls at a chosen failure rate (the breaker opens); "budget" sends calls of which one in
+ * three fails once, too few failures for the breaker but more retries than the successes pay for,
+ * so the budget refuses retries; "heal" sends healthy calls until the breaker has closed.
  */
 final class BreakerLab {
     private static final int MAX_HEAL_MILLIS = 15_000;
@@ -84,13 +87,24 @@ final class BreakerLab {
                 .build();
     }
 
-    record HammerResult(int calls, long downstreamRequests, Map<EndReason, Integer> reasons, String breaker) {
+    /** One experiment: the calls made, what reached the downstream, how calls ended, and the breaker before and after. */
+    record HammerResult(int calls, long downstreamRequests, Map<EndReason, Integer> reasons, String breakerBefore,
+                        String breaker) {
     }
 
     HammerResult hammer(JsonNode r) throws Exception {
         int calls = Json.intField(r, "calls", 300, 1, 2000);
         double failureRate = Json.doubleField(r, "failureRate", 1.0, 0, 1);
-        return run(calls, failureRate, 8);
+        return run(calls, i -> randomScript(failureRate), 8);
+    }
+
+    /**
+     * Every third call fails once, then succeeds: a quarter of the attempts fail, well under the
+     * breaker's 50 %, but each such call wants a retry while a success deposits only 0.1 token.
+     */
+    HammerResult drainBudget(JsonNode r) throws Exception {
+        int calls = Json.intField(r, "calls", 300, 1, 2000);
+        return run(calls, i -> i % 3 == 2 ? List.of(step(503), step(200), step(200)) : List.of(step(200)), 8);
     }
 
     HammerResult heal(JsonNode r) throws Exception {
@@ -99,7 +113,7 @@ final class BreakerLab {
         long requests = 0;
         int calls = 0;
         do {
-            HammerResult step = run(5, 0.0, 1);
+            HammerResult step = run(5, i -> randomScript(0.0), 1);
             calls += step.calls();
             requests += step.downstreamRequests();
             step.reasons().forEach((k, v) -> total.merge(k, v, Integer::sum));
@@ -108,17 +122,19 @@ final class BreakerLab {
             }
             Thread.sleep(250);
         } while (System.nanoTime() < deadline);
-        return new HammerResult(calls, requests, total, breaker.state().name());
+        return new HammerResult(calls, requests, total, null, breaker.state().name());
     }
 
-    private HammerResult run(int calls, double failureRate, int threads) throws Exception {
+    private HammerResult run(int calls, IntFunction<List<FlakyDownstream.Step>> scriptOfCall, int threads) throws Exception {
         long before = downstream.requests();
+        String breakerBefore = breaker.state().name();
         Map<EndReason, Integer> reasons = new EnumMap<>(EndReason.class);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<EndReason>> results = new ArrayList<>();
             for (int i = 0; i < calls; i++) {
-                results.add(pool.submit(() -> oneCall(failureRate)));
+                List<FlakyDownstream.Step> script = scriptOfCall.apply(i);
+                results.add(pool.submit(() -> oneCall(script)));
             }
             for (Future<EndReason> f : results) {
                 reasons.merge(f.get(), 1, Integer::sum);
@@ -126,15 +142,23 @@ final class BreakerLab {
         } finally {
             pool.shutdownNow();
         }
-        return new HammerResult(calls, downstream.requests() - before, reasons, breaker.state().name());
+        return new HammerResult(calls, downstream.requests() - before, reasons, breakerBefore, breaker.state().name());
     }
 
-    private EndReason oneCall(double failureRate) {
+    /** Three attempts' answers, each 503 with probability {@code failureRate}. */
+    private static List<FlakyDownstream.Step> randomScript(double failureRate) {
         List<FlakyDownstream.Step> script = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            boolean fail = ThreadLocalRandom.current().nextDouble() < failureRate;
-            script.add(new FlakyDownstream.Step(fail ? 503 : 200, 0, 2));
+            script.add(step(ThreadLocalRandom.current().nextDouble() < failureRate ? 503 : 200));
         }
+        return script;
+    }
+
+    private static FlakyDownstream.Step step(int status) {
+        return new FlakyDownstream.Step(status, 0, 2);
+    }
+
+    private EndReason oneCall(List<FlakyDownstream.Step> script) {
         String run = downstream.plan(script);
         lastReason.remove();
         try {

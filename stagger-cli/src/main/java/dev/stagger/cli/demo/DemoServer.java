@@ -38,12 +38,15 @@ public final class DemoServer implements AutoCloseable {
     private static final Map<String, String> TYPES = Map.of(
             "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8",
             "css", "text/css; charset=utf-8", "svg", "image/svg+xml", "png", "image/png");
+    /** Browsers ask for /favicon.ico whatever the page links: it gets the page's SVG icon. */
+    private static final Map<String, String> ALIASES = Map.of("/", "/index.html", "/favicon.ico", "/favicon.svg");
 
     private final Server server;
     private final ServerConnector connector;
     private final Map<String, DemoRoute> routes = new LinkedHashMap<>();
     private final JdbcIdempotencyStore idempotencyStore;
     private final JobsLab jobsLab;
+    private final HerdRoute herd = new HerdRoute();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     private DemoServer(String host, int port, Path dataDir) throws Exception {
@@ -59,6 +62,7 @@ public final class DemoServer implements AutoCloseable {
             start(jobs);
         } catch (Exception | Error e) {
             // nothing half-started may outlive a failed start: Jetty's threads would keep the JVM alive
+            herd.close();
             closeAll(server, jobs, idempotencyStore, e);
             throw e;
         }
@@ -86,7 +90,8 @@ public final class DemoServer implements AutoCloseable {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         routes.put("send", new SendRoute(downstream, base.resolve("downstream/flaky"), http));
         routes.put("calculator", new CalculatorRoute());
-        routes.put("herd", new HerdRoute());
+        routes.put("herd", herd::start);
+        routes.put("herd-progress", herd::progress);
         PaymentLab payments = new PaymentLab(shop, base.resolve("shop/"), http);
         routes.put("pay", payments::pay);
         routes.put("bad-request", payments::badRequest);
@@ -99,6 +104,7 @@ public final class DemoServer implements AutoCloseable {
         RetryMetrics metrics = RetryMetrics.of(registry);
         BreakerLab lab = new BreakerLab(downstream, base.resolve("downstream/flaky"), http, registry, metrics, breaker, budget);
         routes.put("hammer", lab::hammer);
+        routes.put("budget", lab::drainBudget);
         routes.put("heal", lab::heal);
         routes.put("state", request -> lab.state());
     }
@@ -119,6 +125,7 @@ public final class DemoServer implements AutoCloseable {
     /** Stops the server, the job workers and the stores; each is closed even when an earlier one fails. */
     @Override
     public void close() throws Exception {
+        herd.close();
         Exception failed = closeAll(server, jobsLab, idempotencyStore, null);
         if (failed != null) {
             throw failed;
@@ -214,10 +221,8 @@ public final class DemoServer implements AutoCloseable {
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            String path = req.getRequestURI();
-            if (path.equals("/") || path.isEmpty()) {
-                path = "/index.html";
-            }
+            String path = req.getRequestURI().isEmpty() ? "/" : req.getRequestURI();
+            path = ALIASES.getOrDefault(path, path);
             if (path.contains("..") || !path.matches("/[A-Za-z0-9._/-]+")) {
                 resp.sendError(404);
                 return;

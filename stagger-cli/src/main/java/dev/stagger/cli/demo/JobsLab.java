@@ -31,6 +31,9 @@ final class JobsLab implements AutoCloseable {
     private static final String QUEUE = "demo";
     private static final String TYPE = "call-dependency";
 
+    /** Attempts per job, the first included, before it goes DEAD (the pool's policy). */
+    static final int MAX_ATTEMPTS = 4;
+
     private final JobQueue jobs;
     private final WorkerPool pool;
     private volatile double dependencyFailureRate = 0.5;
@@ -40,7 +43,7 @@ final class JobsLab implements AutoCloseable {
         pool = WorkerPool.builder(jobs, QUEUE)
                 .concurrency(4)
                 .pollInterval(Duration.ofMillis(200))
-                .retryPolicy(RetryPolicy.builder().maxAttempts(4)
+                .retryPolicy(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS)
                         .backoff(Backoff.exponential(Duration.ofMillis(500)).maxDelay(Duration.ofSeconds(4)).jitter(Jitter.equal()))
                         .build())
                 .handler(TYPE, ctx -> {
@@ -73,10 +76,15 @@ final class JobsLab implements AutoCloseable {
         return new Redriven(jobs.redriveAll(QUEUE));
     }
 
-    record Row(long id, String state, int attempts, String runAt, String lastError) {
+    /**
+     * One job as the page shows it: {@code attempt} "2 of 4"; {@code nextRunInMs} only for a job
+     * waiting to run (null once it is running or finished); {@code history} every attempt across
+     * re-drives; {@code lastError} only while the job has not succeeded.
+     */
+    record Row(long id, String state, String attempt, Long nextRunInMs, String history, String lastError) {
     }
 
-    record Listing(Map<String, Long> counts, List<Row> jobs, double failureRate) {
+    record Listing(Map<String, Long> counts, List<Row> jobs, double failureRate, int maxAttempts) {
     }
 
     Listing list(JsonNode r) throws SQLException {
@@ -90,13 +98,17 @@ final class JobsLab implements AutoCloseable {
             recent.addAll(jobs.list(s, QUEUE, 15));
         }
         recent.sort(Comparator.comparingLong(Job::id).reversed());
+        long now = System.currentTimeMillis();
         List<Row> rows = new ArrayList<>();
         for (Job j : recent.subList(0, Math.min(25, recent.size()))) {
-            List<JobError> errors = j.attempt() == 0 && j.state() == JobState.AVAILABLE ? List.of() : jobs.errors(j.id());
-            String last = errors.isEmpty() ? null : errors.get(errors.size() - 1).message();
-            rows.add(new Row(j.id(), j.state().name(), j.attempt(), String.valueOf(j.runAt()), last));
+            List<JobError> errors = jobs.errors(j.id());
+            String last = errors.isEmpty() || j.state() == JobState.SUCCEEDED ? null : errors.get(errors.size() - 1).message();
+            Long next = j.state() == JobState.AVAILABLE ? Math.max(0, j.runAt().toEpochMilli() - now) : null;
+            String history = JobHistory.describe(errors.stream().map(JobError::attempt).toList(), j.state(), j.attempt());
+            int limit = j.maxAttempts() > 0 ? j.maxAttempts() : MAX_ATTEMPTS; // the job's own limit, else the pool's policy
+            rows.add(new Row(j.id(), j.state().name(), j.attempt() + " of " + limit, next, history, last));
         }
-        return new Listing(counts, rows, dependencyFailureRate);
+        return new Listing(counts, rows, dependencyFailureRate, MAX_ATTEMPTS);
     }
 
     @Override

@@ -41,14 +41,13 @@ final class PaymentLab {
         this.http = http;
     }
 
-    record PayResult(boolean withKey, int attempts, long charges, List<String> log, String key) {
+    record PayResult(String payment, boolean withKey, int attempts, long charges, List<String> log, String key) {
     }
 
     PayResult pay(JsonNode r) throws Exception {
         boolean withKey = Json.boolField(r, "withKey", true);
         String payment = "p" + payments.incrementAndGet();
         URI uri = shop.resolve("charge?payment=" + payment);
-        long before = server.charges();
         List<String> log = new CopyOnWriteArrayList<>();
         List<String> keys = new CopyOnWriteArrayList<>();
         RetryListener attempts = new RetryListener() {
@@ -79,7 +78,7 @@ final class PaymentLab {
         } catch (IOException gaveUp) {
             log.add("gave up: " + gaveUp);
         }
-        return new PayResult(withKey, log.size(), server.charges() - before, List.copyOf(log), keys.isEmpty() ? null : keys.get(0));
+        return new PayResult(payment, withKey, log.size(), server.charges(payment), List.copyOf(log), keys.isEmpty() ? null : keys.get(0));
     }
 
     record BadRequestResult(List<Integer> naive, int staggerAttempts, String staggerReason) {

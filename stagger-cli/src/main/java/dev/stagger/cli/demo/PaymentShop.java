@@ -17,6 +17,7 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,11 +30,14 @@ import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
  * first attempt of each payment (the response is lost on its way back).
  */
 final class PaymentShop {
-    private final AtomicLong charges = new AtomicLong();
+    /** Charges per payment: each experiment on the page is its own payment and shows only its own. */
+    private final Map<String, AtomicLong> chargesByPayment = new ConcurrentHashMap<>();
     private final Set<String> lostOnce = ConcurrentHashMap.newKeySet();
 
-    long charges() {
-        return charges.get();
+    /** How many times {@code payment} was charged. */
+    long charges(String payment) {
+        AtomicLong n = chargesByPayment.get(payment);
+        return n == null ? 0 : n.get();
     }
 
     /** The idempotency filter as a shop would configure it: keys honoured on POST, scope per customer. */
@@ -57,10 +61,11 @@ final class PaymentShop {
                     resp.getWriter().write("{\"error\":\"card number missing\"}");
                     return;
                 }
-                long charge = charges.incrementAndGet();
+                String payment = String.valueOf(req.getParameter("payment"));
+                long times = chargesByPayment.computeIfAbsent(payment, p -> new AtomicLong()).incrementAndGet();
                 resp.setStatus(201);
                 resp.setContentType("application/json");
-                resp.getWriter().write("{\"charge\":" + charge + "}");
+                resp.getWriter().write("{\"payment\":\"" + payment.replaceAll("[^A-Za-z0-9-]", "") + "\",\"charges\":" + times + "}");
             }
         };
     }

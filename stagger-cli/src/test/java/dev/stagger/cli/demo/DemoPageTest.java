@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -69,17 +67,12 @@ class DemoPageTest {
         Files.write(shot, browser.getScreenshotAs(OutputType.BYTES));
     }
 
-    /** Waits for a condition; elements the page re-renders while polling are looked up again. */
     private WebDriverWait waitUpTo(int seconds) {
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(seconds));
-        wait.ignoring(StaleElementReferenceException.class);
-        return wait;
+        return Browser.waitUpTo(browser, seconds);
     }
 
     private void fill(String form, String name, String value) {
-        WebElement input = browser.findElement(By.cssSelector("#" + form + " [name=" + name + "]"));
-        input.clear();
-        input.sendKeys(value);
+        Browser.fill(browser, form, name, value);
     }
 
     @Test
@@ -93,9 +86,9 @@ class DemoPageTest {
 
         WebElement status = browser.findElement(By.id("send-status"));
         assertThat(status.getAttribute("data-reason")).isEqualTo("RECOVERED");
-        List<WebElement> bars = browser.findElements(By.cssSelector("#timeline-svg .attempt-bar"));
+        List<WebElement> bars = browser.findElements(By.cssSelector("#timeline .attempt-bar"));
         assertThat(bars).extracting(b -> b.getAttribute("data-outcome")).containsExactly("HTTP 503", "HTTP 503", "HTTP 200");
-        assertThat(browser.findElements(By.cssSelector("#timeline-svg .wait-bar"))).hasSize(2);
+        assertThat(browser.findElements(By.cssSelector("#timeline .wait-bar"))).hasSize(2);
     }
 
     @Test
@@ -106,7 +99,7 @@ class DemoPageTest {
         browser.findElement(By.id("send-button")).click();
         waitUpTo(20).until(ExpectedConditions.attributeToBeNotEmpty(browser.findElement(By.id("send-status")), "data-reason"));
         assertThat(browser.findElement(By.id("send-status")).getAttribute("data-reason")).isEqualTo("NOT_RETRYABLE");
-        assertThat(browser.findElements(By.cssSelector("#timeline-svg .attempt-bar"))).hasSize(1);
+        assertThat(browser.findElements(By.cssSelector("#timeline .attempt-bar"))).hasSize(1);
     }
 
     @Test
