@@ -59,6 +59,13 @@ public final class Retry {
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
         this.fastPath = breaker == null && listeners.length == 0 && policy.deadlineNanos() == 0
                 && policy.acceptsAllResults();
+        for (RetryListener listener : listeners) {
+            try {
+                listener.onAttached(this);
+            } catch (RuntimeException ignored) {
+                // a listener must not stop a Retry from being made
+            }
+        }
     }
 
     public static Retry of(String name, RetryPolicy policy) {

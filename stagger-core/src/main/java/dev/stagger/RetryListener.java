@@ -16,4 +16,15 @@ public interface RetryListener {
 
     default void onCallFinished(RetryEvent.CallFinished event) {
     }
+
+    /**
+     * Called when {@code retry} is made with this listener among its listeners: by
+     * {@link Retry#withListener}, and again for every copy a {@code with...} method makes, so a
+     * listener learns the circuit breaker and budget that guard the calls it observes (a metrics
+     * listener publishes their state without being bound to them by hand). Called on the thread
+     * making the copy, possibly once per call where a client makes a {@code Retry} per call: keep
+     * it cheap. A {@link RuntimeException} from it is ignored.
+     */
+    default void onAttached(Retry retry) {
+    }
 }

@@ -1,5 +1,7 @@
 package dev.stagger.http;
 
+import dev.stagger.AttemptCallable;
+import dev.stagger.AttemptContext;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
 import dev.stagger.RandomSource;
@@ -22,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -85,6 +88,14 @@ import java.util.function.Predicate;
  * the policy's {@code attemptTimeout} shortened to the time left before the deadline (and never
  * longer than the request's own timeout), for {@link #send} and {@link #sendAsync} alike.
  *
+ * <h2>Other transports</h2>
+ * The same rules serve requests sent by another HTTP stack (Spring's {@code RestClient} and
+ * {@code WebClient} in the Spring Boot starter): build the client with {@link #builder()} (no
+ * {@code HttpClient}), then for each logical request call {@link #exchange} once and
+ * {@link #execute} or {@link #executeAsync} with an {@link HttpTransport} that reads that stack's
+ * responses. The attempts, waits, keys, Retry-After, breaker, budget and events are the ones
+ * {@link #send} would give.
+ *
  * <p>The policy's own classifier is not used: this client classifies by the rules above. Immutable
  * and thread-safe.
  */
@@ -131,6 +142,103 @@ public final class RetryingHttpClient {
     }
 
     /**
+     * Starts a builder for a client whose requests another transport sends, through
+     * {@link #execute} and {@link #executeAsync}; {@link #send}, {@link #sendAsync} and
+     * {@link #client()} of such a client throw {@link IllegalStateException}. Starts no thread.
+     */
+    public static Builder builder() {
+        return new Builder(null);
+    }
+
+    /**
+     * What this client decides about a request before its first attempt, for a request another
+     * transport sends: the {@code Idempotency-Key} to attach (if any) and whether sending it twice
+     * is safe. One per logical request; every attempt uses it.
+     */
+    public static final class Exchange {
+        final String method;
+        final URI uri;
+        final String generatedKey;
+        final boolean safe;
+        final boolean sendOnce;
+        final String requestId;
+
+        Exchange(String method, URI uri, String generatedKey, boolean safe, boolean sendOnce, String requestId) {
+            this.method = method;
+            this.uri = uri;
+            this.generatedKey = generatedKey;
+            this.safe = safe;
+            this.sendOnce = sendOnce;
+            this.requestId = requestId;
+        }
+
+        /**
+         * The {@code Idempotency-Key} header value the transport must add to every attempt (an RFC
+         * 8941 string, quoted), when the client generated one.
+         */
+        public Optional<String> idempotencyKeyHeader() {
+            return generatedKey == null ? Optional.empty() : Optional.of("\"" + generatedKey + "\"");
+        }
+
+        /** Whether sending the request twice does no harm (see the class comment). */
+        public boolean safe() {
+            return safe;
+        }
+
+        @Override
+        public String toString() {
+            return "Exchange{" + method + " " + uri + (generatedKey != null ? ", key" : "") + (safe ? ", safe" : "") + "}";
+        }
+    }
+
+    /**
+     * Plans one logical request that another transport sends.
+     *
+     * @param requestHeader the request's first value of a header, by name (case-insensitive)
+     */
+    public Exchange exchange(String method, URI uri, Function<String, Optional<String>> requestHeader) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(requestHeader, "requestHeader");
+        String m = method.toUpperCase(Locale.ROOT);
+        String key = requestHeader.apply(KEY_HEADER).map(RetryingHttpClient::unquote).orElse(null);
+        String generated = null;
+        if (key == null && keyMode == IdempotencyKeyMode.AUTO && KEYED_METHODS.contains(m)) {
+            generated = UUID.randomUUID().toString();
+            key = generated;
+        }
+        boolean keyed = key != null;
+        String requestId = keyed ? key : requestHeader.apply("X-Request-Id").orElse(null);
+        return new Exchange(m, uri, generated, isSafe(m, keyed, uri), sendsOnce(m, keyed), requestId);
+    }
+
+    /**
+     * Runs the attempts of {@code exchange} on the caller's thread: {@code attempt} sends the
+     * request once through the other transport (adding {@link Exchange#idempotencyKeyHeader()}) and
+     * returns its response. Returns, throws and releases as {@link #send} does.
+     */
+    public <R> R execute(Exchange exchange, HttpTransport<R> transport, AttemptCallable<R> attempt) throws Exception {
+        Objects.requireNonNull(attempt, "attempt");
+        return retryFor(foreignCall(exchange, transport)).call(attempt);
+    }
+
+    /** As {@link #execute}, without blocking: waits are scheduled on the clock's scheduler. */
+    public <R> CompletableFuture<R> executeAsync(Exchange exchange, HttpTransport<R> transport,
+                                                 Function<? super AttemptContext, ? extends CompletionStage<R>> attempt) {
+        Objects.requireNonNull(attempt, "attempt");
+        return retryFor(foreignCall(exchange, transport)).callAsync(attempt);
+    }
+
+    private HttpCall foreignCall(Exchange exchange, HttpTransport<?> transport) {
+        Objects.requireNonNull(exchange, "exchange");
+        Objects.requireNonNull(transport, "transport");
+        String path = exchange.uri.getPath();
+        String operation = exchange.method + " " + (path == null || path.isEmpty() ? "/" : path);
+        return new HttpCall(null, exchange.method, exchange.uri, transport, exchange.safe, exchange.sendOnce,
+                exchange.requestId, service, operation, statuses, maxRetryAfter, clock, listeners);
+    }
+
+    /**
      * Sends {@code request}, retrying per the class comment, and returns the last attempt's
      * response.
      *
@@ -143,6 +251,7 @@ public final class RetryingHttpClient {
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler)
             throws IOException, InterruptedException {
         Objects.requireNonNull(bodyHandler, "bodyHandler");
+        HttpClient client = client();
         HttpCall call = newCall(request);
         try {
             return retryFor(call).call(context -> client.send(call.attemptRequest(context.attemptTimeout()), bodyHandler));
@@ -160,6 +269,7 @@ public final class RetryingHttpClient {
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
                                                             HttpResponse.BodyHandler<T> bodyHandler) {
         Objects.requireNonNull(bodyHandler, "bodyHandler");
+        HttpClient client = client();
         HttpCall call = newCall(request);
         return retryFor(call).callAsync(
                 context -> client.sendAsync(call.attemptRequest(context.attemptTimeout()), bodyHandler));
@@ -193,9 +303,46 @@ public final class RetryingHttpClient {
         return !safe && statuses.retries(status, true) ? RetryVerdict.NOT_SAFE_TO_REPEAT : RetryVerdict.STATUS_NOT_RETRYABLE;
     }
 
-    /** The wrapped client. */
+    /**
+     * The wrapped client.
+     *
+     * @throws IllegalStateException for a client built with {@link #builder()}, which has none
+     */
     public HttpClient client() {
+        if (client == null) {
+            throw new IllegalStateException("this RetryingHttpClient was built without an HttpClient: "
+                    + "send through another transport with execute(..)");
+        }
         return client;
+    }
+
+    /** A builder holding this client's settings, to build a changed copy. */
+    public Builder toBuilder() {
+        Builder b = new Builder(client);
+        b.policy = policy;
+        b.breaker = breaker;
+        b.budget = budget;
+        b.clock = clock;
+        b.random = random;
+        b.service = service;
+        b.statuses = statuses;
+        b.keyMode = keyMode;
+        b.maxRetryAfter = maxRetryAfter;
+        b.keysHonoured = keysHonoured;
+        b.listeners.addAll(listeners);
+        b.retryListeners.addAll(retryListeners);
+        b.operationName = operationName;
+        return b;
+    }
+
+    /** The breaker guarding every attempt, if any. */
+    public Optional<CircuitBreaker> circuitBreaker() {
+        return Optional.ofNullable(breaker);
+    }
+
+    /** The budget asked before every retry, if any. */
+    public Optional<RetryBudget> budget() {
+        return Optional.ofNullable(budget);
     }
 
     public RetryPolicy policy() {
@@ -216,19 +363,12 @@ public final class RetryingHttpClient {
 
     private HttpCall newCall(HttpRequest request) {
         Objects.requireNonNull(request, "request");
-        String method = request.method().toUpperCase(Locale.ROOT);
-        Optional<String> callerKey = request.headers().firstValue(KEY_HEADER);
-        HttpRequest toSend = request;
-        String key = callerKey.map(RetryingHttpClient::unquote).orElse(null);
-        if (key == null && keyMode == IdempotencyKeyMode.AUTO && KEYED_METHODS.contains(method)) {
-            key = UUID.randomUUID().toString();
-            toSend = HttpRequest.newBuilder(request, (name, value) -> true)
-                    .header(KEY_HEADER, "\"" + key + "\"")
-                    .build();
-        }
-        boolean keyed = key != null;
-        String requestId = keyed ? key : request.headers().firstValue("X-Request-Id").orElse(null);
-        return new HttpCall(toSend, isSafe(method, keyed, request.uri()), sendsOnce(method, keyed), requestId, service,
+        Exchange exchange = exchange(request.method(), request.uri(), name -> request.headers().firstValue(name));
+        HttpRequest toSend = exchange.generatedKey == null ? request
+                : HttpRequest.newBuilder(request, (name, value) -> true)
+                        .header(KEY_HEADER, exchange.idempotencyKeyHeader().orElseThrow())
+                        .build();
+        return new HttpCall(toSend, exchange.safe, exchange.sendOnce, exchange.requestId, service,
                 operationName.apply(request), statuses, maxRetryAfter, clock, listeners);
     }
 

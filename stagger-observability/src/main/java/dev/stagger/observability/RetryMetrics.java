@@ -25,6 +25,10 @@ import java.util.WeakHashMap;
  * <pre>{@code
  * RetryMetrics metrics = RetryMetrics.of(registry);
  * Retry payments = metrics.instrument(Retry.of("payments", policy).withCircuitBreaker(breaker));
+ * RetryingHttpClient orders = RetryingHttpClient.builder(client)
+ *         .circuitBreaker(ordersBreaker).retryBudget(ordersBudget)
+ *         .retryListener(metrics.listener("orders"))   // binds ordersBreaker and ordersBudget too
+ *         .build();
  * metrics.bind(sharedBudget);   // a budget or breaker used outside any Retry
  * }</pre>
  *
@@ -138,13 +142,15 @@ public final class RetryMetrics {
 
     /**
      * A listener recording every event it receives under {@code name}, for code that assembles
-     * its own {@link Retry} ({@code retry.withListener(metrics.listener("payments"))}).
+     * its own {@link Retry} ({@code retry.withListener(metrics.listener("payments"))}) or hands it
+     * to a client ({@code RetryingHttpClient.Builder.retryListener}). The circuit breaker and
+     * budget of any retry it is attached to are bound too, as {@link #bind} would.
      */
     public RetryListener listener(String name) {
         if (name == null) {
             throw new IllegalArgumentException("name must not be null");
         }
-        return new RetryMeters(registry, commonTags.and("name", name));
+        return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind);
     }
 
     /** Publishes the breaker's state, transitions and rejections. Idempotent per breaker. */

@@ -10,10 +10,12 @@ import dev.stagger.RetryListener;
 import dev.stagger.RetryRefusedException;
 import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.HttpRetryListener;
+import dev.stagger.http.HttpTransport;
 import dev.stagger.http.StatusTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.net.URI;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -26,10 +28,15 @@ import java.util.concurrent.ExecutionException;
 /**
  * One logical HTTP call (all its attempts): classifies each attempt's outcome for the core retry
  * loop, releases the bodies of responses that are retried or refused, and reports each scheduled
- * retry to the client's listeners. Used by one attempt at a time.
+ * retry to the client's listeners. Used by one attempt at a time. The transport ({@code
+ * java.net.http} or another, through {@link HttpTransport}) only reads statuses and headers and
+ * releases bodies: the rules are the same for every transport.
  */
 public final class HttpCall implements Classifier, RetryListener {
     private final HttpRequest request;
+    private final String method;
+    private final URI uri;
+    private final HttpTransport<Object> transport;
     private final boolean safe;
     private final boolean sendOnce;
     private final String requestId;
@@ -52,7 +59,22 @@ public final class HttpCall implements Classifier, RetryListener {
     public HttpCall(HttpRequest request, boolean safe, boolean sendOnce, String requestId, String service,
                     String operation, StatusTable statuses, Duration maxRetryAfter, Clock clock,
                     List<HttpRetryListener> listeners) {
+        this(request, request.method(), request.uri(), new JdkTransport(clock), safe, sendOnce, requestId, service,
+                operation, statuses, maxRetryAfter, clock, listeners);
+    }
+
+    /**
+     * A call sent through another transport: {@code request} is null, {@code method} and
+     * {@code uri} describe it for the listeners.
+     */
+    @SuppressWarnings("unchecked")
+    public HttpCall(HttpRequest request, String method, URI uri, HttpTransport<?> transport, boolean safe,
+                    boolean sendOnce, String requestId, String service, String operation, StatusTable statuses,
+                    Duration maxRetryAfter, Clock clock, List<HttpRetryListener> listeners) {
         this.request = request;
+        this.method = method;
+        this.uri = uri;
+        this.transport = (HttpTransport<Object>) transport;
         this.safe = safe;
         this.sendOnce = sendOnce;
         this.requestId = requestId;
@@ -64,7 +86,10 @@ public final class HttpCall implements Classifier, RetryListener {
         this.listeners = listeners;
     }
 
-    /** The request for one attempt: the call's request with its timeout bounded by {@code timeout}. */
+    /**
+     * The request for one attempt: the call's request with its timeout bounded by {@code timeout}
+     * ({@code java.net.http} calls only).
+     */
     public HttpRequest attemptRequest(Optional<Duration> timeout) {
         if (timeout.isEmpty()) {
             return request;
@@ -83,17 +108,17 @@ public final class HttpCall implements Classifier, RetryListener {
     @Override
     public Decision classify(Object result, Throwable failure, AttemptContext context) {
         if (failure == null) {
-            if (!(result instanceof HttpResponse<?> response)) {
+            if (result == null) {
                 return Decision.accept();
             }
-            int status = response.statusCode();
+            int status = transport.statusCode(result);
             if (status < 400) {
                 return Decision.accept();
             }
             if (sendOnce || !statuses.retries(status, safe)) {
                 return Decision.stop();
             }
-            Optional<Duration> hint = RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null),
+            Optional<Duration> hint = RetryAfter.parse(transport.header(result, "Retry-After").orElse(null),
                     clock.currentTimeMillis(), maxRetryAfter);
             return hint.isPresent() && !hint.get().isZero() ? Decision.retryAfter(hint.get()) : Decision.retry();
         }
@@ -110,6 +135,24 @@ public final class HttpCall implements Classifier, RetryListener {
         return t instanceof IOException || t instanceof AttemptTimeoutException ? Decision.retry() : Decision.stop();
     }
 
+    /** {@code java.net.http}'s responses. */
+    private record JdkTransport(Clock clock) implements HttpTransport<Object> {
+        @Override
+        public int statusCode(Object response) {
+            return ((HttpResponse<?>) response).statusCode();
+        }
+
+        @Override
+        public Optional<String> header(Object response, String name) {
+            return ((HttpResponse<?>) response).headers().firstValue(name);
+        }
+
+        @Override
+        public void discard(Object response) {
+            ResponseBodies.discard(response, clock);
+        }
+    }
+
     /** Connect refused or timed out: the request was never sent, so sending it again is always safe. */
     static boolean neverReachedServer(Throwable t) {
         for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
@@ -120,8 +163,13 @@ public final class HttpCall implements Classifier, RetryListener {
         return false;
     }
 
+    /**
+     * The failure inside async and unchecked wrappers, including a transport's own unchecked
+     * wrapper around an I/O failure (Spring's {@code WebClientRequestException}).
+     */
     private static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException || t instanceof UncheckedIOException)
+        while ((t instanceof CompletionException || t instanceof ExecutionException || t instanceof UncheckedIOException
+                || t instanceof RuntimeException && t.getCause() instanceof IOException)
                 && t.getCause() != null) {
             t = t.getCause();
         }
@@ -136,13 +184,15 @@ public final class HttpCall implements Classifier, RetryListener {
 
     @Override
     public void onRetryScheduled(RetryEvent.RetryScheduled event) {
-        ResponseBodies.discard(event.result(), clock);
+        if (event.result() != null) {
+            transport.discard(event.result());
+        }
         if (listeners.isEmpty()) {
             return;
         }
-        int status = event.result() instanceof HttpResponse<?> r ? r.statusCode() : -1;
+        int status = event.result() != null ? transport.statusCode(event.result()) : -1;
         HttpRetryEvent e = new HttpRetryEvent(service, operation, event.nextAttempt() - 1, event.maxAttempts(),
-                status, event.delay(), requestId, request.method(), request.uri(), event.cause());
+                status, event.delay(), requestId, method, uri, event.cause());
         for (HttpRetryListener l : listeners) {
             try {
                 l.onRetry(e);
@@ -154,8 +204,9 @@ public final class HttpCall implements Classifier, RetryListener {
 
     @Override
     public void onCallFinished(RetryEvent.CallFinished event) {
-        if (event.failure() instanceof RetryRefusedException && !lastAccepted) {
-            ResponseBodies.discard(lastResult, clock); // refused by breaker or budget: the caller never sees it
+        Object last = lastResult;
+        if (event.failure() instanceof RetryRefusedException && !lastAccepted && last != null) {
+            transport.discard(last); // refused by breaker or budget: the caller never sees it
         }
     }
 }

@@ -1,6 +1,9 @@
 package dev.stagger.observability.internal;
 
+import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
+import dev.stagger.Retry;
+import dev.stagger.RetryBudget;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.observability.RetryMetrics;
@@ -11,6 +14,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The meters of one retry name, created up front so that recording an event is an array index
@@ -29,8 +33,19 @@ public final class RetryMeters implements RetryListener {
     private final Counter attemptFailures;
     private final Timer[] attemptDurations = new Timer[ATTEMPT_BUCKETS];
     private final Timer retryDelays;
+    private final Consumer<CircuitBreaker> bindBreaker;
+    private final Consumer<RetryBudget> bindBudget;
+    private volatile CircuitBreaker boundBreaker;
+    private volatile RetryBudget boundBudget;
 
-    public RetryMeters(MeterRegistry registry, Tags tags) {
+    /**
+     * @param bindBreaker publishes a breaker this listener's retry turns out to have (see
+     *     {@link #onAttached}); likewise {@code bindBudget}
+     */
+    public RetryMeters(MeterRegistry registry, Tags tags, Consumer<CircuitBreaker> bindBreaker,
+                       Consumer<RetryBudget> bindBudget) {
+        this.bindBreaker = bindBreaker;
+        this.bindBudget = bindBudget;
         for (EndReason reason : REASONS) {
             calls[reason.ordinal()] = Counter.builder(RetryMetrics.CALLS)
                     .description("Calls ended, by the reason they ended")
@@ -98,5 +113,20 @@ public final class RetryMeters implements RetryListener {
     public void onCallFinished(RetryEvent.CallFinished event) {
         calls[event.reason().ordinal()].increment();
         attemptsPerCall.record(event.attempts());
+    }
+
+    /** Publishes the breaker and budget of the retry this listener was attached to, once each. */
+    @Override
+    public void onAttached(Retry retry) {
+        CircuitBreaker breaker = retry.circuitBreaker();
+        if (breaker != null && breaker != boundBreaker) {
+            bindBreaker.accept(breaker);
+            boundBreaker = breaker;
+        }
+        RetryBudget budget = retry.budget();
+        if (budget != null && budget != boundBudget) {
+            bindBudget.accept(budget);
+            boundBudget = budget;
+        }
     }
 }

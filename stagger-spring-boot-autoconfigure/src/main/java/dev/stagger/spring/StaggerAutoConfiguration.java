@@ -1,0 +1,78 @@
+package dev.stagger.spring;
+
+import dev.stagger.Clock;
+import dev.stagger.Retry;
+import dev.stagger.spring.internal.InstanceFactory;
+import dev.stagger.spring.internal.RetryInterceptor;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * Stagger's core in a Boot application: {@code stagger.*} properties, the {@link StaggerRegistry}
+ * of named retries, breakers and budgets, and the {@link StaggerRetry} advice. Creates no thread
+ * and touches no database: retries wait on the caller's thread or on Stagger's shared scheduler,
+ * which starts only when the first asynchronous wait needs it.
+ */
+@AutoConfiguration
+@ConditionalOnClass(Retry.class)
+@EnableConfigurationProperties(StaggerProperties.class)
+@Import(StaggerProxyRegistrar.class)
+public class StaggerAutoConfiguration {
+    private static final boolean HTTP = org.springframework.util.ClassUtils.isPresent(
+            "dev.stagger.http.RetryingHttpClient", StaggerAutoConfiguration.class.getClassLoader());
+
+    @Bean
+    @ConditionalOnMissingBean
+    public StaggerRegistry staggerRegistry(Environment environment, StaggerProperties properties,
+                                           ObjectProvider<Clock> clock, ObjectProvider<RetryCustomizer> customizers) {
+        InstanceFactory factory = new InstanceFactory(Binder.get(environment), clock.getIfUnique(Clock::system));
+        java.util.function.Function<String, dev.stagger.Classifier> breakerFailures = HTTP
+                ? dev.stagger.spring.internal.HttpClients.breakerFailures(factory, properties) : name -> null;
+        return new StaggerRegistry(factory, properties, customizers.orderedStream().toList(), breakerFailures);
+    }
+
+    /** The {@link StaggerRetry} advice; ordered outside {@code @Transactional} by default. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static Advisor staggerRetryAdvisor(ObjectProvider<StaggerRegistry> registry, Environment environment) {
+        ComposablePointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(StaggerRetry.class, true))
+                .union(new AnnotationMatchingPointcut(null, StaggerRetry.class, true));
+        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry));
+        advisor.setOrder(environment.getProperty("stagger.annotation.order", Integer.class,
+                new StaggerProperties.Annotation().getOrder()));
+        return advisor;
+    }
+
+    /** Looks the registry up on first use, so the advisor (created early) does not create it early. */
+    static final class LazyInterceptor implements org.aopalliance.intercept.MethodInterceptor {
+        private final ObjectProvider<StaggerRegistry> registry;
+        private volatile RetryInterceptor delegate;
+
+        LazyInterceptor(ObjectProvider<StaggerRegistry> registry) {
+            this.registry = registry;
+        }
+
+        @Override
+        public Object invoke(org.aopalliance.intercept.MethodInvocation invocation) throws Throwable {
+            RetryInterceptor d = delegate;
+            if (d == null) {
+                d = new RetryInterceptor(registry.getObject());
+                delegate = d;
+            }
+            return d.invoke(invocation);
+        }
+    }
+}

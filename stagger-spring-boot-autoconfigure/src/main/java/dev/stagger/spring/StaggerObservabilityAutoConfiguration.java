@@ -1,0 +1,91 @@
+package dev.stagger.spring;
+
+import dev.stagger.CircuitBreaker;
+import dev.stagger.Retry;
+import dev.stagger.RetryBudget;
+import dev.stagger.observability.RetryLog;
+import dev.stagger.observability.RetryMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Meters and log lines for every Stagger component of the application: the registry's retries
+ * (and through them their breakers and budgets), and any {@code Retry}, {@code CircuitBreaker},
+ * {@code RetryBudget} or {@code RetryingHttpClient} bean the application defines itself, with the
+ * names and tags of {@link RetryMetrics}. Log lines go through SLF4J, so Boot's logging writes
+ * them (logger {@code dev.stagger.retry}; {@code logging.structured.format.console=ecs} makes them
+ * JSON with their key-value pairs).
+ */
+@AutoConfiguration(before = StaggerAutoConfiguration.class,
+        afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration"})
+@ConditionalOnClass(RetryMetrics.class)
+public class StaggerObservabilityAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    @ConditionalOnProperty(prefix = "stagger.metrics", name = "enabled", matchIfMissing = true)
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        RetryMetrics staggerRetryMetrics(MeterRegistry registry) {
+            return RetryMetrics.of(registry);
+        }
+
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        RetryCustomizer staggerMetricsCustomizer(RetryMetrics metrics) {
+            return metrics::instrument;
+        }
+
+        /** Binds the application's own Stagger beans. */
+        @Bean
+        static BeanPostProcessor staggerMetricsBeanPostProcessor(ObjectProvider<RetryMetrics> metrics) {
+            return new BeanPostProcessor() {
+                private final boolean http = ClassUtils.isPresent("dev.stagger.http.RetryingHttpClient",
+                        StaggerObservabilityAutoConfiguration.class.getClassLoader());
+
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+                    if (bean instanceof Retry retry) {
+                        return metrics.getObject().instrument(retry);
+                    } else if (bean instanceof CircuitBreaker breaker) {
+                        metrics.getObject().bind(breaker);
+                    } else if (bean instanceof RetryBudget budget) {
+                        metrics.getObject().bind(budget);
+                    } else if (http && bean instanceof dev.stagger.http.RetryingHttpClient client) {
+                        return client.toBuilder().retryListener(metrics.getObject().listener(client.service())).build();
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.slf4j.Logger")
+    @ConditionalOnProperty(prefix = "stagger.logging", name = "enabled", matchIfMissing = true)
+    static class Logging {
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE + 1)
+        RetryCustomizer staggerLogCustomizer() {
+            RetryLog log = RetryLog.builder().build();
+            return retry -> retry.withListener(log);
+        }
+    }
+}

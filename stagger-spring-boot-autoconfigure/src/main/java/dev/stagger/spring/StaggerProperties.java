@@ -1,0 +1,372 @@
+package dev.stagger.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Everything under {@code stagger.*}. Each map holds named instances; the entry named
+ * {@code default} is not an instance but the values every other entry of its map inherits (an
+ * entry's own value wins). Values are checked when the context starts: a bad one fails startup
+ * with the property's full name and the value.
+ *
+ * <pre>
+ * stagger:
+ *   retries:
+ *     default: { max-attempts: 4, backoff: { base: 100ms } }
+ *     payments: { deadline: 10s, circuit-breaker: payments, budget: shared }
+ *   circuit-breakers:
+ *     payments: { failure-rate-threshold: 0.5, open-duration: 30s }
+ *   budgets:
+ *     shared: { ratio: 0.1 }
+ * </pre>
+ */
+@ConfigurationProperties("stagger")
+public class StaggerProperties {
+    /** The name of the map entry every other entry inherits from. */
+    public static final String DEFAULT = "default";
+
+    /** Named retries ({@code Retry}): policy plus the breaker and budget that guard it. */
+    private Map<String, RetryProperties> retries = new LinkedHashMap<>();
+    /** Named circuit breakers; a retry or HTTP client refers to one by name. */
+    private Map<String, CircuitBreakerProperties> circuitBreakers = new LinkedHashMap<>();
+    /** Named retry budgets; every retry naming one shares the same budget. */
+    private Map<String, BudgetProperties> budgets = new LinkedHashMap<>();
+    /** Method annotation ({@code @StaggerRetry}) settings. */
+    private Annotation annotation = new Annotation();
+    /** Retrying HTTP clients for Spring's RestClient, RestTemplate and WebClient. */
+    private Http http = new Http();
+    /** Retrying transactions with Spring's transaction manager. */
+    private Transactions transactions = new Transactions();
+    /** The server-side {@code Idempotency-Key} filter. */
+    private Idempotency idempotency = new Idempotency();
+    /** Durable job queue and worker pools. */
+    private Jobs jobs = new Jobs();
+    /** Structured retry log lines through the application's logging. */
+    private Logging logging = new Logging();
+    /** Micrometer meters. */
+    private Metrics metrics = new Metrics();
+    /** Breaker health contributor. */
+    private Health health = new Health();
+
+    public Map<String, RetryProperties> getRetries() { return retries; }
+    public void setRetries(Map<String, RetryProperties> retries) { this.retries = retries; }
+    public Map<String, CircuitBreakerProperties> getCircuitBreakers() { return circuitBreakers; }
+    public void setCircuitBreakers(Map<String, CircuitBreakerProperties> circuitBreakers) { this.circuitBreakers = circuitBreakers; }
+    public Map<String, BudgetProperties> getBudgets() { return budgets; }
+    public void setBudgets(Map<String, BudgetProperties> budgets) { this.budgets = budgets; }
+    public Annotation getAnnotation() { return annotation; }
+    public void setAnnotation(Annotation annotation) { this.annotation = annotation; }
+    public Http getHttp() { return http; }
+    public void setHttp(Http http) { this.http = http; }
+    public Transactions getTransactions() { return transactions; }
+    public void setTransactions(Transactions transactions) { this.transactions = transactions; }
+    public Idempotency getIdempotency() { return idempotency; }
+    public void setIdempotency(Idempotency idempotency) { this.idempotency = idempotency; }
+    public Jobs getJobs() { return jobs; }
+    public void setJobs(Jobs jobs) { this.jobs = jobs; }
+    public Logging getLogging() { return logging; }
+    public void setLogging(Logging logging) { this.logging = logging; }
+    public Metrics getMetrics() { return metrics; }
+    public void setMetrics(Metrics metrics) { this.metrics = metrics; }
+    public Health getHealth() { return health; }
+    public void setHealth(Health health) { this.health = health; }
+
+    /** A retry policy and its guards. Unset values come from {@code default}, then from Stagger's defaults. */
+    public static class RetryProperties {
+        /** Starting point: {@code interactive} (5 attempts, 15 s deadline) or {@code background} (8 attempts, 10 min). */
+        private String preset;
+        /** Attempts in all, the first included (1 = no retry). */
+        private Integer maxAttempts;
+        /** The wait before each retry. */
+        private BackoffProperties backoff = new BackoffProperties();
+        /** One limit for all attempts and waits together. */
+        private Duration deadline;
+        /** Limit for one attempt (async calls; handed to HTTP and JDBC as their timeouts). */
+        private Duration attemptTimeout;
+        /** Exception types that are retried (with their subclasses); when set, nothing else is. */
+        private List<Class<? extends Throwable>> retryOn = new ArrayList<>();
+        /** Exception types that are never retried (with their subclasses); wins over retry-on. */
+        private List<Class<? extends Throwable>> abortOn = new ArrayList<>();
+        /** Name of the circuit breaker guarding every attempt; defaults to the breaker of the same name, if any. */
+        private String circuitBreaker;
+        /** Name of the retry budget asked before every retry; defaults to the budget of the same name, if any. */
+        private String budget;
+
+        public String getPreset() { return preset; }
+        public void setPreset(String preset) { this.preset = preset; }
+        public Integer getMaxAttempts() { return maxAttempts; }
+        public void setMaxAttempts(Integer maxAttempts) { this.maxAttempts = maxAttempts; }
+        public BackoffProperties getBackoff() { return backoff; }
+        public void setBackoff(BackoffProperties backoff) { this.backoff = backoff; }
+        public Duration getDeadline() { return deadline; }
+        public void setDeadline(Duration deadline) { this.deadline = deadline; }
+        public Duration getAttemptTimeout() { return attemptTimeout; }
+        public void setAttemptTimeout(Duration attemptTimeout) { this.attemptTimeout = attemptTimeout; }
+        public List<Class<? extends Throwable>> getRetryOn() { return retryOn; }
+        public void setRetryOn(List<Class<? extends Throwable>> retryOn) { this.retryOn = retryOn; }
+        public List<Class<? extends Throwable>> getAbortOn() { return abortOn; }
+        public void setAbortOn(List<Class<? extends Throwable>> abortOn) { this.abortOn = abortOn; }
+        public String getCircuitBreaker() { return circuitBreaker; }
+        public void setCircuitBreaker(String circuitBreaker) { this.circuitBreaker = circuitBreaker; }
+        public String getBudget() { return budget; }
+        public void setBudget(String budget) { this.budget = budget; }
+    }
+
+    /** A backoff schedule. With nothing set: exponential from 200 ms, x2, 5 s cap, full jitter. */
+    public static class BackoffProperties {
+        /** {@code exponential}, {@code fixed}, {@code linear}, {@code decorrelated} or {@code none}. */
+        private String type;
+        /** First wait (exponential, decorrelated), the wait (fixed), or the first wait (linear). */
+        private Duration base;
+        /** Growth per retry (exponential). */
+        private Double multiplier;
+        /** Added per retry (linear). */
+        private Duration step;
+        /** Hard ceiling on every wait, jitter included. */
+        private Duration maxDelay;
+        /** {@code full}, {@code equal}, {@code proportional}, {@code spread} or {@code none}. */
+        private String jitter;
+        /** Factor for {@code proportional} and {@code spread} jitter, in [0, 1]. */
+        private Double jitterFactor;
+
+        public String getType() { return type; }
+        public void setType(String type) { this.type = type; }
+        public Duration getBase() { return base; }
+        public void setBase(Duration base) { this.base = base; }
+        public Double getMultiplier() { return multiplier; }
+        public void setMultiplier(Double multiplier) { this.multiplier = multiplier; }
+        public Duration getStep() { return step; }
+        public void setStep(Duration step) { this.step = step; }
+        public Duration getMaxDelay() { return maxDelay; }
+        public void setMaxDelay(Duration maxDelay) { this.maxDelay = maxDelay; }
+        public String getJitter() { return jitter; }
+        public void setJitter(String jitter) { this.jitter = jitter; }
+        public Double getJitterFactor() { return jitterFactor; }
+        public void setJitterFactor(Double jitterFactor) { this.jitterFactor = jitterFactor; }
+    }
+
+    /** A circuit breaker. Unset values come from {@code default}, then from Stagger's defaults. */
+    public static class CircuitBreakerProperties {
+        /** Failure share in (0, 1] at which the breaker opens (default 0.5). */
+        private Double failureRateThreshold;
+        /** Calls the window must hold before the rate counts (default 20). */
+        private Integer minimumCalls;
+        /** Open after this many failures in a row instead of by rate (0 = rate mode). */
+        private Integer consecutiveFailures;
+        /** Time window of the failure rate (default 30 s). */
+        private Duration window;
+        /** How long the breaker stays open before probing (default 30 s). */
+        private Duration openDuration;
+        /** Probes let through when half-open (default 1). */
+        private Integer halfOpenPermits;
+        /** A call slower than this counts as failing. */
+        private Duration slowCallThreshold;
+
+        public Double getFailureRateThreshold() { return failureRateThreshold; }
+        public void setFailureRateThreshold(Double failureRateThreshold) { this.failureRateThreshold = failureRateThreshold; }
+        public Integer getMinimumCalls() { return minimumCalls; }
+        public void setMinimumCalls(Integer minimumCalls) { this.minimumCalls = minimumCalls; }
+        public Integer getConsecutiveFailures() { return consecutiveFailures; }
+        public void setConsecutiveFailures(Integer consecutiveFailures) { this.consecutiveFailures = consecutiveFailures; }
+        public Duration getWindow() { return window; }
+        public void setWindow(Duration window) { this.window = window; }
+        public Duration getOpenDuration() { return openDuration; }
+        public void setOpenDuration(Duration openDuration) { this.openDuration = openDuration; }
+        public Integer getHalfOpenPermits() { return halfOpenPermits; }
+        public void setHalfOpenPermits(Integer halfOpenPermits) { this.halfOpenPermits = halfOpenPermits; }
+        public Duration getSlowCallThreshold() { return slowCallThreshold; }
+        public void setSlowCallThreshold(Duration slowCallThreshold) { this.slowCallThreshold = slowCallThreshold; }
+    }
+
+    /** A retry budget shared by every retry and client naming it. */
+    public static class BudgetProperties {
+        /** Tokens each success deposits; a retry spends one (default 0.1: retries at most ~10 % of calls). */
+        private Double ratio;
+        /** Most tokens the budget holds (default 100). */
+        private Double maxTokens;
+        /** Retries always allowed per second, whatever the tokens (default 10). */
+        private Integer minRetriesPerSecond;
+
+        public Double getRatio() { return ratio; }
+        public void setRatio(Double ratio) { this.ratio = ratio; }
+        public Double getMaxTokens() { return maxTokens; }
+        public void setMaxTokens(Double maxTokens) { this.maxTokens = maxTokens; }
+        public Integer getMinRetriesPerSecond() { return minRetriesPerSecond; }
+        public void setMinRetriesPerSecond(Integer minRetriesPerSecond) { this.minRetriesPerSecond = minRetriesPerSecond; }
+    }
+
+    public static class Annotation {
+        /**
+         * Order of the {@code @StaggerRetry} advice. The default runs it outside Spring's
+         * {@code @Transactional} advice (order Ordered.LOWEST_PRECEDENCE), so each attempt is a
+         * transaction of its own.
+         */
+        private int order = org.springframework.core.Ordered.LOWEST_PRECEDENCE - 10;
+
+        public int getOrder() { return order; }
+        public void setOrder(int order) { this.order = order; }
+    }
+
+    public static class Http {
+        /** Named HTTP clients; get their interceptor or filter from {@code StaggerHttp}. */
+        private Map<String, HttpClientProperties> clients = new LinkedHashMap<>();
+        /** Client whose retries every RestClient.Builder, RestTemplateBuilder and WebClient.Builder of the context gets (none by default). */
+        private String builders;
+
+        public Map<String, HttpClientProperties> getClients() { return clients; }
+        public void setClients(Map<String, HttpClientProperties> clients) { this.clients = clients; }
+        public String getBuilders() { return builders; }
+        public void setBuilders(String builders) { this.builders = builders; }
+    }
+
+    /** One downstream service. Unset values come from {@code stagger.http.clients.default}. */
+    public static class HttpClientProperties {
+        /** The retry (policy, breaker, budget) its calls use; defaults to the retry of the same name, else {@code default}. */
+        private String retry;
+        /** Statuses retried for every request, replacing 408, 429, 503. */
+        private List<Integer> retryStatuses;
+        /** Statuses retried only for requests safe to repeat, replacing 409, 500, 502, 504. */
+        private List<Integer> retryIfIdempotentStatuses;
+        /** {@code auto} (a generated Idempotency-Key on POST and PATCH), {@code require} or {@code off}. */
+        private String idempotencyKeys;
+        /** Whether the server honours Idempotency-Key, making keyed POSTs safe to repeat (default false). */
+        private Boolean keysHonoured;
+        /** Longest Retry-After honoured; longer hints are clamped (default 5 min). */
+        private Duration maxRetryAfter;
+
+        public String getRetry() { return retry; }
+        public void setRetry(String retry) { this.retry = retry; }
+        public List<Integer> getRetryStatuses() { return retryStatuses; }
+        public void setRetryStatuses(List<Integer> retryStatuses) { this.retryStatuses = retryStatuses; }
+        public List<Integer> getRetryIfIdempotentStatuses() { return retryIfIdempotentStatuses; }
+        public void setRetryIfIdempotentStatuses(List<Integer> s) { this.retryIfIdempotentStatuses = s; }
+        public String getIdempotencyKeys() { return idempotencyKeys; }
+        public void setIdempotencyKeys(String idempotencyKeys) { this.idempotencyKeys = idempotencyKeys; }
+        public Boolean getKeysHonoured() { return keysHonoured; }
+        public void setKeysHonoured(Boolean keysHonoured) { this.keysHonoured = keysHonoured; }
+        public Duration getMaxRetryAfter() { return maxRetryAfter; }
+        public void setMaxRetryAfter(Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; }
+    }
+
+    public static class Transactions {
+        /** The retry whose policy {@code RetryingTransactionTemplate} uses; unset: 10 attempts, 5 ms x2 to 1 s, SQL classification. */
+        private String retry;
+
+        public String getRetry() { return retry; }
+        public void setRetry(String retry) { this.retry = retry; }
+    }
+
+    public static class Idempotency {
+        /** Register the filter (off by default: nothing is created unless asked). */
+        private boolean enabled;
+        /** URL patterns the filter covers. */
+        private List<String> paths = new ArrayList<>(List.of("/*"));
+        /** {@code jdbc} (the application's DataSource) or {@code memory} (one instance only; tests). */
+        private String store = "jdbc";
+        /** Prefix of the store's tables. */
+        private String tablePrefix;
+        /** {@code migrate} (create or upgrade the tables, the default) or {@code validate} (a migration tool owns them). */
+        private String schemaMode;
+        /** A header naming the client when no principal is logged in (an API key); only its SHA-256 is used. */
+        private String scopeHeader;
+        /** {@code required} (the default: POST and PATCH must carry a key) or {@code optional} (a key is honoured when sent). */
+        private String keyRequirement;
+        /** How long a completed response is replayed (default 24 h). */
+        private Duration expiry;
+        /** How long a running request holds its key before another may take it over (default 1 min). */
+        private Duration lease;
+        /** Filter order; after Spring Security's filter chain (-100), so the principal is known. */
+        private int order = 0;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public List<String> getPaths() { return paths; }
+        public void setPaths(List<String> paths) { this.paths = paths; }
+        public String getStore() { return store; }
+        public void setStore(String store) { this.store = store; }
+        public String getTablePrefix() { return tablePrefix; }
+        public void setTablePrefix(String tablePrefix) { this.tablePrefix = tablePrefix; }
+        public String getSchemaMode() { return schemaMode; }
+        public void setSchemaMode(String schemaMode) { this.schemaMode = schemaMode; }
+        public String getScopeHeader() { return scopeHeader; }
+        public void setScopeHeader(String scopeHeader) { this.scopeHeader = scopeHeader; }
+        public String getKeyRequirement() { return keyRequirement; }
+        public void setKeyRequirement(String keyRequirement) { this.keyRequirement = keyRequirement; }
+        public Duration getExpiry() { return expiry; }
+        public void setExpiry(Duration expiry) { this.expiry = expiry; }
+        public Duration getLease() { return lease; }
+        public void setLease(Duration lease) { this.lease = lease; }
+        public int getOrder() { return order; }
+        public void setOrder(int order) { this.order = order; }
+    }
+
+    public static class Jobs {
+        /** Create the job queue (its tables, on the application's DataSource) and start the pools. Off by default. */
+        private boolean enabled;
+        /** Prefix of the job tables. */
+        private String tablePrefix;
+        /** Worker pools by queue name. */
+        private Map<String, PoolProperties> pools = new LinkedHashMap<>();
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public String getTablePrefix() { return tablePrefix; }
+        public void setTablePrefix(String tablePrefix) { this.tablePrefix = tablePrefix; }
+        public Map<String, PoolProperties> getPools() { return pools; }
+        public void setPools(Map<String, PoolProperties> pools) { this.pools = pools; }
+    }
+
+    /** A worker pool for one queue. Unset values come from {@code stagger.jobs.pools.default}. */
+    public static class PoolProperties {
+        /** Jobs run at once (default 1). */
+        private Integer concurrency;
+        /** How often an idle pool looks for due jobs. */
+        private Duration pollInterval;
+        /** How long a claimed job is reserved without a heartbeat. */
+        private Duration lease;
+        /** How long stopping waits for running jobs. */
+        private Duration shutdownTimeout;
+        /** The retry whose policy failed jobs follow (default: the pool's own default policy). */
+        private String retry;
+
+        public Integer getConcurrency() { return concurrency; }
+        public void setConcurrency(Integer concurrency) { this.concurrency = concurrency; }
+        public Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+        public Duration getLease() { return lease; }
+        public void setLease(Duration lease) { this.lease = lease; }
+        public Duration getShutdownTimeout() { return shutdownTimeout; }
+        public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
+        public String getRetry() { return retry; }
+        public void setRetry(String retry) { this.retry = retry; }
+    }
+
+    public static class Logging {
+        /** One key-value log line per retry and per give-up, logger {@code dev.stagger.retry}. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    }
+
+    public static class Metrics {
+        /** Bind every Stagger retry, breaker, budget and HTTP client to the MeterRegistry. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    }
+
+    public static class Health {
+        /** Health status of a breaker in each state; the contributor reports the worst. */
+        private Map<String, String> circuitBreakerStatus = new LinkedHashMap<>(
+                Map.of("closed", "UP", "half-open", "UP", "open", "UNKNOWN"));
+
+        public Map<String, String> getCircuitBreakerStatus() { return circuitBreakerStatus; }
+        public void setCircuitBreakerStatus(Map<String, String> circuitBreakerStatus) { this.circuitBreakerStatus = circuitBreakerStatus; }
+    }
+}

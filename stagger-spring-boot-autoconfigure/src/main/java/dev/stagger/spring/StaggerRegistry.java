@@ -1,0 +1,179 @@
+package dev.stagger.spring;
+
+import dev.stagger.CircuitBreaker;
+import dev.stagger.Retry;
+import dev.stagger.RetryBudget;
+import dev.stagger.spring.StaggerProperties.RetryProperties;
+import dev.stagger.spring.internal.InstanceFactory;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The named retries, circuit breakers and budgets of the application, built from
+ * {@code stagger.retries}, {@code stagger.circuit-breakers} and {@code stagger.budgets}.
+ *
+ * <p>Every configured name is built when the context starts, so a bad value fails startup. A
+ * retry asked for by a name that is not configured ({@code @StaggerRetry("inventory")}) is built
+ * on first use from the {@code default} entry, like Resilience4j's instances. A retry uses the
+ * breaker and budget its entry names, else those of its own name if configured; a budget named by
+ * several retries is one shared budget. {@link RetryCustomizer}s (meters, log lines, the
+ * actuator's counts) are applied to each retry once, when it is built.
+ *
+ * <p>Thread-safe; instances are created at most once per name.
+ */
+public final class StaggerRegistry {
+    private final InstanceFactory factory;
+    private final StaggerProperties properties;
+    private final java.util.function.UnaryOperator<Retry> customizer;
+    private final Map<String, Retry> retries = new ConcurrentHashMap<>();
+    private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
+    private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
+
+    private final java.util.function.Function<String, dev.stagger.Classifier> breakerFailures;
+
+    /**
+     * @param breakerFailures what breaker {@code name} counts as a failure (null: exceptions only);
+     *     a breaker guarding an HTTP client also counts the statuses the client retries
+     */
+    StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers,
+                    java.util.function.Function<String, dev.stagger.Classifier> breakerFailures) {
+        this.factory = factory;
+        this.breakerFailures = breakerFailures;
+        this.properties = properties;
+        List<RetryCustomizer> all = List.copyOf(customizers);
+        this.customizer = retry -> {
+            Retry r = retry;
+            for (RetryCustomizer c : all) {
+                r = c.customize(r);
+            }
+            return r;
+        };
+        for (String name : properties.getCircuitBreakers().keySet()) {
+            if (!StaggerProperties.DEFAULT.equals(name)) {
+                circuitBreaker(name);
+            }
+        }
+        for (String name : properties.getBudgets().keySet()) {
+            if (!StaggerProperties.DEFAULT.equals(name)) {
+                budget(name);
+            }
+        }
+        for (String name : properties.getRetries().keySet()) {
+            if (!StaggerProperties.DEFAULT.equals(name)) {
+                retry(name);
+            }
+        }
+    }
+
+    /** The retry called {@code name}: configured, or built from {@code stagger.retries.default}. */
+    public Retry retry(String name) {
+        Retry existing = retries.get(name);
+        return existing != null ? existing : retries.computeIfAbsent(name, this::newRetry);
+    }
+
+    /** The configured retry called {@code name}, if any (one built on demand also counts once built). */
+    public Optional<Retry> findRetry(String name) {
+        return Optional.ofNullable(retries.get(name));
+    }
+
+    /** The breaker called {@code name}; it must be configured under {@code stagger.circuit-breakers}. */
+    public CircuitBreaker circuitBreaker(String name) {
+        CircuitBreaker existing = breakers.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        if (!properties.getCircuitBreakers().containsKey(name)) {
+            throw new IllegalArgumentException("no circuit breaker named " + name + " under stagger.circuit-breakers; configured: "
+                    + names(properties.getCircuitBreakers()));
+        }
+        return breakers.computeIfAbsent(name, n -> {
+            CircuitBreaker.Builder b = factory.circuitBreaker(n);
+            dev.stagger.Classifier failures = breakerFailures.apply(n);
+            if (failures != null) {
+                b.recordFailures(failures);
+            }
+            return b.build();
+        });
+    }
+
+    /** The budget called {@code name}; it must be configured under {@code stagger.budgets}. */
+    public RetryBudget budget(String name) {
+        RetryBudget existing = budgets.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        if (!properties.getBudgets().containsKey(name)) {
+            throw new IllegalArgumentException("no budget named " + name + " under stagger.budgets; configured: "
+                    + names(properties.getBudgets()));
+        }
+        return budgets.computeIfAbsent(name, factory::budget);
+    }
+
+    InstanceFactory factory() {
+        return factory;
+    }
+
+    /** Every retry built so far, by name. */
+    public Map<String, Retry> retries() {
+        return Collections.unmodifiableMap(new TreeMap<>(retries));
+    }
+
+    /** Every breaker, by name. */
+    public Map<String, CircuitBreaker> circuitBreakers() {
+        return Collections.unmodifiableMap(new TreeMap<>(breakers));
+    }
+
+    /** Every budget, by name. */
+    public Map<String, RetryBudget> budgets() {
+        return Collections.unmodifiableMap(new TreeMap<>(budgets));
+    }
+
+    /** The policy and guards of retry {@code name} without the customizers (for clients that build their own Retry). */
+    public Retry bareRetry(String name) {
+        RetryProperties p = factory.retryProperties(name);
+        Retry retry = Retry.of(name, factory.policy(name, p)).withClock(factory.clock());
+        String breaker = p.getCircuitBreaker() != null ? p.getCircuitBreaker()
+                : properties.getCircuitBreakers().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
+        if (breaker != null) {
+            retry = retry.withCircuitBreaker(guard("circuit-breaker", name, breaker, this::circuitBreaker));
+        }
+        String budget = p.getBudget() != null ? p.getBudget()
+                : properties.getBudgets().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
+        if (budget != null) {
+            retry = retry.withBudget(guard("budget", name, budget, this::budget));
+        }
+        return retry;
+    }
+
+    /** Applies the registry's customizers (meters, logs, counts) to a retry built elsewhere. */
+    public Retry customize(Retry retry) {
+        return customizer.apply(retry);
+    }
+
+    private Retry newRetry(String name) {
+        return customizer.apply(bareRetry(name));
+    }
+
+    private <T> T guard(String property, String retry, String name, java.util.function.Function<String, T> lookup) {
+        try {
+            return lookup.apply(name);
+        } catch (IllegalArgumentException e) {
+            throw dev.stagger.spring.internal.PropertyCheck.invalid(
+                    InstanceFactory.key("stagger.retries", retry) + "." + property, name, e.getMessage());
+        }
+    }
+
+    private static String names(Map<String, ?> map) {
+        return map.keySet().stream().filter(n -> !StaggerProperties.DEFAULT.equals(n)).sorted().toList().toString();
+    }
+
+    @Override
+    public String toString() {
+        return "StaggerRegistry{retries=" + retries.keySet() + ", circuitBreakers=" + breakers.keySet()
+                + ", budgets=" + budgets.keySet() + "}";
+    }
+}

@@ -1,0 +1,141 @@
+package dev.stagger.spring.internal;
+
+import dev.stagger.Classifier;
+import dev.stagger.Retry;
+import dev.stagger.RetryListener;
+import dev.stagger.http.IdempotencyKeyMode;
+import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StatusTable;
+import dev.stagger.spring.StaggerProperties;
+import dev.stagger.spring.StaggerProperties.HttpClientProperties;
+import dev.stagger.spring.StaggerProperties.RetryProperties;
+import dev.stagger.spring.StaggerRegistry;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Builds the named HTTP clients of {@code stagger.http.clients}: a {@link RetryingHttpClient}
+ * without a JDK client, whose rules Spring's clients apply through an interceptor or a filter.
+ * Loaded only when stagger-http is present.
+ */
+public final class HttpClients {
+    private static final String PREFIX = "stagger.http.clients";
+    private static final boolean SPRING_WEB = ClassUtils.isPresent(
+            "org.springframework.http.client.ClientHttpResponse", HttpClients.class.getClassLoader());
+    private static final boolean LOG = ClassUtils.isPresent(
+            "dev.stagger.observability.HttpRetryLog", HttpClients.class.getClassLoader());
+
+    private HttpClients() {
+    }
+
+    /** The client's settings, on top of {@code stagger.http.clients.default}. */
+    static HttpClientProperties properties(InstanceFactory factory, String name) {
+        return factory.merged(PREFIX, name, HttpClientProperties::new);
+    }
+
+    /** The retry a client uses: its {@code retry}, else the retry of its own name (or the default). */
+    static String retryName(String name, HttpClientProperties p) {
+        return p.getRetry() != null ? p.getRetry() : name;
+    }
+
+    /** The status table of client {@code name}. */
+    static StatusTable statusTable(String name, HttpClientProperties p) {
+        StatusTable table = StatusTable.defaults();
+        String at = InstanceFactory.key(PREFIX, name) + ".";
+        if (p.getRetryStatuses() != null) {
+            table = replace(table, StatusTable.Rule.RETRY, p.getRetryStatuses(), at + "retry-statuses");
+        }
+        if (p.getRetryIfIdempotentStatuses() != null) {
+            table = replace(table, StatusTable.Rule.RETRY_IF_IDEMPOTENT, p.getRetryIfIdempotentStatuses(),
+                    at + "retry-if-idempotent-statuses");
+        }
+        return table;
+    }
+
+    private static StatusTable replace(StatusTable table, StatusTable.Rule rule, List<Integer> statuses, String property) {
+        StatusTable t = table;
+        for (int s = 400; s <= 599; s++) {
+            if (t.rule(s) == rule) {
+                t = t.withNever(s);
+            }
+        }
+        int[] codes = statuses.stream().mapToInt(Integer::intValue).toArray();
+        StatusTable[] result = {t};
+        PropertyCheck.apply(property, codes, c -> result[0] = rule == StatusTable.Rule.RETRY
+                ? result[0].withRetry(c) : result[0].withRetryIfIdempotent(c));
+        return result[0];
+    }
+
+    /**
+     * What each breaker guarding a configured HTTP client counts as a failure: exceptions and the
+     * statuses the client retries. Other breakers: null (exceptions only).
+     */
+    public static Function<String, Classifier> breakerFailures(InstanceFactory factory, StaggerProperties properties) {
+        Map<String, Classifier> byBreaker = new HashMap<>();
+        for (String client : properties.getHttp().getClients().keySet()) {
+            if (StaggerProperties.DEFAULT.equals(client)) {
+                continue;
+            }
+            HttpClientProperties p = properties(factory, client);
+            String retry = retryName(client, p);
+            RetryProperties r = factory.retryProperties(retry);
+            String breaker = r.getCircuitBreaker() != null ? r.getCircuitBreaker()
+                    : properties.getCircuitBreakers().containsKey(retry) ? retry : null;
+            if (breaker != null) {
+                StatusTable table = statusTable(client, p);
+                byBreaker.put(breaker, SPRING_WEB ? SpringHttpTransports.breakerFailures(table) : table.failures());
+            }
+        }
+        return byBreaker::get;
+    }
+
+    /** Client {@code name}, built from its properties and its retry's policy, breaker and budget. */
+    public static RetryingHttpClient build(InstanceFactory factory, StaggerRegistry registry, String name) {
+        HttpClientProperties p = properties(factory, name);
+        String at = InstanceFactory.key(PREFIX, name) + ".";
+        Retry retry = registry.bareRetry(retryName(name, p));
+        RetryingHttpClient.Builder b = RetryingHttpClient.builder()
+                .service(name)
+                .policy(retry.policy())
+                .clock(retry.clock())
+                .statusTable(statusTable(name, p));
+        if (retry.circuitBreaker() != null) {
+            b.circuitBreaker(retry.circuitBreaker());
+        }
+        if (retry.budget() != null) {
+            b.retryBudget(retry.budget());
+        }
+        if (p.getIdempotencyKeys() != null) {
+            IdempotencyKeyMode mode;
+            try {
+                mode = IdempotencyKeyMode.valueOf(p.getIdempotencyKeys().trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw PropertyCheck.invalid(at + "idempotency-keys", p.getIdempotencyKeys(),
+                        "idempotency-keys must be auto, require or off");
+            }
+            b.idempotencyKeys(mode);
+        }
+        if (p.getKeysHonoured() != null) {
+            boolean honoured = p.getKeysHonoured();
+            b.keysHonoured(uri -> honoured);
+        }
+        PropertyCheck.apply(at + "max-retry-after", p.getMaxRetryAfter(), b::maxRetryAfter);
+        // the listeners the application's customizers give a retry of this name (meters, logs, counts)
+        boolean httpLog = false;
+        for (RetryListener l : registry.customize(Retry.of(name, retry.policy())).listeners()) {
+            if (LOG && Logs.isRetryLog(l)) {
+                httpLog = true; // written as http_retry lines below instead
+            } else {
+                b.retryListener(l);
+            }
+        }
+        if (httpLog) {
+            Logs.addHttpLog(b);
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,170 @@
+package dev.stagger.spring.internal;
+
+import dev.stagger.Backoff;
+import dev.stagger.CircuitBreaker;
+import dev.stagger.Clock;
+import dev.stagger.ExponentialBackoff;
+import dev.stagger.Jitter;
+import dev.stagger.LinearBackoff;
+import dev.stagger.RetryBudget;
+import dev.stagger.RetryPolicy;
+import dev.stagger.spring.StaggerProperties;
+import dev.stagger.spring.StaggerProperties.BackoffProperties;
+import dev.stagger.spring.StaggerProperties.BudgetProperties;
+import dev.stagger.spring.StaggerProperties.CircuitBreakerProperties;
+import dev.stagger.spring.StaggerProperties.RetryProperties;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.function.Supplier;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+
+/**
+ * Builds Stagger's objects from {@code stagger.*} properties: each named entry is bound on top of
+ * its map's {@code default} entry, then handed to Stagger's own builders, whose checks decide what
+ * is valid (a refusal names the property and the value). No rule is repeated here.
+ */
+public final class InstanceFactory {
+    private final Binder binder;
+    private final Clock clock;
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public InstanceFactory(Binder binder, Clock clock) {
+        this.binder = binder;
+        this.clock = clock;
+    }
+
+    /** The entry {@code name} of the map at {@code prefix}, on top of its {@code default} entry. */
+    public <T> T merged(String prefix, String name, Supplier<T> fresh) {
+        T value = fresh.get();
+        binder.bind(prefix + "." + StaggerProperties.DEFAULT, Bindable.ofInstance(value));
+        if (!StaggerProperties.DEFAULT.equals(name)) {
+            binder.bind(key(prefix, name), Bindable.ofInstance(value));
+        }
+        return value;
+    }
+
+    /** The property name of entry {@code name} in the map at {@code prefix}. */
+    public static String key(String prefix, String name) {
+        return name.matches("[a-z0-9-]+") ? prefix + "." + name : prefix + "[" + name + "]";
+    }
+
+    public RetryProperties retryProperties(String name) {
+        return merged("stagger.retries", name, RetryProperties::new);
+    }
+
+    public RetryPolicy policy(String name, RetryProperties p) {
+        String at = key("stagger.retries", name) + ".";
+        RetryPolicy.Builder b;
+        if (p.getPreset() == null) {
+            b = RetryPolicy.builder();
+        } else {
+            switch (p.getPreset().toLowerCase(Locale.ROOT)) {
+                case "interactive" -> b = RetryPolicy.interactive().toBuilder();
+                case "background" -> b = RetryPolicy.background().toBuilder();
+                default -> throw PropertyCheck.invalid(at + "preset", p.getPreset(), "preset must be interactive or background");
+            }
+        }
+        RetryPolicy.Builder builder = b;
+        PropertyCheck.apply(at + "max-attempts", p.getMaxAttempts(), builder::maxAttempts);
+        Backoff backoff = backoff(at + "backoff.", p.getBackoff());
+        if (backoff != null) {
+            builder.backoff(backoff);
+        }
+        PropertyCheck.apply(at + "deadline", p.getDeadline(), builder::deadline);
+        PropertyCheck.apply(at + "attempt-timeout", p.getAttemptTimeout(), builder::attemptTimeout);
+        if (!p.getRetryOn().isEmpty()) {
+            @SuppressWarnings("unchecked")
+            Class<? extends Throwable>[] types = p.getRetryOn().toArray(new Class[0]);
+            PropertyCheck.apply(at + "retry-on", types, builder::retryOn);
+        }
+        if (!p.getAbortOn().isEmpty()) {
+            @SuppressWarnings("unchecked")
+            Class<? extends Throwable>[] types = p.getAbortOn().toArray(new Class[0]);
+            PropertyCheck.apply(at + "abort-on", types, builder::abortOn);
+        }
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw PropertyCheck.invalid(at.substring(0, at.length() - 1), name, e.getMessage());
+        }
+    }
+
+    /** The configured backoff, or null when nothing under {@code backoff} is set (the policy's default stays). */
+    Backoff backoff(String at, BackoffProperties p) {
+        if (p.getType() == null && p.getBase() == null && p.getMultiplier() == null && p.getStep() == null
+                && p.getMaxDelay() == null && p.getJitter() == null && p.getJitterFactor() == null) {
+            return null;
+        }
+        String type = p.getType() == null ? "exponential" : p.getType().toLowerCase(Locale.ROOT);
+        Duration base = p.getBase() != null ? p.getBase() : Duration.ofMillis(200);
+        Jitter jitter = jitter(at, p);
+        Backoff[] result = new Backoff[1];
+        switch (type) {
+            case "none" -> result[0] = Backoff.none();
+            case "fixed" -> PropertyCheck.apply(at + "base", base, d -> result[0] = Backoff.fixed(d).jitter(jitter));
+            case "linear" -> PropertyCheck.apply(at + "step", p.getStep() != null ? p.getStep() : base, step -> {
+                LinearBackoff linear = Backoff.linear(base, step).jitter(jitter);
+                result[0] = p.getMaxDelay() != null ? linear.maxDelay(p.getMaxDelay()) : linear;
+            });
+            case "decorrelated" -> PropertyCheck.apply(at + "max-delay",
+                    p.getMaxDelay() != null ? p.getMaxDelay() : Duration.ofSeconds(5),
+                    cap -> result[0] = Backoff.decorrelated(base, cap));
+            case "exponential" -> {
+                ExponentialBackoff[] e = new ExponentialBackoff[1];
+                PropertyCheck.apply(at + "base", base, d -> e[0] = Backoff.exponential(d));
+                PropertyCheck.apply(at + "multiplier", p.getMultiplier() != null ? p.getMultiplier() : 2.0,
+                        m -> e[0] = e[0].multiplier(m));
+                PropertyCheck.apply(at + "max-delay", p.getMaxDelay() != null ? p.getMaxDelay() : Duration.ofSeconds(5),
+                        m -> e[0] = e[0].maxDelay(m));
+                result[0] = e[0].jitter(jitter);
+            }
+            default -> throw PropertyCheck.invalid(at + "type", p.getType(),
+                    "type must be exponential, fixed, linear, decorrelated or none");
+        }
+        return result[0];
+    }
+
+    private static Jitter jitter(String at, BackoffProperties p) {
+        String name = p.getJitter() == null ? "full" : p.getJitter().toLowerCase(Locale.ROOT);
+        double factor = p.getJitterFactor() != null ? p.getJitterFactor() : 0.3;
+        Jitter[] j = new Jitter[1];
+        switch (name) {
+            case "none" -> j[0] = Jitter.none();
+            case "full" -> j[0] = Jitter.full();
+            case "equal" -> j[0] = Jitter.equal();
+            case "proportional" -> PropertyCheck.apply(at + "jitter-factor", factor, f -> j[0] = Jitter.proportional(f));
+            case "spread" -> PropertyCheck.apply(at + "jitter-factor", factor, f -> j[0] = Jitter.spread(f));
+            default -> throw PropertyCheck.invalid(at + "jitter", p.getJitter(),
+                    "jitter must be full, equal, proportional, spread or none");
+        }
+        return j[0];
+    }
+
+    public CircuitBreaker.Builder circuitBreaker(String name) {
+        CircuitBreakerProperties p = merged("stagger.circuit-breakers", name, CircuitBreakerProperties::new);
+        String at = key("stagger.circuit-breakers", name) + ".";
+        CircuitBreaker.Builder b = CircuitBreaker.builder(name).clock(clock);
+        PropertyCheck.apply(at + "failure-rate-threshold", p.getFailureRateThreshold(), b::failureRateThreshold);
+        PropertyCheck.apply(at + "minimum-calls", p.getMinimumCalls(), b::minimumCalls);
+        PropertyCheck.apply(at + "consecutive-failures", p.getConsecutiveFailures(), b::consecutiveFailures);
+        PropertyCheck.apply(at + "window", p.getWindow(), b::window);
+        PropertyCheck.apply(at + "open-duration", p.getOpenDuration(), b::openDuration);
+        PropertyCheck.apply(at + "half-open-permits", p.getHalfOpenPermits(), b::halfOpenPermits);
+        PropertyCheck.apply(at + "slow-call-threshold", p.getSlowCallThreshold(), b::slowCallThreshold);
+        return b;
+    }
+
+    public RetryBudget budget(String name) {
+        BudgetProperties p = merged("stagger.budgets", name, BudgetProperties::new);
+        String at = key("stagger.budgets", name) + ".";
+        RetryBudget.Builder b = RetryBudget.builder(name).clock(clock);
+        PropertyCheck.apply(at + "ratio", p.getRatio(), b::ratio);
+        PropertyCheck.apply(at + "max-tokens", p.getMaxTokens(), b::maxTokens);
+        PropertyCheck.apply(at + "min-retries-per-second", p.getMinRetriesPerSecond(), b::minRetriesPerSecond);
+        return b.build();
+    }
+}

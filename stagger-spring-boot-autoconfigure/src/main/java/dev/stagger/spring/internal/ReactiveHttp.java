@@ -1,0 +1,57 @@
+package dev.stagger.spring.internal;
+
+import dev.stagger.http.HttpTransport;
+import dev.stagger.http.RetryingHttpClient;
+import java.util.Optional;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code WebClient}: an exchange filter running each request's attempts through
+ * {@link RetryingHttpClient#executeAsync} (waits scheduled, no thread blocked). Loaded only when
+ * Spring WebFlux is present.
+ */
+public final class ReactiveHttp {
+    private ReactiveHttp() {
+    }
+
+    static final HttpTransport<ClientResponse> TRANSPORT = new HttpTransport<>() {
+        @Override
+        public int statusCode(ClientResponse response) {
+            return response.statusCode().value();
+        }
+
+        @Override
+        public Optional<String> header(ClientResponse response, String name) {
+            return response.headers().header(name).stream().findFirst();
+        }
+
+        @Override
+        public void discard(ClientResponse response) {
+            response.releaseBody().subscribe(ignored -> { }, ignored -> { });
+        }
+    };
+
+    static boolean isResponse(Object o) {
+        return o instanceof ClientResponse;
+    }
+
+    static ClientResponse cast(Object o) {
+        return (ClientResponse) o;
+    }
+
+    /** A filter applying {@code client}'s rules to every exchange. */
+    public static ExchangeFilterFunction filter(RetryingHttpClient client) {
+        return (ClientRequest request, ExchangeFunction next) -> Mono.defer(() -> {
+            RetryingHttpClient.Exchange exchange = client.exchange(request.method().name(), request.url(),
+                    name -> Optional.ofNullable(request.headers().getFirst(name)));
+            ClientRequest toSend = exchange.idempotencyKeyHeader()
+                    .map(key -> ClientRequest.from(request).header("Idempotency-Key", key).build())
+                    .orElse(request);
+            return Mono.fromFuture(() -> client.executeAsync(exchange, TRANSPORT, attempt -> next.exchange(toSend).toFuture()));
+        });
+    }
+}
