@@ -31,6 +31,8 @@ class RetryExecution<T> implements AttemptContext {
     private List<Throwable> failures;
     EndReason endReason;
     RetryRefusedException refusal;
+    /** The breaker's permit for the current attempt. */
+    CircuitBreaker.Permit permit;
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
         this.retry = retry;
@@ -142,7 +144,7 @@ class RetryExecution<T> implements AttemptContext {
     final boolean beforeAttempt() {
         attempt++;
         CircuitBreaker breaker = retry.breaker;
-        if (breaker != null && !breaker.tryAcquirePermission()) {
+        if (breaker != null && !(permit = breaker.tryAcquirePermission()).isGranted()) {
             attempt--;
             refusal = breaker.openException(lastFailure, lastFailure == null ? lastResult : null);
             end(EndReason.CIRCUIT_OPEN);
@@ -190,7 +192,7 @@ class RetryExecution<T> implements AttemptContext {
             }
         }
         if (retry.breaker != null) {
-            retry.breaker.record(result, failure, attemptNanos);
+            retry.breaker.record(permit, result, failure, attemptNanos);
         }
         if (retry.listeners.length > 0) {
             RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, policy.maxAttempts(),
