@@ -152,6 +152,7 @@ public final class CircuitBreaker {
     private static final VarHandle HEAD;
     private static final VarHandle WORD;
     private static final VarHandle HALF_WORD;
+    private static final VarHandle DECIDING;
 
     static {
         try {
@@ -160,6 +161,7 @@ public final class CircuitBreaker {
             HEAD = l.findVarHandle(Closed.class, "head", Bucket.class);
             WORD = l.findVarHandle(Bucket.class, "word", long.class);
             HALF_WORD = l.findVarHandle(HalfOpen.class, "word", long.class);
+            DECIDING = l.findVarHandle(Closed.class, "deciding", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -281,6 +283,9 @@ public final class CircuitBreaker {
         while (true) {
             Phase p = phase;
             if (p instanceof Closed c) {
+                if (c.deciding == 0) {
+                    return c; // no trip decided or being decided, so the word is not TRIPPED now
+                }
                 Bucket head = c.head;
                 long w = head.word;
                 if ((w & SEALED) == 0) {
@@ -450,14 +455,13 @@ public final class CircuitBreaker {
                 }
                 continue;
             }
+            DECIDING.getAndAdd(c, 1); // announced before the word can say TRIPPED; see tryAcquirePermission
             long decidedAt = clock.nanoTime();
-            if (rateMode && clock.coarseNanoTime() != now) {
-                continue; // time moved while deciding: decide again on the new reading
-            }
-            if (WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
+            if ((!rateMode || clock.coarseNanoTime() == now) && WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
                 publishOpen(c, State.CLOSED, decidedAt, 1, openBackoff == null ? null : openBackoff.start(random));
                 return true;
             }
+            DECIDING.getAndAdd(c, -1); // the word or the time moved: decide again on a new reading
         }
     }
 
@@ -750,6 +754,12 @@ public final class CircuitBreaker {
         volatile Bucket head;
         /** Sealed buckets by epoch modulo the bucket count (rate mode only). */
         final AtomicReferenceArray<Bucket> ring;
+        /**
+         * Threads about to try the compare-and-set that trips this phase; never lowered by the one
+         * that succeeds. Zero therefore means the word is not TRIPPED, and the permission check
+         * can grant without reading the word every outcome writes.
+         */
+        volatile int deciding;
 
         Closed(Bucket head, int bucketCount) {
             this.head = head;

@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Provide;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Scale;
@@ -32,7 +32,7 @@ class BudgetAndBreakerPropertiesTest {
                                                      @ForAll @IntRange(min = 1, max = 500) int maxTokens) {
         RetryBudget budget = RetryBudget.builder("p").ratio(ratio).maxTokens(maxTokens).minRetriesPerSecond(0)
                 .clock(new VirtualClock()).build();
-        double deposited = Math.round(ratio * 1000) / 1000.0; // tokens are counted in thousandths
+        double deposited = budget.ratio(); // rounded down to thousandths
         long successes = 0;
         long requests = 0;
         for (boolean success : successOrRetry) {
