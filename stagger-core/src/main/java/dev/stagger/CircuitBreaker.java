@@ -246,7 +246,13 @@ public final class CircuitBreaker {
      * HALF_OPEN (it moves there with that call).
      */
     public State state() {
-        return stateOf(phase);
+        while (true) {
+            Phase p = phase;
+            State s = stateOf(p);
+            if (!(p instanceof Open) || phase == p) {
+                return s; // an open phase is judged by a later clock reading: it must still be current then
+            }
+        }
     }
 
     /** What {@code p} means now: a sealed word already decides it (a trip means OPEN). */
@@ -660,7 +666,11 @@ public final class CircuitBreaker {
         while (true) {
             Phase p = phase;
             if (!(p instanceof Closed c)) {
-                return new Metrics(stateOf(p), 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
+                State s = stateOf(p);
+                if (p instanceof Open && phase != p) {
+                    continue;
+                }
+                return new Metrics(s, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
             }
             Bucket head = c.head;
             long w = head.word;

@@ -49,4 +49,17 @@ public class BreakerConsecutiveLincheckTest extends BreakerHarness {
                 List.of(List.of(op("succeed", 1)), List.of(op("fail", 2))),
                 List.of(op("state"))));
     }
+
+    /**
+     * An open breaker reports HALF_OPEN once its period is over, judged on a clock reading taken
+     * while that open phase is still current: a reset and a clock move in between must not make
+     * it report HALF_OPEN, a state the breaker never had at any one moment.
+     */
+    @Test
+    void anOpenStateIsJudgedOnOneReading() {
+        explore(getClass(), Model.class, scenario(
+                List.of(op("acquire", 0), op("fail", 0)),
+                List.of(List.of(op("reset"), op("advance")), List.of(op("state"), op("metrics"))),
+                List.of()));
+    }
 }
