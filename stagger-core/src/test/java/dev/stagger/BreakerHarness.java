@@ -34,9 +34,9 @@ public abstract class BreakerHarness {
     static final int CALLERS = 8;
     /** Bounds that keep every Lincheck test of the build within a few seconds on two cores. */
     static final int SCENARIO_INVOCATIONS = 500;
-    static final int ITERATIONS = 8;
+    static final int ITERATIONS = 6;
     static final int MODEL_CHECKING_INVOCATIONS = 150;
-    static final int STRESS_INVOCATIONS = 500;
+    static final int STRESS_INVOCATIONS = 400;
     private static final IOException FAILURE = new IOException("down");
 
     private final BreakerModel.Config config;
