@@ -16,6 +16,7 @@ import sys
 NAMES = {
     "direct": "direct call",
     "stagger": "Stagger",
+    "staggerConsecutive": "Stagger, consecutive mode",
     "resilience4j": "Resilience4j",
     "resilience4jCount": "Resilience4j count window",
     "resilience4jTime": "Resilience4j time window",

@@ -119,7 +119,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     private void handleOutcome(T value, Throwable failure, long t0) {
         if (promise.isDone()) {
             if (retry.breaker != null) {
-                retry.breaker.releasePermission(); // the outcome is discarded, so the probe never happened
+                retry.breaker.releasePermission(permit); // the outcome is discarded, so the probe never happened
             }
             return;
         }

@@ -1,47 +1,84 @@
 package dev.stagger;
 
 import dev.stagger.internal.Checks;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
-import java.util.List;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BiPredicate;
 
 /**
  * Stops calling a downstream that is failing, so that it can recover and callers fail fast.
  *
- * <p><b>CLOSED</b>: calls pass and outcomes are recorded. The breaker trips to OPEN when, within
- * the sliding {@code window} (default 30 s, in 10 buckets), at least {@code minimumCalls} (default
- * 20) were recorded and the failure rate is at least {@code failureRateThreshold} (default 50 %),
- * or — the simple mode — after {@code consecutiveFailures} failures in a row. Setting only
- * {@code consecutiveFailures} selects the simple mode alone.
+ * <p><b>CLOSED</b>: calls pass and outcomes are recorded. After every recorded outcome the breaker
+ * trips to OPEN when, within the sliding {@code window} (default 30 s, in 10 buckets), at least
+ * {@code minimumCalls} (default 20) were recorded and {@code failures / calls} is at least
+ * {@code failureRateThreshold} (default 0.5, compared exactly as the decimal it is written as: 7
+ * failures in 100 calls reach 0.07) — or, the simple mode, after {@code consecutiveFailures}
+ * failures in a row. Setting only {@code consecutiveFailures} selects the simple mode alone.
  *
  * <p><b>OPEN</b>: every call is refused at once with a {@link CircuitOpenException} that says when
- * the next probe is allowed, for {@code openDuration} (default 30 s). With
- * {@link Builder#openBackoff(Backoff)} the duration grows on each re-open in a row and resets
- * once the breaker closes.
+ * the next probe is allowed, for {@code openDuration} (default 30 s) from the moment of the
+ * decision to trip. Outcomes recorded while open change nothing. With
+ * {@link Builder#openBackoff(Backoff)} the duration grows on each re-open in a row, from one
+ * schedule kept across those re-opens and reset once the breaker closes.
  *
- * <p><b>HALF_OPEN</b>: {@code halfOpenPermits} (default 1) probes pass; when all succeed the breaker
- * closes with fresh counts, and any failure re-opens it.
+ * <p><b>HALF_OPEN</b>: the first call after the open period moves the breaker here; it admits
+ * {@code halfOpenPermits} (default 1) probes. When all of them succeed the breaker closes with
+ * fresh counts; any failure recorded while half-open re-opens it. Only the probes of this period
+ * count towards closing: the success of a call admitted earlier (while closed) is not evidence of
+ * recovery.
  *
- * <p>What counts as a failure is configurable ({@link Builder#recordFailures(Classifier)}: a 404
- * is not the downstream being sick). Slow calls can count as failures too.
+ * <p><b>Permits.</b> {@link #tryAcquirePermission()} returns a {@link Permit} that identifies the
+ * period that issued it. Every granted permit must be finished exactly once: by
+ * {@link #record(Permit, Object, Throwable)} with the call's outcome, or by
+ * {@link #releasePermission(Permit)} when the call was abandoned without one. A released probe
+ * permit returns only to the half-open period that issued it.
  *
- * <p>Thread-safe and lock-free: counts are {@link LongAdder}s in time buckets, the state is one
- * atomic reference changed by compare-and-set, so every transition is legal and happens once. The
- * closed-state success path reads a millisecond-granularity clock, never the OS clock.
+ * <p><b>What counts as a failure</b> is a {@link FailurePredicate} ({@link Builder#failurePredicate}:
+ * a 404 is not the downstream being sick). A predicate that throws does not break the caller: the
+ * outcome counts as a failure, and the predicate's exception is added as suppressed to the
+ * operation's exception when there is one. Slow calls can count as failures too.
+ *
+ * <p><b>Concurrency.</b> Thread-safe and lock-free; recording and permission checks allocate
+ * nothing. {@link #tryAcquirePermission()}, {@link #releasePermission(Permit)}, {@code record},
+ * {@link #state()} and {@link #reset()} are linearizable against the behaviour above (each takes
+ * effect atomically at one instant between its call and its return, with the clock read at that
+ * instant): the closed state's counts of the current bucket, the consecutive count and the trip
+ * decision are one 64-bit word changed by compare-and-set, and earlier buckets are sealed and
+ * summed when the window moves, so every decision is made from one consistent reading of the
+ * window and no outcome is lost or counted twice. The open period starts at the clock reading of
+ * that decision. Between the decision and the publication of the OPEN state (the next instructions
+ * of the deciding thread) the breaker already refuses calls, reports OPEN, and a refusal's
+ * {@link CircuitOpenException#retryIn()} is {@code openDuration} rather than the exact remainder.
+ * {@link #metrics()} is one reading of the state and the window counts ({@code state},
+ * {@code calls}, {@code failures}, {@code failureRate}, {@code consecutiveFailures} are linearizable);
+ * {@code slowCalls}, {@code rejected} and {@code transitions} are {@link LongAdder} totals, exact
+ * when the breaker is quiescent and otherwise missing at most the updates in flight. Listeners are
+ * told of a transition after it has happened, on the thread that made it; two transitions made
+ * on different threads may reach a listener in either order.
+ *
+ * <p>The closed path reads the clock's millisecond ticker ({@link Clock#coarseNanoTime()}) only
+ * in rate mode, and the precise clock only to time a decision to trip. Limits that keep the word
+ * exact: a bucket holds up to 2<sup>24</sup>-1 calls (a busier bucket continues in a new one of
+ * the same period), {@code consecutiveFailures} is at most 8191.
  */
 public final class CircuitBreaker {
 
     /** The breaker's states. */
     public enum State { CLOSED, OPEN, HALF_OPEN }
 
-    /** A change of state. */
-    public record Transition(String breaker, State from, State to, long atNanos) {
+    /**
+     * A change of state.
+     *
+     * @param at the clock's wall time ({@link Clock#currentTimeMillis()}) when the change was made
+     */
+    public record Transition(String breaker, State from, State to, Instant at) {
     }
 
     /** Receives transitions, synchronously, on the thread that caused them. Must not throw. */
@@ -50,18 +87,103 @@ public final class CircuitBreaker {
         void onTransition(Transition transition);
     }
 
+    /** A listener's registration; {@link #cancel()} stops further transitions from reaching it. */
+    @FunctionalInterface
+    public interface Subscription {
+        void cancel();
+    }
+
     /**
-     * Counts at one moment.
+     * Which outcomes are failures of the downstream. Exactly one of {@code result} and
+     * {@code failure} is meaningful: {@code failure} is null when the call returned {@code result}
+     * (which may itself be null).
+     */
+    @FunctionalInterface
+    public interface FailurePredicate {
+        boolean isFailure(Object result, Throwable failure);
+    }
+
+    /**
+     * The answer to {@link #tryAcquirePermission()}: granted or not, and — when granted — the
+     * period that issued it, which {@link #record(Permit, Object, Throwable)} and
+     * {@link #releasePermission(Permit)} use. Opaque; never allocated per call.
+     */
+    public abstract static class Permit {
+        private Permit() {
+        }
+
+        /** True when the call may proceed. */
+        public abstract boolean isGranted();
+    }
+
+    /**
+     * Counts at one moment. {@code state}, {@code calls}, {@code failures}, {@code failureRate}
+     * and {@code consecutiveFailures} come from one reading; the others are running totals.
      *
-     * @param calls successes + failures recorded in the current window (closed state)
+     * @param calls successes + failures in the current window (zero unless closed)
      * @param failureRate failures / calls in the window, 0 when there were none
+     * @param slowCalls slow calls in the window (a total, see the class's concurrency notes)
+     * @param rejected calls refused since creation (a total)
+     * @param transitions state changes since creation (a total)
      */
     public record Metrics(State state, long calls, long failures, long slowCalls, double failureRate,
                           int consecutiveFailures, long rejected, long transitions) {
     }
 
+    // ---- the closed state's word: [SEALED][TRIPPED][RESET][consecutive 13][failures 24][calls 24] ----
+    private static final int COUNT_BITS = 24;
+    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
+    private static final int FAILURES_SHIFT = COUNT_BITS;
+    private static final int CONSECUTIVE_SHIFT = 2 * COUNT_BITS;
+    private static final long CONSECUTIVE_MASK = (1L << 13) - 1;
+    static final int MAX_CONSECUTIVE = (int) CONSECUTIVE_MASK;
+    private static final long SEALED = 1L << 63;
+    private static final long TRIPPED = 1L << 62;
+    private static final long RESET = 1L << 61;
+    /** Half-open only: every probe succeeded. */
+    private static final long CLOSING = 1L << 60;
+    private static final long FLAGS = SEALED | TRIPPED | RESET | CLOSING;
+    // ---- the half-open state's word: [flags 4][successes 28][permits left 32] ----
+    private static final int SUCCESSES_SHIFT = 32;
+    private static final long PERMITS_MASK = 0xFFFF_FFFFL;
+    static final int MAX_HALF_OPEN_PERMITS = (1 << 28) - 1;
+
+    private static final VarHandle PHASE;
+    private static final VarHandle HEAD;
+    private static final VarHandle WORD;
+    private static final VarHandle HALF_WORD;
+    private static final VarHandle DECIDING;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            PHASE = l.findVarHandle(CircuitBreaker.class, "phase", Phase.class);
+            HEAD = l.findVarHandle(Closed.class, "head", Bucket.class);
+            WORD = l.findVarHandle(Bucket.class, "word", long.class);
+            HALF_WORD = l.findVarHandle(HalfOpen.class, "word", long.class);
+            DECIDING = l.findVarHandle(Closed.class, "deciding", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final Permit REFUSED = new Permit() {
+        @Override
+        public boolean isGranted() {
+            return false;
+        }
+
+        @Override
+        public String toString() {
+            return "Permit{refused}";
+        }
+    };
+
     private final String name;
-    private final double failureRateThreshold;
+    private final boolean rateMode;
+    /** The threshold as the fraction thresholdNumerator / thresholdDenominator, in lowest terms. */
+    private final long thresholdNumerator;
+    private final long thresholdDenominator;
     private final int minimumCalls;
     private final int consecutiveFailuresToOpen;
     private final long bucketNanos;
@@ -70,18 +192,28 @@ public final class CircuitBreaker {
     private final Backoff openBackoff;
     private final int halfOpenPermits;
     private final long slowCallNanos;
-    private final BiPredicate<Object, Throwable> isFailure;
+    private final FailurePredicate isFailure;
     private final Clock clock;
     private final RandomSource random;
-    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
 
-    private final AtomicReference<Phase> phase;
+    /** Read directly, changed only through {@link #PHASE}. */
+    private volatile Phase phase;
     private final LongAdder rejected = new LongAdder();
     private final LongAdder transitions = new LongAdder();
 
     private CircuitBreaker(Builder b) {
         this.name = b.name;
-        this.failureRateThreshold = b.rateModeDisabled() ? Double.NaN : b.failureRateThreshold;
+        this.rateMode = !b.rateModeDisabled();
+        BigDecimal threshold = BigDecimal.valueOf(b.failureRateThreshold);
+        BigInteger numerator = threshold.unscaledValue();
+        BigInteger denominator = BigInteger.TEN.pow(Math.max(0, threshold.scale()));
+        if (threshold.scale() < 0) {
+            numerator = numerator.multiply(BigInteger.TEN.pow(-threshold.scale()));
+        }
+        BigInteger gcd = numerator.gcd(denominator);
+        this.thresholdNumerator = numerator.divide(gcd).longValueExact();
+        this.thresholdDenominator = denominator.divide(gcd).longValueExact();
         this.minimumCalls = b.minimumCalls;
         this.consecutiveFailuresToOpen = b.consecutiveFailures;
         this.bucketCount = b.buckets;
@@ -93,8 +225,7 @@ public final class CircuitBreaker {
         this.isFailure = b.isFailure;
         this.clock = b.clock;
         this.random = b.random;
-        this.listeners.addAll(b.listeners);
-        this.phase = new AtomicReference<>(new Closed(bucketCount));
+        this.phase = newClosed();
     }
 
     public static Builder builder(String name) {
@@ -110,159 +241,499 @@ public final class CircuitBreaker {
         return name;
     }
 
+    /**
+     * The state the next call would see: an open breaker whose open period is over reports
+     * HALF_OPEN (it moves there with that call).
+     */
     public State state() {
-        Phase p = phase.get();
-        if (p instanceof Open open && clock.nanoTime() >= open.untilNanos) {
-            return State.HALF_OPEN; // what the next call would see
+        while (true) {
+            Phase p = phase;
+            State s = stateOf(p);
+            if (!(p instanceof Open) || phase == p) {
+                return s; // an open phase is judged by a later clock reading: it must still be current then
+            }
         }
-        return p.state();
     }
 
-    /** Registers a transition listener (for metrics binders and logs). */
-    public void addListener(Listener listener) {
-        listeners.add(Checks.notNull("listener", listener));
+    /** What {@code p} means now: a sealed word already decides it (a trip means OPEN). */
+    private State stateOf(Phase p) {
+        if (p instanceof Closed c) {
+            return (c.head.word & TRIPPED) != 0 ? State.OPEN : State.CLOSED;
+        }
+        if (p instanceof HalfOpen h) {
+            long w = h.word;
+            return (w & TRIPPED) != 0 ? State.OPEN : (w & (CLOSING | RESET)) != 0 ? State.CLOSED : State.HALF_OPEN;
+        }
+        return clock.nanoTime() >= ((Open) p).untilNanos ? State.HALF_OPEN : State.OPEN;
     }
 
     /**
-     * Asks to make a call. Every call that gets a permit must report its outcome with
-     * {@link #record(Object, Throwable, long)}, or give the permit back with
-     * {@link #releasePermission()} when it is abandoned without one.
-     *
-     * @return false when the breaker refuses the call
+     * Registers a transition listener on this running breaker (for metrics binders and logs). It
+     * receives every transition made after this method returns (and may receive one made while it
+     * ran), synchronously on the thread that made it. Thread-safe; a listener that throws is
+     * ignored.
      */
-    public boolean tryAcquirePermission() {
+    public Subscription subscribe(Listener listener) {
+        Listener l = Checks.notNull("listener", listener);
+        listeners.add(l);
+        return () -> listeners.remove(l);
+    }
+
+    /**
+     * Asks to make a call.
+     *
+     * @return a permit: {@link Permit#isGranted()} is false when the breaker refuses the call; a
+     *     granted permit must be finished once, by {@code record} or {@link #releasePermission(Permit)}
+     */
+    public Permit tryAcquirePermission() {
         while (true) {
-            Phase p = phase.get();
-            if (p instanceof Closed) {
-                return true;
-            }
-            if (p instanceof Open open) {
+            Phase p = phase;
+            if (p instanceof Closed c) {
+                if (c.deciding == 0) {
+                    return c; // no trip decided or being decided, so the word is not TRIPPED now
+                }
+                Bucket head = c.head;
+                long w = head.word;
+                if ((w & SEALED) == 0) {
+                    return c;
+                }
+                if ((w & TRIPPED) != 0) {
+                    rejected.increment();
+                    return REFUSED;
+                }
+                helpClosed(c, head, w);
+            } else if (p instanceof Open open) {
                 if (clock.nanoTime() < open.untilNanos) {
                     rejected.increment();
-                    return false;
+                    return REFUSED;
                 }
                 // The mover's own permit is taken before the phase is published: once it is, other
-                // threads may take the rest, and taking ours afterwards could admit one probe too many.
-                if (transition(p, new HalfOpen(halfOpenPermits - 1, open.consecutiveOpens))) {
-                    return true;
+                // threads may take the rest.
+                HalfOpen half = new HalfOpen(halfOpenPermits - 1, open.opens, open.schedule);
+                if (PHASE.compareAndSet(this, p, half)) {
+                    emit(State.OPEN, State.HALF_OPEN);
+                    return half;
                 }
-                continue;
+            } else {
+                HalfOpen half = (HalfOpen) p;
+                long w = half.word;
+                if ((w & SEALED) != 0) {
+                    if ((w & TRIPPED) != 0) {
+                        rejected.increment();
+                        return REFUSED;
+                    }
+                    finishClosing(half);
+                } else if ((w & PERMITS_MASK) == 0) {
+                    rejected.increment();
+                    return REFUSED;
+                } else if (HALF_WORD.compareAndSet(half, w, w - 1)) {
+                    return half;
+                }
             }
-            if (((HalfOpen) p).tryTakePermit()) {
-                return true;
-            }
-            rejected.increment();
-            return false;
         }
     }
 
     /**
-     * Gives back a permission whose call was abandoned before it had an outcome (an async attempt
+     * Gives back a permit whose call was abandoned before it had an outcome (an async attempt
      * cancelled in flight), so that a half-open breaker is not left waiting for a probe that will
-     * never report. Does nothing in other states.
+     * never report. A probe permit returns only to the half-open period that issued it; any other
+     * permit, and a refused one, is simply finished.
      */
-    public void releasePermission() {
-        if (phase.get() instanceof HalfOpen half) {
-            half.permits.incrementAndGet();
+    public void releasePermission(Permit permit) {
+        Checks.notNull("permit", permit);
+        if (permit instanceof HalfOpen half) {
+            while (true) {
+                long w = half.word;
+                if ((w & SEALED) != 0 || (w & PERMITS_MASK) >= halfOpenPermits) {
+                    return; // that period is over (or the permit was already given back)
+                }
+                if (HALF_WORD.compareAndSet(half, w, w + 1)) {
+                    return;
+                }
+            }
         }
-    }
-
-    /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
-    public CircuitOpenException openException(Throwable cause, Object lastResult) {
-        Phase p = phase.get();
-        long wait = p instanceof Open open ? Math.max(0, open.untilNanos - clock.nanoTime()) : 0;
-        return new CircuitOpenException(name, Duration.ofNanos(wait), cause, lastResult);
-    }
-
-    /** True when slow calls are counted, so callers must measure each call's duration. */
-    public boolean measuresDuration() {
-        return slowCallNanos > 0;
     }
 
     /**
      * Records a permitted call's outcome.
      *
-     * @param result the call's result, when it returned
+     * @param permit what {@link #tryAcquirePermission()} returned for this call; a refused permit
+     *     records nothing
+     * @param result the call's result, when it returned (may be null)
      * @param failure what it threw, or null
-     * @param durationNanos how long it took, or a negative value when not measured
      */
-    public void record(Object result, Throwable failure, long durationNanos) {
+    public void record(Permit permit, Object result, Throwable failure) {
+        record(permit, result, failure, -1);
+    }
+
+    /**
+     * Records a permitted call's outcome and how long it took, for {@link Builder#slowCallThreshold}.
+     *
+     * @see #record(Permit, Object, Throwable)
+     */
+    public void record(Permit permit, Object result, Throwable failure, Duration duration) {
+        record(permit, result, failure, Checks.nanos(Checks.notNull("duration", duration)));
+    }
+
+    /** The engine's form: {@code durationNanos} negative when not measured. */
+    void record(Permit permit, Object result, Throwable failure, long durationNanos) {
+        Checks.notNull("permit", permit);
+        if (!permit.isGranted()) {
+            return;
+        }
+        boolean failed;
+        try {
+            failed = isFailure.isFailure(result, failure);
+        } catch (RuntimeException predicateFailed) {
+            failed = true; // an outcome the breaker cannot judge is not evidence of health
+            if (failure != null && failure != predicateFailed) {
+                failure.addSuppressed(predicateFailed);
+            }
+        }
         boolean slow = slowCallNanos > 0 && durationNanos >= slowCallNanos;
-        if (slow || isFailure.test(result, failure)) {
-            onFailure(slow);
-        } else {
-            onSuccess();
-        }
+        apply(permit, failed || slow, slow);
     }
 
-    /** Records a success. */
-    public void onSuccess() {
-        Phase p = phase.get();
-        if (p instanceof Closed closed) {
-            if (failureRateThreshold == failureRateThreshold) { // not NaN: rate mode on
-                closed.bucket(clock.coarseNanoTime() / bucketNanos).successes.increment();
-            }
-            if (closed.consecutive.get() != 0) {
-                closed.consecutive.set(0);
-            }
-        } else if (p instanceof HalfOpen half) {
-            if (half.successes.incrementAndGet() >= halfOpenPermits) {
-                transition(p, new Closed(bucketCount));
+    private void apply(Permit permit, boolean failure, boolean slow) {
+        while (true) {
+            Phase p = phase;
+            if (p instanceof Closed c) {
+                if (recordClosed(c, failure, slow)) {
+                    return;
+                }
+            } else if (p instanceof HalfOpen half) {
+                if (recordHalfOpen(half, permit, failure)) {
+                    return;
+                }
+            } else {
+                return; // open: the breaker already refuses; the outcome changes nothing
             }
         }
     }
 
-    /** Records a failure. */
-    public void onFailure() {
-        onFailure(false);
-    }
-
-    private void onFailure(boolean slow) {
-        Phase p = phase.get();
-        if (p instanceof Closed closed) {
-            int consecutive = closed.consecutive.incrementAndGet();
+    /** @return false when the phase must be read again */
+    private boolean recordClosed(Closed c, boolean failure, boolean slow) {
+        while (true) {
+            Bucket head = c.head;
+            long w = head.word;
+            if ((w & SEALED) != 0) {
+                if ((w & TRIPPED) != 0) {
+                    return true; // tripped: counted as recorded while open
+                }
+                helpClosed(c, head, w);
+                if (phase != c) {
+                    return false;
+                }
+                continue;
+            }
+            int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
+            long next;
+            long now = 0;
+            if (rateMode) {
+                now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
+                long epoch = Math.floorDiv(now, bucketNanos);
+                if (epoch > head.epoch || (w & COUNT_MASK) == COUNT_MASK) {
+                    rotate(c, head, w, Math.max(epoch, head.epoch));
+                    continue;
+                }
+                next = (w + (failure ? (1L << FAILURES_SHIFT) + 1 : 1)) & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
+            } else if (!failure && consecutive == 0) {
+                return true; // nothing to change: the success path stays read-only
+            } else {
+                next = w & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
+            }
+            if (failure) {
+                consecutive = Math.min(consecutive + 1, MAX_CONSECUTIVE); // saturates when only the rate trips
+                next |= (long) consecutive << CONSECUTIVE_SHIFT;
+            }
             boolean trip = consecutiveFailuresToOpen > 0 && consecutive >= consecutiveFailuresToOpen;
-            if (failureRateThreshold == failureRateThreshold) {
-                long epoch = clock.coarseNanoTime() / bucketNanos;
-                Bucket b = closed.bucket(epoch);
-                b.failures.increment();
-                if (slow) {
-                    b.slow.increment();
-                }
-                if (!trip) {
-                    long[] counts = closed.counts(epoch);
-                    long calls = counts[0] + counts[1];
-                    trip = calls >= minimumCalls && counts[1] >= failureRateThreshold * calls;
-                }
+            if (!trip && rateMode) {
+                long calls = head.baseCalls + (next & COUNT_MASK);
+                long failures = head.baseFailures + ((next >>> FAILURES_SHIFT) & COUNT_MASK);
+                trip = calls >= minimumCalls && reachesThreshold(failures, calls);
             }
-            if (trip) {
-                open(p, 1);
+            if (!trip) {
+                if (WORD.compareAndSet(head, w, next)) {
+                    if (slow) {
+                        head.slow.increment();
+                    }
+                    return true;
+                }
+                continue;
             }
-        } else if (p instanceof HalfOpen half) {
-            open(p, half.consecutiveOpens + 1);
+            DECIDING.getAndAdd(c, 1); // announced before the word can say TRIPPED; see tryAcquirePermission
+            long decidedAt = clock.nanoTime();
+            if ((!rateMode || clock.coarseNanoTime() == now) && WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
+                publishOpen(c, State.CLOSED, decidedAt, 1, openBackoff == null ? null : openBackoff.start(random));
+                return true;
+            }
+            DECIDING.getAndAdd(c, -1); // the word or the time moved: decide again on a new reading
         }
     }
 
-    private void open(Phase from, int consecutiveOpens) {
-        long duration = openNanos;
-        if (openBackoff != null) {
-            duration = Math.max(openNanos, openBackoff.start(random).nextDelayNanos(consecutiveOpens));
+    /** @return false when the phase must be read again */
+    private boolean recordHalfOpen(HalfOpen half, Permit permit, boolean failure) {
+        while (true) {
+            long w = half.word;
+            if ((w & SEALED) != 0) {
+                if ((w & TRIPPED) != 0) {
+                    return true; // re-opening: counted as recorded while open
+                }
+                finishClosing(half);
+                return false;
+            }
+            if (failure) {
+                long decidedAt = clock.nanoTime();
+                if (HALF_WORD.compareAndSet(half, w, w | SEALED | TRIPPED)) {
+                    publishOpen(half, State.HALF_OPEN, decidedAt, half.opens + 1, half.schedule);
+                    return true;
+                }
+            } else if (permit != half) {
+                return true; // not a probe of this period: says nothing about the recovery
+            } else {
+                long next = w + (1L << SUCCESSES_SHIFT);
+                if ((next >>> SUCCESSES_SHIFT & MAX_HALF_OPEN_PERMITS) >= halfOpenPermits) {
+                    next |= SEALED | CLOSING;
+                }
+                if (HALF_WORD.compareAndSet(half, w, next)) {
+                    if ((next & CLOSING) != 0) {
+                        finishClosing(half);
+                    }
+                    return true;
+                }
+            }
         }
-        long now = clock.nanoTime();
-        long until = now + duration;
-        if (until < now) {
+    }
+
+    /** Exact {@code failures / calls >= threshold}: {@code failures·d >= n·calls} in 128 bits. */
+    private boolean reachesThreshold(long failures, long calls) {
+        long leftHigh = Math.multiplyHigh(failures, thresholdDenominator);
+        long rightHigh = Math.multiplyHigh(thresholdNumerator, calls);
+        if (leftHigh != rightHigh) {
+            return leftHigh > rightHigh;
+        }
+        return Long.compareUnsigned(failures * thresholdDenominator, thresholdNumerator * calls) >= 0;
+    }
+
+    /** The deciding thread publishes the open period it decided on. */
+    private void publishOpen(Phase from, State fromState, long decidedAt, int opens, Backoff.Schedule schedule) {
+        long duration = openNanos;
+        if (schedule != null) {
+            duration = Math.max(openNanos, schedule.nextDelayNanos(opens));
+        }
+        long until = decidedAt + duration;
+        if (until < decidedAt) {
             until = Long.MAX_VALUE; // overflowed (duration is never negative); a negative reading is fine
         }
-        transition(from, new Open(until, consecutiveOpens));
+        if (PHASE.compareAndSet(this, from, new Open(until, opens, schedule))) {
+            emit(fromState, State.OPEN);
+        } // else a reset replaced the phase after the decision: the reset came later and stands
     }
 
-    private boolean transition(Phase from, Phase to) {
-        if (!phase.compareAndSet(from, to)) {
+    /** Moves a half-open breaker whose probes all succeeded to CLOSED; any thread may do it. */
+    private void finishClosing(HalfOpen half) {
+        if ((half.word & (CLOSING | RESET)) != 0) {
+            replaceSealed(half, State.HALF_OPEN);
+        }
+    }
+
+    /** Completes what a sealed, untripped head of a closed phase is waiting for: a new bucket or a reset. */
+    private void helpClosed(Closed c, Bucket head, long w) {
+        if ((w & RESET) != 0) {
+            replaceSealed(c, State.CLOSED);
+        } else if (c.head == head) {
+            long epoch = rateMode ? Math.floorDiv(clock.coarseNanoTime(), bucketNanos) : head.epoch;
+            rotate(c, head, w, Math.max(epoch, head.epoch));
+        }
+    }
+
+    /** Seals {@code head} (if it is not yet) and installs a new bucket for {@code epoch} after it. */
+    private void rotate(Closed c, Bucket head, long w, long epoch) {
+        if ((w & SEALED) == 0) {
+            if (!WORD.compareAndSet(head, w, w | SEALED)) {
+                return; // changed meanwhile: the caller reads it again
+            }
+            w |= SEALED;
+        }
+        c.publishSealed(head);
+        long sameEpochCalls = 0;
+        long sameEpochFailures = 0;
+        if (epoch == head.epoch) {
+            sameEpochCalls = head.sameEpochCalls + (w & COUNT_MASK);
+            sameEpochFailures = head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
+        }
+        long[] base = sealedCounts(c, epoch, head.seq, Long.MIN_VALUE);
+        long carried = w & (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
+        Bucket fresh = new Bucket(epoch, head.seq + 1, base[0], base[1], sameEpochCalls, sameEpochFailures, carried);
+        HEAD.compareAndSet(c, head, fresh);
+    }
+
+    /**
+     * Calls and failures of the sealed buckets inside the window that ends at {@code epoch}, up to
+     * bucket {@code lastSeq} (later ones came after the reading this belongs to), leaving out the
+     * period {@code skipEpoch}.
+     */
+    private long[] sealedCounts(Closed c, long epoch, long lastSeq, long skipEpoch) {
+        long[] counts = new long[2];
+        for (int i = 0; i < bucketCount; i++) {
+            Bucket b = c.ring.get(i);
+            if (b != null && b.seq <= lastSeq && b.epoch != skipEpoch && b.epoch > epoch - bucketCount
+                    && b.epoch <= epoch) {
+                long w = b.word;
+                counts[0] += b.sameEpochCalls + (w & COUNT_MASK);
+                counts[1] += b.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
+            }
+        }
+        return counts;
+    }
+
+    /** Runs {@code operation} if the breaker allows it, recording the outcome. */
+    public <T> T call(Callable<T> operation) throws Exception {
+        Permit permit = tryAcquirePermission();
+        if (!permit.isGranted()) {
+            throw openException(null, null);
+        }
+        long start = slowCallNanos > 0 ? clock.nanoTime() : 0;
+        T result;
+        try {
+            result = operation.call();
+        } catch (Throwable t) {
+            record(permit, null, t, slowCallNanos > 0 ? clock.nanoTime() - start : -1);
+            throw t;
+        }
+        record(permit, result, null, slowCallNanos > 0 ? clock.nanoTime() - start : -1);
+        return result;
+    }
+
+    /** Forces the breaker closed with fresh counts (an operator's action). */
+    public void reset() {
+        while (true) {
+            Phase p = phase;
+            if (p instanceof Closed c) {
+                Bucket head = c.head;
+                long w = head.word;
+                if ((w & SEALED) == 0) {
+                    if (WORD.compareAndSet(head, w, w | SEALED | RESET)) {
+                        replaceSealed(c, State.CLOSED);
+                        return;
+                    }
+                } else if ((w & RESET) != 0) {
+                    replaceSealed(c, State.CLOSED); // another reset is finishing: this one changes nothing more
+                    return;
+                } else if ((w & TRIPPED) != 0) {
+                    if (replaceSealed(c, State.OPEN)) {
+                        return;
+                    }
+                } else {
+                    helpClosed(c, head, w);
+                }
+            } else if (p instanceof HalfOpen half) {
+                long w = half.word;
+                if ((w & SEALED) == 0) {
+                    if (HALF_WORD.compareAndSet(half, w, w | SEALED | RESET)) {
+                        replaceSealed(half, State.HALF_OPEN);
+                        return;
+                    }
+                } else if ((w & TRIPPED) == 0) {
+                    replaceSealed(half, State.HALF_OPEN); // closing or being reset: closed with fresh counts either way
+                    return;
+                } else if (replaceSealed(half, State.OPEN)) {
+                    return;
+                }
+            } else if (PHASE.compareAndSet(this, p, newClosed())) {
+                emit(State.OPEN, State.CLOSED);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Replaces a sealed phase (reset, closing, or tripped and being reset) with fresh closed
+     * counts; any thread may do it, the one that succeeds reports the transition.
+     */
+    private boolean replaceSealed(Phase sealed, State from) {
+        if (!PHASE.compareAndSet(this, sealed, newClosed())) {
             return false;
         }
+        if (from != State.CLOSED) {
+            emit(from, State.CLOSED);
+        }
+        return true;
+    }
+
+    /** One reading of the state and the window; see the class's concurrency notes. */
+    public Metrics metrics() {
+        while (true) {
+            Phase p = phase;
+            if (!(p instanceof Closed c)) {
+                State s = stateOf(p);
+                if (p instanceof Open && phase != p) {
+                    continue;
+                }
+                return new Metrics(s, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
+            }
+            Bucket head = c.head;
+            long w = head.word;
+            if ((w & TRIPPED) != 0) {
+                return new Metrics(State.OPEN, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
+            }
+            if ((w & SEALED) != 0) {
+                helpClosed(c, head, w);
+                continue;
+            }
+            long calls = 0;
+            long failures = 0;
+            long slow = 0;
+            if (rateMode) {
+                long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
+                if (head.word != w) {
+                    continue; // changed while the clock was read: read again
+                }
+                if (epoch <= head.epoch) {
+                    calls = head.baseCalls + (w & COUNT_MASK);
+                    failures = head.baseFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
+                } else {
+                    // the head's own period is counted through the head, whose figures include its predecessors
+                    long[] sealed = sealedCounts(c, epoch, head.seq - 1, head.epoch);
+                    calls = sealed[0];
+                    failures = sealed[1];
+                    if (head.epoch > epoch - bucketCount) {
+                        calls += head.sameEpochCalls + (w & COUNT_MASK);
+                        failures += head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
+                    }
+                }
+                slow = c.slowCalls(epoch, bucketCount);
+            }
+            int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
+            return new Metrics(State.CLOSED, calls, failures, slow, calls == 0 ? 0 : failures / (double) calls,
+                    consecutive, rejected.sum(), transitions.sum());
+        }
+    }
+
+    /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
+    CircuitOpenException openException(Throwable cause, Object lastResult) {
+        Phase p = phase;
+        long wait;
+        if (p instanceof Open open) {
+            wait = Math.max(0, open.untilNanos - clock.nanoTime());
+        } else if (p instanceof Closed c && (c.head.word & TRIPPED) != 0
+                || p instanceof HalfOpen h && (h.word & TRIPPED) != 0) {
+            wait = openNanos; // the open period is being published: its exact end is not known yet
+        } else {
+            wait = 0;
+        }
+        return new CircuitOpenException(name, Duration.ofNanos(wait), cause, lastResult);
+    }
+
+    /** True when slow calls are counted, so callers must measure each call's duration. */
+    boolean measuresDuration() {
+        return slowCallNanos > 0;
+    }
+
+    private void emit(State from, State to) {
         transitions.increment();
         if (!listeners.isEmpty()) {
-            Transition t = new Transition(name, from.state(), to.state(), clock.nanoTime());
+            Transition t = new Transition(name, from, to, Instant.ofEpochMilli(clock.currentTimeMillis()));
             for (Listener l : listeners) {
                 try {
                     l.onTransition(t);
@@ -271,50 +742,11 @@ public final class CircuitBreaker {
                 }
             }
         }
-        return true;
     }
 
-    /** Runs {@code operation} if the breaker allows it, recording the outcome. */
-    public <T> T call(Callable<T> operation) throws Exception {
-        if (!tryAcquirePermission()) {
-            throw openException(null, null);
-        }
-        long start = slowCallNanos > 0 ? clock.nanoTime() : 0;
-        T result;
-        try {
-            result = operation.call();
-        } catch (Throwable t) {
-            record(null, t, slowCallNanos > 0 ? clock.nanoTime() - start : -1);
-            throw t;
-        }
-        record(result, null, slowCallNanos > 0 ? clock.nanoTime() - start : -1);
-        return result;
-    }
-
-    /** Forces the breaker closed with fresh counts (an operator's action). */
-    public void reset() {
-        Phase p = phase.get();
-        if (!(p instanceof Closed)) {
-            transition(p, new Closed(bucketCount));
-        }
-    }
-
-    public Metrics metrics() {
-        Phase p = phase.get();
-        long successes = 0;
-        long failures = 0;
-        long slow = 0;
-        int consecutive = 0;
-        if (p instanceof Closed closed) {
-            long[] counts = closed.counts(clock.coarseNanoTime() / bucketNanos);
-            successes = counts[0];
-            failures = counts[1];
-            slow = counts[2];
-            consecutive = closed.consecutive.get();
-        }
-        long calls = successes + failures;
-        return new Metrics(state(), calls, failures, slow, calls == 0 ? 0 : failures / (double) calls,
-                consecutive, rejected.sum(), transitions.sum());
+    private Closed newClosed() {
+        long epoch = rateMode ? Math.floorDiv(clock.coarseNanoTime(), bucketNanos) : 0;
+        return new Closed(new Bucket(epoch, 0, 0, 0, 0, 0, 0), rateMode ? bucketCount : 0);
     }
 
     @Override
@@ -322,105 +754,137 @@ public final class CircuitBreaker {
         return "CircuitBreaker{" + name + ", " + state() + "}";
     }
 
-    private abstract static class Phase {
-        abstract State state();
+    // ---- phases: each one is also the permit it issues ----
+
+    private abstract static class Phase extends Permit {
     }
 
     private static final class Closed extends Phase {
-        final AtomicReferenceArray<Bucket> buckets;
-        final AtomicInteger consecutive = new AtomicInteger();
+        /** The current bucket; replaced (after being sealed) when the window moves. */
+        volatile Bucket head;
+        /** Sealed buckets by epoch modulo the bucket count (rate mode only). */
+        final AtomicReferenceArray<Bucket> ring;
+        /**
+         * Threads about to try the compare-and-set that trips this phase; never lowered by the one
+         * that succeeds. Zero therefore means the word is not TRIPPED, and the permission check
+         * can grant without reading the word every outcome writes.
+         */
+        volatile int deciding;
 
-        Closed(int bucketCount) {
-            this.buckets = new AtomicReferenceArray<>(bucketCount);
+        Closed(Bucket head, int bucketCount) {
+            this.head = head;
+            this.ring = new AtomicReferenceArray<>(bucketCount);
         }
 
         @Override
-        State state() {
-            return State.CLOSED;
+        public boolean isGranted() {
+            return true;
         }
 
-        Bucket bucket(long epoch) {
-            int index = (int) Math.floorMod(epoch, (long) buckets.length());
+        /** Files a sealed bucket in the ring; a later bucket is never replaced by an earlier one. */
+        void publishSealed(Bucket sealed) {
+            int index = (int) Math.floorMod(sealed.epoch, (long) ring.length());
             while (true) {
-                Bucket b = buckets.get(index);
-                if (b != null && b.epoch >= epoch) {
-                    return b; // a racing thread that read a later time already rotated: count there
+                Bucket current = ring.get(index);
+                if (current != null && current.seq >= sealed.seq) {
+                    return;
                 }
-                Bucket fresh = new Bucket(epoch);
-                if (buckets.compareAndSet(index, b, fresh)) {
-                    return fresh;
+                if (ring.compareAndSet(index, current, sealed)) {
+                    return;
                 }
             }
         }
 
-        /** successes, failures, slow calls over buckets still inside the window. */
-        long[] counts(long epoch) {
-            long[] c = new long[3];
-            int n = buckets.length();
-            for (int i = 0; i < n; i++) {
-                Bucket b = buckets.get(i);
-                if (b != null && b.epoch > epoch - n) {
-                    c[0] += b.successes.sum();
-                    c[1] += b.failures.sum();
-                    c[2] += b.slow.sum();
+        long slowCalls(long epoch, int bucketCount) {
+            long slow = 0;
+            Bucket h = head;
+            if (h.epoch > epoch - bucketCount) {
+                slow += h.slow.sum();
+            }
+            for (int i = 0; i < ring.length(); i++) {
+                Bucket b = ring.get(i);
+                if (b != null && b != h && b.epoch > epoch - bucketCount) {
+                    slow += b.slow.sum();
                 }
             }
-            return c;
+            return slow;
+        }
+
+        @Override
+        public String toString() {
+            return "Permit{closed}";
         }
     }
 
-    private static final class Open extends Phase {
+    /** A phase of an open streak: the opens in a row so far and the one schedule they draw from. */
+    private abstract static class Streak extends Phase {
+        final int opens;
+        /** Kept across the re-opens in a row, so stateful backoffs grow as they do in a retry. */
+        final Backoff.Schedule schedule;
+
+        Streak(int opens, Backoff.Schedule schedule) {
+            this.opens = opens;
+            this.schedule = schedule;
+        }
+    }
+
+    private static final class Open extends Streak {
         final long untilNanos;
-        final int consecutiveOpens;
 
-        Open(long untilNanos, int consecutiveOpens) {
+        Open(long untilNanos, int opens, Backoff.Schedule schedule) {
+            super(opens, schedule);
             this.untilNanos = untilNanos;
-            this.consecutiveOpens = consecutiveOpens;
         }
 
         @Override
-        State state() {
-            return State.OPEN;
+        public boolean isGranted() {
+            return false;
         }
     }
 
-    private static final class HalfOpen extends Phase {
-        final AtomicInteger permits;
-        final AtomicInteger successes = new AtomicInteger();
-        final int consecutiveOpens;
+    private static final class HalfOpen extends Streak {
+        /** [flags][successes][permits left]. */
+        volatile long word;
 
-        HalfOpen(int permits, int consecutiveOpens) {
-            this.permits = new AtomicInteger(permits);
-            this.consecutiveOpens = consecutiveOpens;
-        }
-
-        /** Never below zero, so a refused call takes nothing and a released permit really comes back. */
-        boolean tryTakePermit() {
-            while (true) {
-                int left = permits.get();
-                if (left <= 0) {
-                    return false;
-                }
-                if (permits.compareAndSet(left, left - 1)) {
-                    return true;
-                }
-            }
+        HalfOpen(int permitsLeft, int opens, Backoff.Schedule schedule) {
+            super(opens, schedule);
+            this.word = permitsLeft;
         }
 
         @Override
-        State state() {
-            return State.HALF_OPEN;
+        public boolean isGranted() {
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return "Permit{probe}";
         }
     }
 
+    /** One bucket of the window: its own counts live in {@code word}; what came before is fixed. */
     private static final class Bucket {
         final long epoch;
-        final LongAdder successes = new LongAdder();
-        final LongAdder failures = new LongAdder();
+        /** Position in the phase's sequence of buckets. */
+        final long seq;
+        /** Calls and failures of the sealed buckets inside the window ending at this epoch. */
+        final long baseCalls;
+        final long baseFailures;
+        /** Calls and failures of earlier (full) buckets of this same epoch. */
+        final long sameEpochCalls;
+        final long sameEpochFailures;
+        volatile long word;
         final LongAdder slow = new LongAdder();
 
-        Bucket(long epoch) {
+        Bucket(long epoch, long seq, long baseCalls, long baseFailures, long sameEpochCalls, long sameEpochFailures,
+               long word) {
             this.epoch = epoch;
+            this.seq = seq;
+            this.baseCalls = baseCalls;
+            this.baseFailures = baseFailures;
+            this.sameEpochCalls = sameEpochCalls;
+            this.sameEpochFailures = sameEpochFailures;
+            this.word = word;
         }
     }
 
@@ -437,16 +901,18 @@ public final class CircuitBreaker {
         private Backoff openBackoff;
         private int halfOpenPermits = 1;
         private Duration slowCallThreshold;
-        private BiPredicate<Object, Throwable> isFailure = (result, failure) -> failure != null;
+        private FailurePredicate isFailure = (result, failure) -> failure != null;
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
-        private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
         private Builder(String name) {
             this.name = Checks.notNull("name", name);
         }
 
-        /** Failure share in (0, 1] at which the breaker opens. Default 0.5. */
+        /**
+         * Failure share in (0, 1] at which the breaker opens, compared exactly as the decimal
+         * written ({@code 0.07}: 7 failures in 100 calls open it). Default 0.5.
+         */
         public Builder failureRateThreshold(double threshold) {
             if (!(threshold > 0 && threshold <= 1)) {
                 throw new IllegalArgumentException("failureRateThreshold must be in (0, 1], got " + threshold);
@@ -462,9 +928,13 @@ public final class CircuitBreaker {
             return this;
         }
 
-        /** Open after this many failures in a row; the simple mode. */
+        /** Open after this many failures in a row, 1 to 8191; the simple mode. */
         public Builder consecutiveFailures(int consecutiveFailures) {
             this.consecutiveFailures = Checks.atLeast("consecutiveFailures", consecutiveFailures, 1);
+            if (consecutiveFailures > MAX_CONSECUTIVE) {
+                throw new IllegalArgumentException("consecutiveFailures must be at most " + MAX_CONSECUTIVE + ", got "
+                        + consecutiveFailures);
+            }
             return this;
         }
 
@@ -491,16 +961,23 @@ public final class CircuitBreaker {
 
         /**
          * Grows the open duration on repeated re-opens: the k-th open in a row lasts
-         * {@code max(openDuration, backoff delay k)}. Resets when the breaker closes.
+         * {@code max(openDuration, delay k of one schedule of backoff)}. The schedule is started
+         * when the breaker opens from CLOSED and kept across the re-opens that follow, so a
+         * stateful backoff ({@link Backoff#decorrelated}) grows as it does between a retry's
+         * attempts; it starts afresh once the breaker closes.
          */
         public Builder openBackoff(Backoff backoff) {
             this.openBackoff = Checks.notNull("openBackoff", backoff);
             return this;
         }
 
-        /** Probes admitted while half-open; all must succeed to close. Default 1. */
+        /** Probes admitted while half-open; all must succeed to close. 1 to 268435455. Default 1. */
         public Builder halfOpenPermits(int permits) {
             this.halfOpenPermits = Checks.atLeast("halfOpenPermits", permits, 1);
+            if (permits > MAX_HALF_OPEN_PERMITS) {
+                throw new IllegalArgumentException("halfOpenPermits must be at most " + MAX_HALF_OPEN_PERMITS + ", got "
+                        + permits);
+            }
             return this;
         }
 
@@ -510,20 +987,12 @@ public final class CircuitBreaker {
             return this;
         }
 
-        /** Which outcomes are failures. Default: every exception, no result. */
-        public Builder recordFailure(BiPredicate<Object, Throwable> isFailure) {
-            this.isFailure = Checks.notNull("recordFailure", isFailure);
-            return this;
-        }
-
         /**
-         * An outcome counts as a failure when {@code classifier} would retry it: transient errors are
-         * the sign of a sick downstream; permanent ones (a 404, a constraint violation) are not. The
-         * classifier is called with a null context.
+         * Which outcomes are failures of the downstream. Default: every exception, no result.
+         * HTTP: {@code StatusTable.failures()} counts exceptions and the statuses it retries.
          */
-        public Builder recordFailures(Classifier classifier) {
-            Checks.notNull("classifier", classifier);
-            this.isFailure = (result, failure) -> classifier.classify(result, failure, null).isRetry();
+        public Builder failurePredicate(FailurePredicate isFailure) {
+            this.isFailure = Checks.notNull("failurePredicate", isFailure);
             return this;
         }
 
@@ -535,11 +1004,6 @@ public final class CircuitBreaker {
         /** Randomness for a jittered {@link #openBackoff(Backoff)}. */
         public Builder random(RandomSource random) {
             this.random = Checks.notNull("random", random);
-            return this;
-        }
-
-        public Builder listener(Listener listener) {
-            listeners.add(Checks.notNull("listener", listener));
             return this;
         }
 

@@ -1,58 +1,102 @@
 package dev.stagger;
 
 import dev.stagger.internal.Checks;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A token bucket, shared by every call to one downstream, that keeps retries a bounded share of
- * traffic, so a fleet-wide outage cannot multiply load (gRPC retry throttling; the SRE book's
- * "retries under 10 % of requests").
+ * traffic, so a fleet-wide outage cannot multiply load (the SRE book's "retries under 10 % of
+ * requests", in the spirit of Finagle's retry budget).
  *
- * <p>Each successful attempt deposits {@code ratio} tokens (default 0.1), up to
- * {@code maxTokens} (default 100; the bucket starts full). Each retry withdraws one token and is
- * refused when fewer than one is left — except that up to {@code minRetriesPerSecond} (default
- * 10) retries per second are always allowed, so a quiet service stays retryable. First attempts
- * are never refused. Under 100 % failure, retries over any period are therefore at most
- * {@code maxTokens + minRetriesPerSecond × seconds}; under a steady mix they are at most
- * {@code ratio × successes} plus that floor.
+ * <p>Each successful attempt deposits {@code ratio} tokens (default 0.1, rounded down to a
+ * multiple of 0.001), up to {@code maxTokens} (default 100; the bucket starts full). Each retry
+ * withdraws one token. When fewer than one is left, the retry may still be taken from the
+ * <b>floor</b>: an allowance refilled continuously at {@code minRetriesPerSecond} (default 10) and
+ * holding at most {@code ceil(minRetriesPerSecond)} (at least 1) retries, so a quiet service stays
+ * retryable. Otherwise the retry is refused. First attempts are never refused.
  *
- * <p>Thread-safe and lock-free. A deposit into a full bucket is one volatile read.
+ * <p><b>The bound.</b> Over any interval of {@code T} seconds of the budget's clock,
+ * <pre>
+ *   retries granted  &le;  L + ratio &times; S + ceil(r) + r &times; T
+ * </pre>
+ * where {@code L <= maxTokens} is the bucket's level at the start of the interval, {@code S} the
+ * successes recorded during it and {@code r = minRetriesPerSecond} (exactly: the floor grants at
+ * most {@code ceil(r) + floor(T / ceil(1e9 / r ns))}). Under 100 % failure there are no deposits:
+ * at most {@code maxTokens + ceil(r) + r × T} retries in any {@code T} seconds, and in the long
+ * run {@code r} per second. With {@code A} attempts per call and {@code λ} calls per second all
+ * failing, the load is therefore about {@code λ × (1 + min(A - 1, r / λ))}: 1.01× the offered rate
+ * at 1,000 calls/s with the default floor, 1.1× at 100/s, 2× at 10/s, and 3× (every retry) at 2/s
+ * with 3 attempts. A low-traffic caller that wants the 10 % share to hold sets the floor to about a
+ * tenth of its call rate ({@code minRetriesPerSecond(0.2)} at 2 calls/s), or 0 for none.
+ *
+ * <p><b>Not gRPC retry throttling.</b> gRFC A6's throttle counts failures against successes and
+ * turns retries off entirely while its counter is at or below half of {@code maxTokens}; this
+ * budget never turns them off (the floor), and charges only retries, not failed first attempts.
+ * Finagle's budget is the model, with two differences: its deposits expire after a time-to-live
+ * (10 s) while these stay until spent, and its floor is a per-second reserve where this one is a
+ * continuously refilled allowance, so the bound above holds over every interval, not only over
+ * whole seconds.
+ *
+ * <p><b>Concurrency.</b> Thread-safe and lock-free; neither method allocates. {@link #onSuccess()}
+ * and {@link #tryAcquireRetry()} are linearizable: a deposit and a withdrawal are each one
+ * compare-and-set of the token count, and a retry taken from (or refused by) the floor is decided
+ * on one consistent reading of the token count, the floor and the clock, the floor's state only
+ * moving forward. A deposit into a full bucket is one volatile read. {@link #tokens()} is exact;
+ * {@link #refusals()} and {@link #retriesAllowed()} are {@link LongAdder} totals, exact when the
+ * budget is quiescent and otherwise missing at most the calls in flight.
  */
 public final class RetryBudget {
     private static final long MILLI = 1000;
-    private static final int COUNT_BITS = 24;
-    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
     private static final double MAX_TOKENS = 1e15;
+    private static final double MAX_FLOOR_RATE = 1_000_000;
+    private static final double NANOS_PER_SECOND = 1e9;
 
     private final String name;
     private final long depositMilli;
     private final long maxMilli;
-    private final int minRetriesPerSecond;
+    private final double minRetriesPerSecond;
+    /** Nanoseconds per floor retry, rounded up (so the floor never exceeds its rate); 0 when there is no floor. */
+    private final long floorIntervalNanos;
+    /** The floor's capacity in nanoseconds: ceil(rate) retries' worth. */
+    private final long floorCapacityNanos;
     private final Clock clock;
-    private final double ratio;
 
     private final AtomicLong tokensMilli;
-    /** (second << 24) | retries allowed by the floor in that second. */
-    private final AtomicLong floorWindow = new AtomicLong();
+    /**
+     * The floor as a virtual schedule (the generic cell rate algorithm): the time at which it
+     * would be empty again. A retry is granted from it when that time, moved one interval on, is
+     * at most its capacity ahead of now. Only ever moves forward.
+     */
+    private final AtomicLong floorBusyUntil;
     private final LongAdder refusals = new LongAdder();
     private final LongAdder withdrawals = new LongAdder();
 
     private RetryBudget(Builder b) {
         this.name = b.name;
-        this.ratio = b.ratio;
-        this.depositMilli = Math.round(b.ratio * MILLI);
+        this.depositMilli = BigDecimal.valueOf(b.ratio).movePointRight(3).setScale(0, RoundingMode.FLOOR)
+                .longValueExact();
         this.maxMilli = Math.round(b.maxTokens * MILLI);
         this.minRetriesPerSecond = b.minRetriesPerSecond;
         this.clock = b.clock;
+        if (b.minRetriesPerSecond > 0) {
+            this.floorIntervalNanos = (long) Math.ceil(NANOS_PER_SECOND / b.minRetriesPerSecond);
+            this.floorCapacityNanos = Math.max(1, (long) Math.ceil(b.minRetriesPerSecond)) * floorIntervalNanos;
+        } else {
+            this.floorIntervalNanos = 0;
+            this.floorCapacityNanos = 0;
+        }
         this.tokensMilli = new AtomicLong(maxMilli);
+        this.floorBusyUntil = new AtomicLong(clock.coarseNanoTime()); // full from the start
     }
 
     public static Builder builder(String name) {
         return new Builder(name);
     }
 
-    /** A budget with the defaults: ratio 0.1, 100 tokens, 10 retries per second floor. */
+    /** A budget with the defaults: ratio 0.1, 100 tokens, a floor of 10 retries per second. */
     public static RetryBudget of(String name) {
         return builder(name).build();
     }
@@ -76,47 +120,45 @@ public final class RetryBudget {
     }
 
     /**
-     * Asks to retry. Takes one token when there is one, or a place under the per-second floor.
+     * Asks to retry. Takes one token when there is one, or else one retry's worth of the floor.
      *
      * @return false when the retry is refused
      */
     public boolean tryAcquireRetry() {
-        long current;
-        do {
-            current = tokensMilli.get();
-            if (current < MILLI) {
-                if (tryFloor()) {
+        while (true) {
+            long tokens = tokensMilli.get();
+            if (tokens >= MILLI) {
+                if (tokensMilli.compareAndSet(tokens, tokens - MILLI)) {
                     withdrawals.increment();
                     return true;
+                }
+                continue;
+            }
+            if (floorIntervalNanos == 0) {
+                refusals.increment();
+                return false;
+            }
+            // One consistent reading: the floor, then the clock, then the tokens (the moment the
+            // decision is made), then the clock again; the floor is checked unchanged at the end.
+            long busyUntil = floorBusyUntil.get();
+            long now = clock.coarseNanoTime();
+            if (tokensMilli.get() >= MILLI) {
+                continue; // a deposit came in: take a token instead
+            }
+            if (clock.coarseNanoTime() != now) {
+                continue;
+            }
+            long next = (busyUntil - now > 0 ? busyUntil : now) + floorIntervalNanos;
+            if (next - now > floorCapacityNanos) {
+                if (floorBusyUntil.get() != busyUntil) {
+                    continue;
                 }
                 refusals.increment();
                 return false;
             }
-        } while (!tokensMilli.compareAndSet(current, current - MILLI));
-        withdrawals.increment();
-        return true;
-    }
-
-    private boolean tryFloor() {
-        if (minRetriesPerSecond == 0) {
-            return false;
-        }
-        long second = Math.floorDiv(clock.coarseNanoTime(), 1_000_000_000L);
-        while (true) {
-            long packed = floorWindow.get();
-            long packedSecond = packed >>> COUNT_BITS;
-            long count = packed & COUNT_MASK;
-            long wanted = (second & (-1L >>> COUNT_BITS)) << COUNT_BITS;
-            if (packedSecond != (second & (-1L >>> COUNT_BITS))) {
-                if (floorWindow.compareAndSet(packed, wanted | 1)) {
-                    return true;
-                }
-            } else if (count < minRetriesPerSecond) {
-                if (floorWindow.compareAndSet(packed, packed + 1)) {
-                    return true;
-                }
-            } else {
-                return false;
+            if (floorBusyUntil.compareAndSet(busyUntil, next)) {
+                withdrawals.increment();
+                return true;
             }
         }
     }
@@ -130,11 +172,13 @@ public final class RetryBudget {
         return maxMilli / (double) MILLI;
     }
 
+    /** Tokens deposited per success, as used (rounded down to a multiple of 0.001). */
     public double ratio() {
-        return ratio;
+        return depositMilli / (double) MILLI;
     }
 
-    public int minRetriesPerSecond() {
+    /** The floor's refill rate, in retries per second; 0 when there is no floor. */
+    public double minRetriesPerSecond() {
         return minRetriesPerSecond;
     }
 
@@ -150,7 +194,7 @@ public final class RetryBudget {
 
     @Override
     public String toString() {
-        return "RetryBudget{" + name + ", tokens=" + tokens() + "/" + maxTokens() + ", ratio=" + ratio
+        return "RetryBudget{" + name + ", tokens=" + tokens() + "/" + maxTokens() + ", ratio=" + ratio()
                 + ", minRetriesPerSecond=" + minRetriesPerSecond + "}";
     }
 
@@ -159,7 +203,7 @@ public final class RetryBudget {
         private final String name;
         private double ratio = 0.1;
         private double maxTokens = 100;
-        private int minRetriesPerSecond = 10;
+        private double minRetriesPerSecond = 10;
         private Clock clock = Clock.system();
 
         private Builder(String name) {
@@ -167,8 +211,8 @@ public final class RetryBudget {
         }
 
         /**
-         * Tokens deposited per successful attempt, in [0.001, 1] (tokens are counted in thousandths,
-         * so a smaller ratio would deposit nothing). Default 0.1: retries ≤ 10 % of successes.
+         * Tokens deposited per successful attempt, in [0.001, 1], rounded down to a multiple of
+         * 0.001 (tokens are counted in thousandths). Default 0.1: retries ≤ 10 % of successes.
          */
         public Builder ratio(double ratio) {
             if (!(ratio >= 1.0 / MILLI && ratio <= 1)) {
@@ -192,13 +236,19 @@ public final class RetryBudget {
             return this;
         }
 
-        /** Retries always allowed per second, tokens or not; 0 for none. Default 10. */
-        public Builder minRetriesPerSecond(int minRetriesPerSecond) {
-            this.minRetriesPerSecond = Checks.atLeast("minRetriesPerSecond", minRetriesPerSecond, 0);
-            if (minRetriesPerSecond > COUNT_MASK) {
-                throw new IllegalArgumentException("minRetriesPerSecond must be at most " + COUNT_MASK + ", got "
+        /**
+         * The floor: retries allowed per second whatever the tokens, refilled continuously and
+         * holding at most {@code ceil(rate)} (at least one) at a time. 0 for none; otherwise from
+         * 0.001 to 1,000,000. Default 10. Low-traffic callers set about a tenth of their call rate
+         * (0.2 at 2 calls per second) to keep retries near 10 % of traffic during an outage.
+         */
+        public Builder minRetriesPerSecond(double minRetriesPerSecond) {
+            if (!(minRetriesPerSecond == 0
+                    || minRetriesPerSecond >= 1.0 / MILLI && minRetriesPerSecond <= MAX_FLOOR_RATE)) {
+                throw new IllegalArgumentException("minRetriesPerSecond must be 0 or in [0.001, 1000000], got "
                         + minRetriesPerSecond);
             }
+            this.minRetriesPerSecond = minRetriesPerSecond;
             return this;
         }
 

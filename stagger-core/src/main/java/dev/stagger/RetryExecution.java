@@ -28,6 +28,8 @@ class RetryExecution<T> extends RetryEngine.Work {
     private List<Throwable> failures;
     EndReason endReason;
     RetryRefusedException refusal;
+    /** The breaker's permit for the current attempt. */
+    CircuitBreaker.Permit permit;
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
         this(retry, plain, contextual, contextual != null);
@@ -156,7 +158,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     final boolean beforeAttempt() {
         attempt++;
         CircuitBreaker breaker = retry.breaker;
-        if (breaker != null && !breaker.tryAcquirePermission()) {
+        if (breaker != null && !(permit = breaker.tryAcquirePermission()).isGranted()) {
             attempt--;
             refusal = breaker.openException(lastFailure, lastFailure == null ? lastResult : null);
             end(EndReason.CIRCUIT_OPEN);
@@ -176,7 +178,7 @@ class RetryExecution<T> extends RetryEngine.Work {
         Decision decision = engine.classify(this, result, failure);
         remember(lastFailure);
         if (retry.breaker != null) {
-            retry.breaker.record(result, failure, attemptNanos);
+            retry.breaker.record(permit, result, failure, attemptNanos);
         }
         if (retry.listeners.length > 0) {
             RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, engine.maxAttempts,

@@ -31,6 +31,15 @@ class CircuitBreakerInRetryTest {
         throw e;
     }
 
+    /** Failures of calls made through the breaker by someone else. */
+    static void otherCallersFail(CircuitBreaker breaker, int times) {
+        for (int i = 0; i < times; i++) {
+            catchThrowable(() -> breaker.call(() -> {
+                throw new IOException("another caller's failure");
+            }));
+        }
+    }
+
     @Test
     void onceTheBreakerOpensTheRetryStopsWithoutFurtherWaits() {
         CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(2).clock(clock).build();
@@ -52,9 +61,7 @@ class CircuitBreakerInRetryTest {
         Retry retry = retry(breaker, 5).withListener(new RetryListener() {
             @Override
             public void onRetryScheduled(RetryEvent.RetryScheduled event) {
-                breaker.onFailure();
-                breaker.onFailure();
-                breaker.onFailure();
+                otherCallersFail(breaker, 3);
             }
         });
 
@@ -85,7 +92,7 @@ class CircuitBreakerInRetryTest {
     void aHalfOpenBreakerLetsTheRetrysProbeThroughAndClosesOnSuccess() throws Exception {
         CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(1).openDuration(Duration.ofSeconds(5))
                 .clock(clock).build();
-        breaker.onFailure();
+        otherCallersFail(breaker, 1);
         clock.advance(Duration.ofSeconds(5));
 
         String result = retry(breaker, 3).call(() -> "ok");
@@ -108,7 +115,7 @@ class CircuitBreakerInRetryTest {
     @Test
     void aRetriedResultIsCarriedByTheRefusal() {
         CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(1).clock(clock)
-                .recordFailure((result, failure) -> Integer.valueOf(503).equals(result)).build();
+                .failurePredicate((result, failure) -> Integer.valueOf(503).equals(result)).build();
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none())
                 .retryOnResult(Integer.class, status -> status == 503).build();
 
@@ -119,5 +126,34 @@ class CircuitBreakerInRetryTest {
             assertThat(e.lastResult()).isEqualTo(503);
             assertThat(e.getCause()).isNull();
         });
+    }
+
+    @Test
+    void aThrowingFailurePredicateNeitherReplacesTheOutcomeNorLosesTheEndReason() {
+        IllegalStateException predicateBug = new IllegalStateException("predicate bug");
+        CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(10).clock(clock)
+                .failurePredicate((result, failure) -> {
+                    throw predicateBug;
+                }).build();
+
+        Throwable thrown = catchThrowable(() -> retry(breaker, 3).call(this::alwaysFails));
+
+        assertThat(thrown).isSameAs(failures.get(2));
+        assertThat(failures.get(0).getSuppressed()).contains(predicateBug);
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.EXHAUSTED);
+        assertThat(breaker.metrics().consecutiveFailures()).isEqualTo(3);
+    }
+
+    @Test
+    void aThrowingFailurePredicateLeavesAResultToTheCaller() throws Exception {
+        CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(10).clock(clock)
+                .failurePredicate((result, failure) -> {
+                    throw new IllegalStateException("predicate bug");
+                }).build();
+
+        String result = retry(breaker, 3).call(() -> "ok");
+
+        assertThat(result).isEqualTo("ok");
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.SUCCESS);
     }
 }

@@ -56,16 +56,17 @@ class CircuitBreakerStressTest {
 
         runConcurrently(thread -> {
             for (int i = 0; i < perThread; i++) {
-                assertThat(breaker.tryAcquirePermission()).isTrue();
+                CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+                assertThat(permit.isGranted()).isTrue();
                 if (i % 7 == 0) {
-                    breaker.record(null, FAILURE, 0);
+                    breaker.record(permit, null, FAILURE, Duration.ZERO);
                     failures.increment();
                 } else if (i % 13 == 0) {
-                    breaker.record("ok", null, Duration.ofMillis(150).toNanos());
+                    breaker.record(permit, "ok", null, Duration.ofMillis(150));
                     failures.increment();
                     slow.increment();
                 } else {
-                    breaker.record("ok", null, 0);
+                    breaker.record(permit, "ok", null, Duration.ZERO);
                 }
                 if (i % 1000 == 0) {
                     clock.advance(Duration.ofMillis(25)); // 8 threads × 40 × 25 ms = 8 s in all
@@ -84,19 +85,21 @@ class CircuitBreakerStressTest {
     @Test
     void onlyLegalTransitionsHappenAndEveryOneIsCounted() throws Exception {
         Queue<CircuitBreaker.Transition> seen = new ConcurrentLinkedQueue<>();
-        CircuitBreaker breaker = CircuitBreaker.builder("stress").clock(clock).listener(seen::add)
+        CircuitBreaker breaker = CircuitBreaker.builder("stress").clock(clock)
                 .window(Duration.ofSeconds(1)).buckets(10).minimumCalls(20).failureRateThreshold(0.5)
                 .consecutiveFailures(5).openDuration(Duration.ofMillis(2)).halfOpenPermits(3).build();
+        breaker.subscribe(seen::add);
         int perThread = 40_000;
         LongAdder refused = new LongAdder();
 
         runConcurrently(thread -> {
             SplittableRandom random = new SplittableRandom(thread);
             for (int i = 0; i < perThread; i++) {
-                if (breaker.tryAcquirePermission()) {
+                CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+                if (permit.isGranted()) {
                     // Failure-heavy phases alternate with healthy ones, so the breaker keeps cycling.
                     boolean failing = (i / 2_000) % 2 == 0 ? random.nextDouble() < 0.7 : random.nextDouble() < 0.05;
-                    breaker.record(failing ? null : "ok", failing ? FAILURE : null, -1);
+                    breaker.record(permit, failing ? null : "ok", failing ? FAILURE : null);
                 } else {
                     refused.increment();
                 }

@@ -8,10 +8,13 @@ import dev.stagger.CircuitBreaker.State;
 import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class CircuitBreakerTest {
     private final VirtualClock clock = new VirtualClock();
@@ -19,20 +22,27 @@ class CircuitBreakerTest {
     private final AtomicInteger invoked = new AtomicInteger();
 
     private CircuitBreaker.Builder breaker() {
-        return CircuitBreaker.builder("payments").clock(clock).listener(transitions::add);
+        return CircuitBreaker.builder("payments").clock(clock);
+    }
+
+    private CircuitBreaker watched(CircuitBreaker breaker) {
+        breaker.subscribe(transitions::add);
+        return breaker;
     }
 
     private static void fail(CircuitBreaker breaker, int times) {
         for (int i = 0; i < times; i++) {
-            assertThat(breaker.tryAcquirePermission()).isTrue();
-            breaker.record(null, new IOException("down"), -1);
+            CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+            assertThat(permit.isGranted()).isTrue();
+            breaker.record(permit, null, new IOException("down"));
         }
     }
 
     private static void succeed(CircuitBreaker breaker, int times) {
         for (int i = 0; i < times; i++) {
-            assertThat(breaker.tryAcquirePermission()).isTrue();
-            breaker.record("ok", null, -1);
+            CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+            assertThat(permit.isGranted()).isTrue();
+            breaker.record(permit, "ok", null);
         }
     }
 
@@ -45,7 +55,7 @@ class CircuitBreakerTest {
 
     @Test
     void staysClosedBelowMinimumCallsEvenWhenEveryCallFails() {
-        CircuitBreaker breaker = breaker().minimumCalls(10).build();
+        CircuitBreaker breaker = watched(breaker().minimumCalls(10).build());
 
         fail(breaker, 9);
 
@@ -56,7 +66,7 @@ class CircuitBreakerTest {
 
     @Test
     void tripsWhenTheFailureRateReachesTheThresholdOnceMinimumCallsWereSeen() {
-        CircuitBreaker breaker = breaker().minimumCalls(10).failureRateThreshold(0.5).build();
+        CircuitBreaker breaker = watched(breaker().minimumCalls(10).failureRateThreshold(0.5).build());
         succeed(breaker, 5);
         fail(breaker, 4);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
@@ -68,7 +78,7 @@ class CircuitBreakerTest {
 
     @Test
     void staysClosedWhileTheFailureRateIsBelowTheThreshold() {
-        CircuitBreaker breaker = breaker().minimumCalls(10).failureRateThreshold(0.5).build();
+        CircuitBreaker breaker = watched(breaker().minimumCalls(10).failureRateThreshold(0.5).build());
 
         succeed(breaker, 6);
         fail(breaker, 4);
@@ -78,8 +88,36 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void theRateIsEvaluatedOnSuccessesToo() {
+        // The fifth outcome reaches minimumCalls: 3 failures of 5 is 60 %, over the threshold,
+        // though that outcome is a success.
+        CircuitBreaker breaker = watched(breaker().minimumCalls(5).failureRateThreshold(0.5).build());
+
+        fail(breaker, 3);
+        succeed(breaker, 1);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        succeed(breaker, 1);
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0.07, 7", "0.14, 14", "0.28, 28", "0.55, 55", "0.56, 56"})
+    void aThresholdIsComparedExactlyAsTheDecimalWritten(double threshold, int failures) {
+        // 0.07 × 100 is 7.000000000000001 in doubles: a product of doubles misses 7 failures in 100.
+        CircuitBreaker breaker = watched(breaker().minimumCalls(100).failureRateThreshold(threshold).build());
+
+        succeed(breaker, 100 - failures);
+        fail(breaker, failures - 1);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        fail(breaker, 1);
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
     void outcomesOlderThanTheWindowNoLongerCount() {
-        CircuitBreaker breaker = breaker().window(Duration.ofSeconds(10)).minimumCalls(4).build();
+        CircuitBreaker breaker = watched(breaker().window(Duration.ofSeconds(10)).minimumCalls(4).build());
         fail(breaker, 3);
 
         clock.advance(Duration.ofSeconds(11));
@@ -91,7 +129,7 @@ class CircuitBreakerTest {
 
     @Test
     void outcomesInsideTheWindowAddUpAcrossBuckets() {
-        CircuitBreaker breaker = breaker().window(Duration.ofSeconds(10)).buckets(10).minimumCalls(4).build();
+        CircuitBreaker breaker = watched(breaker().window(Duration.ofSeconds(10)).buckets(10).minimumCalls(4).build());
         for (int i = 0; i < 3; i++) {
             fail(breaker, 1);
             clock.advance(Duration.ofSeconds(2));
@@ -121,7 +159,7 @@ class CircuitBreakerTest {
 
     @Test
     void tripsAfterNConsecutiveFailures() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(3).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(3).build());
 
         fail(breaker, 2);
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
@@ -132,7 +170,7 @@ class CircuitBreakerTest {
 
     @Test
     void aSuccessResetsTheConsecutiveCount() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(3).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(3).build());
 
         fail(breaker, 2);
         succeed(breaker, 1);
@@ -144,7 +182,7 @@ class CircuitBreakerTest {
 
     @Test
     void consecutiveModeAloneIgnoresTheFailureRate() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(3).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(3).build());
 
         for (int i = 0; i < 100; i++) {
             fail(breaker, 2);
@@ -156,7 +194,7 @@ class CircuitBreakerTest {
 
     @Test
     void bothModesTogetherTripOnWhicheverComesFirst() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(3).failureRateThreshold(0.5).minimumCalls(4).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(3).failureRateThreshold(0.5).minimumCalls(4).build());
         fail(breaker, 2);
         succeed(breaker, 1);
         fail(breaker, 1); // 3 of 4 failed: the rate trips it before three in a row
@@ -168,7 +206,7 @@ class CircuitBreakerTest {
 
     @Test
     void anOpenBreakerRejectsAtOnceWithoutInvokingTheOperation() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(30)).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(30)).build());
         fail(breaker, 1);
         clock.advance(Duration.ofSeconds(10));
 
@@ -186,13 +224,13 @@ class CircuitBreakerTest {
 
     @Test
     void anOpenBreakerBecomesHalfOpenWhenOpenDurationHasPassed() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(5)).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(5)).build());
         fail(breaker, 1);
 
         clock.advance(Duration.ofSeconds(5));
 
         assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
         assertThat(transitions).extracting(CircuitBreaker.Transition::to).containsExactly(State.OPEN, State.HALF_OPEN);
     }
 
@@ -207,13 +245,13 @@ class CircuitBreakerTest {
         negative.advance(Duration.ofSeconds(30));
 
         assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
     }
 
     @Test
     void openBackoffLengthensEachReopeningInARowAndResetsOnClose() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(10))
-                .openBackoff(Backoff.exponential(Duration.ofSeconds(10)).maxDelay(Duration.ofSeconds(60))).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(10))
+                .openBackoff(Backoff.exponential(Duration.ofSeconds(10)).maxDelay(Duration.ofSeconds(60))).build());
 
         fail(breaker, 1);
         assertThat(retryIn(breaker)).isEqualTo(Duration.ofSeconds(10));
@@ -231,6 +269,38 @@ class CircuitBreakerTest {
         assertThat(retryIn(breaker)).isEqualTo(Duration.ofSeconds(10));
     }
 
+    @Test
+    void reopensInARowDrawFromOneDecorrelatedScheduleAsARetryDoes() {
+        // Decorrelated jitter is stateful: each wait grows from the previous one. The breaker
+        // keeps one schedule across re-opens in a row, so its open periods are the same waits a
+        // retry with the same seed would sleep, not the first wait again and again.
+        Backoff decorrelated = Backoff.decorrelated(Duration.ofSeconds(10), Duration.ofMinutes(10));
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
+                .openBackoff(decorrelated).random(RandomSource.seeded(42)).build());
+        RandomSource mirror = RandomSource.seeded(42); // draws what the breaker's random draws
+        Backoff.Schedule expected = decorrelated.start(mirror);
+
+        fail(breaker, 1);
+        List<Duration> opens = new java.util.ArrayList<>(List.of(retryIn(breaker)));
+        for (int i = 0; i < 4; i++) {
+            reopenWithAFailedProbe(breaker);
+            opens.add(retryIn(breaker));
+        }
+
+        List<Duration> waits = new java.util.ArrayList<>();
+        for (int k = 1; k <= 5; k++) {
+            waits.add(Duration.ofNanos(Math.max(Duration.ofSeconds(1).toNanos(), expected.nextDelayNanos(k))));
+        }
+        assertThat(opens).isEqualTo(waits);
+        assertThat(opens).as("growing, not the first wait repeated").doesNotHaveDuplicates();
+
+        clock.advance(retryIn(breaker));
+        succeed(breaker, 1);
+        fail(breaker, 1);
+        assertThat(retryIn(breaker)).as("closing starts a fresh schedule")
+                .isEqualTo(Duration.ofNanos(decorrelated.start(mirror).nextDelayNanos(1)));
+    }
+
     private void reopenWithAFailedProbe(CircuitBreaker breaker) {
         clock.advance(retryIn(breaker));
         fail(breaker, 1);
@@ -245,13 +315,13 @@ class CircuitBreakerTest {
 
     @Test
     void halfOpenAdmitsOnlyItsPermittedProbes() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build());
         fail(breaker, 1);
         clock.advance(Duration.ofSeconds(1));
 
-        assertThat(breaker.tryAcquirePermission()).isTrue();
-        assertThat(breaker.tryAcquirePermission()).isTrue();
-        assertThat(breaker.tryAcquirePermission()).isFalse();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
         assertThat(breaker.openException(null, null).retryIn()).isZero();
     }
 
@@ -261,19 +331,17 @@ class CircuitBreakerTest {
         // move and before that thread returns: exactly where a second caller on another thread
         // can get in. Between them they must still get only the one permitted probe.
         List<Boolean> racerGranted = new CopyOnWriteArrayList<>();
-        CircuitBreaker[] self = new CircuitBreaker[1];
         CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(1)
-                .listener(t -> {
-                    if (t.to() == State.HALF_OPEN) {
-                        racerGranted.add(self[0].tryAcquirePermission());
-                    }
-                })
                 .build();
-        self[0] = breaker;
+        breaker.subscribe(t -> {
+            if (t.to() == State.HALF_OPEN) {
+                racerGranted.add(breaker.tryAcquirePermission().isGranted());
+            }
+        });
         fail(breaker, 1);
         clock.advance(Duration.ofSeconds(1));
 
-        boolean moverGranted = breaker.tryAcquirePermission();
+        boolean moverGranted = breaker.tryAcquirePermission().isGranted();
 
         assertThat(racerGranted).hasSize(1);
         assertThat(List.of(moverGranted, racerGranted.get(0))).as("probes admitted (mover, racer)")
@@ -281,8 +349,65 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aPermitTakenWhileClosedAndGivenBackLaterDoesNotAddAProbe() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
+                .halfOpenPermits(1).build());
+        CircuitBreaker.Permit takenWhileClosed = breaker.tryAcquirePermission();
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(breaker.tryAcquirePermission().isGranted()).as("the one probe").isTrue();
+
+        breaker.releasePermission(takenWhileClosed);
+
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
+    }
+
+    @Test
+    void aReleasedProbePermitLetsAnotherProbeThrough() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
+                .halfOpenPermits(1).build());
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(1));
+        CircuitBreaker.Permit probe = breaker.tryAcquirePermission();
+
+        breaker.releasePermission(probe);
+
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
+    }
+
+    @Test
+    void theSuccessOfACallAdmittedWhileClosedDoesNotCloseAHalfOpenBreaker() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
+                .halfOpenPermits(1).build());
+        CircuitBreaker.Permit takenWhileClosed = breaker.tryAcquirePermission();
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(1));
+        CircuitBreaker.Permit probe = breaker.tryAcquirePermission();
+
+        breaker.record(takenWhileClosed, "ok", null);
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+        breaker.record(probe, "ok", null);
+
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void aFailureOfACallAdmittedBeforeTheBreakerClosedCountsInTheClosedState() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
+                .halfOpenPermits(1).build());
+        CircuitBreaker.Permit takenEarlier = breaker.tryAcquirePermission();
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(1));
+        succeed(breaker, 1); // the probe closes it
+
+        breaker.record(takenEarlier, null, new IOException("late failure"));
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
     void halfOpenClosesOnlyWhenEveryProbeSucceeds() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build());
         fail(breaker, 1);
         clock.advance(Duration.ofSeconds(1));
 
@@ -295,7 +420,7 @@ class CircuitBreakerTest {
 
     @Test
     void aFailedProbeReopensTheBreaker() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).halfOpenPermits(2).build());
         fail(breaker, 1);
         clock.advance(Duration.ofSeconds(1));
 
@@ -309,7 +434,7 @@ class CircuitBreakerTest {
 
     @Test
     void closingStartsWithFreshCounts() {
-        CircuitBreaker breaker = breaker().minimumCalls(4).openDuration(Duration.ofSeconds(1)).build();
+        CircuitBreaker breaker = watched(breaker().minimumCalls(4).openDuration(Duration.ofSeconds(1)).build());
         fail(breaker, 4);
         clock.advance(Duration.ofSeconds(1));
         succeed(breaker, 1);
@@ -324,8 +449,8 @@ class CircuitBreakerTest {
 
     @Test
     void slowCallsCountAsFailures() throws Exception {
-        CircuitBreaker breaker = breaker().consecutiveFailures(2).failureRateThreshold(1.0).minimumCalls(100)
-                .slowCallThreshold(Duration.ofSeconds(1)).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(2).failureRateThreshold(1.0).minimumCalls(100)
+                .slowCallThreshold(Duration.ofSeconds(1)).build());
 
         breaker.call(() -> {
             clock.advance(Duration.ofSeconds(2));
@@ -344,7 +469,7 @@ class CircuitBreakerTest {
 
     @Test
     void fastCallsAreNotSlowCalls() throws Exception {
-        CircuitBreaker breaker = breaker().slowCallThreshold(Duration.ofSeconds(1)).build();
+        CircuitBreaker breaker = watched(breaker().slowCallThreshold(Duration.ofSeconds(1)).build());
 
         breaker.call(() -> {
             clock.advance(Duration.ofMillis(999));
@@ -357,10 +482,9 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void recordFailuresCountsOnlyWhatTheClassifierWouldRetry() {
-        Classifier transientOnly = (result, failure, context) ->
-                failure instanceof IOException ? Decision.retry() : failure != null ? Decision.stop() : Decision.accept();
-        CircuitBreaker breaker = breaker().consecutiveFailures(2).recordFailures(transientOnly).build();
+    void theFailurePredicateDecidesWhatCountsAsAFailure() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(2)
+                .failurePredicate((result, failure) -> failure instanceof IOException).build());
 
         for (int i = 0; i < 5; i++) {
             assertThatThrownBy(() -> breaker.call(() -> {
@@ -378,9 +502,9 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void recordFailureCanCountResultsAsFailures() throws Exception {
-        CircuitBreaker breaker = breaker().consecutiveFailures(2)
-                .recordFailure((result, failure) -> failure != null || Integer.valueOf(503).equals(result)).build();
+    void theFailurePredicateCanCountResultsAsFailures() throws Exception {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(2)
+                .failurePredicate((result, failure) -> failure != null || Integer.valueOf(503).equals(result)).build());
 
         breaker.call(() -> 503);
         breaker.call(() -> 503);
@@ -388,11 +512,38 @@ class CircuitBreakerTest {
         assertThat(breaker.state()).isEqualTo(State.OPEN);
     }
 
+    @Test
+    void aThrowingFailurePredicateCountsAFailureAndTheOperationsOwnExceptionStillComesOut() {
+        IllegalStateException predicateBug = new IllegalStateException("predicate bug");
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).failurePredicate((result, failure) -> {
+            throw predicateBug;
+        }).build());
+        IOException down = new IOException("down");
+
+        Throwable thrown = catchThrowable(() -> breaker.call(() -> {
+            throw down;
+        }));
+
+        assertThat(thrown).isSameAs(down);
+        assertThat(down.getSuppressed()).containsExactly(predicateBug);
+        assertThat(breaker.state()).as("an outcome the breaker cannot judge counts as a failure").isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void aThrowingFailurePredicateLeavesAReturnedResultAlone() throws Exception {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(2).failurePredicate((result, failure) -> {
+            throw new IllegalStateException("predicate bug");
+        }).build());
+
+        assertThat(breaker.call(() -> "ok")).isEqualTo("ok");
+        assertThat(breaker.metrics().consecutiveFailures()).isEqualTo(1);
+    }
+
     // ---- standalone use ----
 
     @Test
     void callReturnsTheOperationsResultWhenClosed() throws Exception {
-        CircuitBreaker breaker = breaker().build();
+        CircuitBreaker breaker = watched(breaker().build());
 
         assertThat(breaker.call(this::invoke)).isEqualTo("ok");
         assertThat(breaker.metrics().calls()).isEqualTo(1);
@@ -400,7 +551,7 @@ class CircuitBreakerTest {
 
     @Test
     void callRethrowsTheOperationsFailureUnchangedAndRecordsIt() {
-        CircuitBreaker breaker = breaker().build();
+        CircuitBreaker breaker = watched(breaker().build());
         IOException failure = new IOException("down");
 
         assertThatThrownBy(() -> breaker.call(() -> {
@@ -413,7 +564,7 @@ class CircuitBreakerTest {
 
     @Test
     void everyTransitionIsReportedInOrderWithTheBreakersName() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).build());
 
         fail(breaker, 1);
         clock.advance(Duration.ofSeconds(1));
@@ -422,13 +573,13 @@ class CircuitBreakerTest {
         assertThat(transitions).extracting(t -> t.from() + "->" + t.to())
                 .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
         assertThat(transitions).allSatisfy(t -> assertThat(t.breaker()).isEqualTo("payments"));
-        assertThat(transitions.get(1).atNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+        assertThat(transitions.get(1).at()).isEqualTo(Instant.ofEpochMilli(clock.currentTimeMillis()));
     }
 
     @Test
     void aThrowingTransitionListenerDoesNotBreakTheBreaker() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).build();
-        breaker.addListener(t -> {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).build());
+        breaker.subscribe(t -> {
             throw new IllegalStateException("listener bug");
         });
 
@@ -440,7 +591,7 @@ class CircuitBreakerTest {
 
     @Test
     void metricsReportTheWindowsCountsAndTheBreakersHistory() {
-        CircuitBreaker breaker = breaker().minimumCalls(100).consecutiveFailures(10).failureRateThreshold(0.9).build();
+        CircuitBreaker breaker = watched(breaker().minimumCalls(100).consecutiveFailures(10).failureRateThreshold(0.9).build());
         succeed(breaker, 3);
         fail(breaker, 1);
 
@@ -457,7 +608,7 @@ class CircuitBreakerTest {
 
     @Test
     void metricsCountRejectionsAndTransitions() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(1).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).build());
         fail(breaker, 1);
         breaker.tryAcquirePermission();
         breaker.tryAcquirePermission();
@@ -469,7 +620,7 @@ class CircuitBreakerTest {
 
     @Test
     void resetClosesAnOpenBreakerWithFreshCounts() {
-        CircuitBreaker breaker = breaker().consecutiveFailures(2).build();
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(2).build());
         fail(breaker, 2);
 
         breaker.reset();
@@ -477,5 +628,89 @@ class CircuitBreakerTest {
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
         assertThat(breaker.metrics().consecutiveFailures()).isZero();
         assertThat(transitions).extracting(t -> t.from() + "->" + t.to()).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
+    }
+
+    @Test
+    void resetOfAClosedBreakerStartsFreshCountsWithoutATransition() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(3).build());
+        fail(breaker, 2);
+
+        breaker.reset();
+
+        assertThat(breaker.metrics().consecutiveFailures()).isZero();
+        assertThat(transitions).isEmpty();
+    }
+
+    @Test
+    void metricsOfAnOpenBreakerHoldNoWindowCounts() {
+        CircuitBreaker breaker = watched(breaker().minimumCalls(2).build());
+        fail(breaker, 2);
+
+        CircuitBreaker.Metrics metrics = breaker.metrics();
+
+        assertThat(metrics.state()).isEqualTo(State.OPEN);
+        assertThat(List.of(metrics.calls(), metrics.failures(), (long) metrics.consecutiveFailures())).containsOnly(0L);
+    }
+
+    @Test
+    void aCancelledSubscriptionHearsNoMoreTransitions() {
+        CircuitBreaker breaker = breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(1)).build();
+        List<CircuitBreaker.Transition> heard = new CopyOnWriteArrayList<>();
+        CircuitBreaker.Subscription subscription = breaker.subscribe(heard::add);
+        fail(breaker, 1);
+
+        subscription.cancel();
+        clock.advance(Duration.ofSeconds(1));
+        succeed(breaker, 1);
+
+        assertThat(heard).extracting(CircuitBreaker.Transition::to).containsExactly(State.OPEN);
+    }
+
+    @Test
+    void aBucketBusierThanItsWordCanCountContinuesInAnotherOfTheSamePeriod() {
+        // One bucket counts up to 2^24 - 1 calls in its word; more in the same period go on in a
+        // new bucket, and the window still counts every one of them.
+        CircuitBreaker breaker = CircuitBreaker.builder("busy").clock(new FixedClock()).window(Duration.ofSeconds(30))
+                .buckets(1).minimumCalls(Integer.MAX_VALUE).build();
+        int calls = (1 << 24) + 5;
+        for (int i = 0; i < calls - 2; i++) {
+            breaker.record(breaker.tryAcquirePermission(), "ok", null);
+        }
+        fail(breaker, 2);
+
+        assertThat(breaker.metrics().calls()).isEqualTo(calls);
+        assertThat(breaker.metrics().failures()).isEqualTo(2);
+        assertThat(breaker.metrics().consecutiveFailures()).isEqualTo(2);
+    }
+
+    @Test
+    void limitsOfTheCountingWordAreValidatedWhenConfigured() {
+        assertThatThrownBy(() -> breaker().consecutiveFailures(8192))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContainingAll("consecutiveFailures", "8191", "8192");
+        assertThatThrownBy(() -> breaker().halfOpenPermits(1 << 28))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("halfOpenPermits");
+    }
+
+    /** A clock that never moves and costs nothing to read. */
+    private static final class FixedClock implements Clock {
+        @Override
+        public long nanoTime() {
+            return 0;
+        }
+
+        @Override
+        public long currentTimeMillis() {
+            return 0;
+        }
+
+        @Override
+        public void sleep(long nanos) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Cancellable schedule(Runnable task, long delayNanos) {
+            throw new UnsupportedOperationException();
+        }
     }
 }

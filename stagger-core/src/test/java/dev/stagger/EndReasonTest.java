@@ -108,7 +108,7 @@ class EndReasonTest {
     @Test
     void anOpenBreakerBeforeTheFirstAttemptEndsCircuitOpenWithZeroAttempts() {
         CircuitBreaker breaker = CircuitBreaker.builder("down").consecutiveFailures(1).clock(clock).build();
-        breaker.onFailure();
+        CircuitBreakerInRetryTest.otherCallersFail(breaker, 1);
 
         Throwable thrown = catchThrowable(() -> retry(fixed(3)).withCircuitBreaker(breaker).call(() -> failTimes(0)));
 

@@ -205,7 +205,7 @@ class RetryAsyncTest {
     @Test
     void theOpenBreakerRefusesAnAsyncCallWithCircuitOpenException() {
         CircuitBreaker breaker = CircuitBreaker.builder("down").consecutiveFailures(1).clock(clock).build();
-        breaker.onFailure();
+        CircuitBreakerInRetryTest.otherCallersFail(breaker, 1);
 
         CompletableFuture<String> future = retry(fixed(3)).withCircuitBreaker(breaker).callAsync(() -> failTimes(0));
 
@@ -217,7 +217,7 @@ class RetryAsyncTest {
     void cancellingAProbeInFlightGivesTheHalfOpenPermitBack() {
         CircuitBreaker breaker = CircuitBreaker.builder("b").consecutiveFailures(1).openDuration(Duration.ofSeconds(1))
                 .halfOpenPermits(1).clock(clock).build();
-        breaker.onFailure();
+        CircuitBreakerInRetryTest.otherCallersFail(breaker, 1);
         clock.advance(Duration.ofSeconds(1));
         Retry guarded = retry(fixed(3)).withCircuitBreaker(breaker);
 

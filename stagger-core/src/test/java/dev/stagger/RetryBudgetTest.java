@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class RetryBudgetTest {
     private final VirtualClock clock = new VirtualClock();
@@ -84,7 +86,24 @@ class RetryBudgetTest {
         assertThat(budget.ratio()).isEqualTo(0.1);
         assertThat(budget.maxTokens()).isEqualTo(100.0);
         assertThat(budget.tokens()).isEqualTo(100.0);
-        assertThat(budget.minRetriesPerSecond()).isEqualTo(10);
+        assertThat(budget.minRetriesPerSecond()).isEqualTo(10.0);
+    }
+
+    @Test
+    void theRatioIsRoundedDownToThousandthsSoDepositsNeverExceedIt() {
+        RetryBudget budget = budget().ratio(0.0019).build();
+
+        assertThat(budget.ratio()).isEqualTo(0.001);
+    }
+
+    @Test
+    void aFloorOutsideItsRangeIsRejectedNamingTheField() {
+        assertThatThrownBy(() -> budget().minRetriesPerSecond(0.0001))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContainingAll("minRetriesPerSecond", "1.0E-4");
+        assertThatThrownBy(() -> budget().minRetriesPerSecond(Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minRetriesPerSecond");
+        assertThatThrownBy(() -> budget().minRetriesPerSecond(2e6))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minRetriesPerSecond");
     }
 
     @Test
@@ -99,6 +118,56 @@ class RetryBudgetTest {
 
         clock.advance(Duration.ofSeconds(1));
         assertThat(budget.tryAcquireRetry()).isTrue();
+    }
+
+    @Test
+    void acrossASecondBoundaryTheFloorGrantsNoMoreThanItHolds() {
+        // Default budget: 100 tokens and a floor of 10 per second. Asked 200 times just before a
+        // second boundary and 200 times just after it, 1 ms apart, it grants the 100 tokens and
+        // the floor's 10: a per-second counter would grant 10 more in the new second.
+        RetryBudget budget = budget().build();
+        clock.advance(Duration.ofMillis(999));
+
+        int granted = ask(budget, 200);
+        clock.advance(Duration.ofMillis(1));
+        granted += ask(budget, 200);
+
+        assertThat(granted).isEqualTo(110);
+    }
+
+    @Test
+    void theFloorRefillsContinuouslyAtItsRate() {
+        RetryBudget budget = budget().maxTokens(1).minRetriesPerSecond(10).build();
+        drain(budget);
+        assertThat(ask(budget, 100)).isEqualTo(10);
+
+        clock.advance(Duration.ofMillis(99));
+        assertThat(budget.tryAcquireRetry()).isFalse();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(budget.tryAcquireRetry()).as("one retry's worth refilled in 100 ms").isTrue();
+        assertThat(budget.tryAcquireRetry()).isFalse();
+    }
+
+    @Test
+    void aFloorBelowOnePerSecondAllowsOneRetryEveryInterval() {
+        RetryBudget budget = budget().maxTokens(1).minRetriesPerSecond(0.2).build(); // one retry per 5 s
+        drain(budget);
+
+        assertThat(ask(budget, 10)).isEqualTo(1);
+        clock.advance(Duration.ofMillis(4_999));
+        assertThat(ask(budget, 10)).isZero();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(ask(budget, 10)).isEqualTo(1);
+    }
+
+    private static int ask(RetryBudget budget, int times) {
+        int granted = 0;
+        for (int i = 0; i < times; i++) {
+            if (budget.tryAcquireRetry()) {
+                granted++;
+            }
+        }
+        return granted;
     }
 
     private static void drain(RetryBudget budget) {
@@ -175,6 +244,11 @@ class RetryBudgetTest {
 
     /** Starts {@code calls} async calls 1 ms apart on the virtual clock and runs them all to the end. */
     private LoadResult load(int calls, double failureProbability, RetryBudget budget) {
+        return load(calls, Duration.ofMillis(1), failureProbability, budget);
+    }
+
+    /** Starts {@code calls} async calls {@code spacing} apart on the virtual clock and runs them all to the end. */
+    private LoadResult load(int calls, Duration spacing, double failureProbability, RetryBudget budget) {
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(3)
                 .backoff(Backoff.exponential(Duration.ofMillis(100)).jitter(Jitter.full())).build();
         RecordingListener events = new RecordingListener();
@@ -189,7 +263,7 @@ class RetryBudgetTest {
                 return outcomes.nextDouble() < failureProbability
                         ? CompletableFuture.failedFuture(unavailable)
                         : CompletableFuture.completedFuture("ok");
-            }), Duration.ofMillis(i).toNanos());
+            }), spacing.toNanos() * i);
         }
         clock.runUntilIdle();
         return new LoadResult(attempts.get(), events);
@@ -218,6 +292,27 @@ class RetryBudgetTest {
         assertThat((double) result.attempts()).isLessThanOrEqualTo(bound);
         assertThat(result.attempts()).as("without the budget it would be 3 × calls").isLessThan(calls + 400);
         assertThat(result.callsEndingWith(EndReason.BUDGET)).isGreaterThan(calls * 9L / 10);
+    }
+
+    /**
+     * Under 100 % failure with an empty bucket, the load is the offered rate λ times
+     * {@code 1 + min(attempts - 1, floor / λ)}: 1.01× at 1,000 calls/s with the default floor of
+     * 10 per second, 1.1× at 100/s, 2× at 10/s, and every retry (3×) at 2/s. Measured over 30 s,
+     * so the floor's first ten and the last calls' retries add a little.
+     */
+    @ParameterizedTest
+    @CsvSource({"1000, 1.01", "100, 1.1", "10, 2.0", "2, 3.0"})
+    void atFullFailureTheLoadIsTheOfferedRateTimesOnePlusTheFloorShare(int callsPerSecond, double expected) {
+        RetryBudget budget = budget().build();
+        drain(budget);
+        int calls = callsPerSecond * 30;
+
+        LoadResult result = load(calls, Duration.ofNanos(1_000_000_000L / callsPerSecond), 1.0, budget);
+
+        double elapsedSeconds = clock.now().toNanos() / 1e9;
+        long retries = result.attempts() - calls;
+        assertThat((double) retries).as("the bound: ceil(r) + r × T").isLessThanOrEqualTo(10 + 10 * elapsedSeconds);
+        assertThat(result.attempts() / (double) calls).isBetween(expected - 0.01, expected + 0.05);
     }
 
     @Test

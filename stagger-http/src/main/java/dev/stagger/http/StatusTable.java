@@ -1,7 +1,6 @@
 package dev.stagger.http;
 
-import dev.stagger.Classifier;
-import dev.stagger.Decision;
+import dev.stagger.CircuitBreaker;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 
@@ -94,14 +93,13 @@ public final class StatusTable {
 
     /**
      * What a {@link dev.stagger.CircuitBreaker} should count as a failure of the downstream
-     * ({@code CircuitBreaker.builder(..).recordFailures(table.failures())}): any exception, and any
+     * ({@code CircuitBreaker.builder(..).failurePredicate(table.failures())}): any exception, and any
      * status this table retries. A 404 or 422 says nothing about the downstream's health; by
      * default a breaker counts no response at all as a failure, so a 503 storm would go unseen.
      */
-    public Classifier failures() {
-        return (result, failure, context) -> failure != null
-                || (result instanceof HttpResponse<?> r && retries(r.statusCode(), true))
-                ? Decision.retry() : Decision.accept();
+    public CircuitBreaker.FailurePredicate failures() {
+        return (result, failure) -> failure != null
+                || (result instanceof HttpResponse<?> r && retries(r.statusCode(), true));
     }
 
     private StatusTable with(Rule rule, int... statuses) {

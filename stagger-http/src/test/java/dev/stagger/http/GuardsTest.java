@@ -38,7 +38,7 @@ class GuardsTest {
     void aBreakerCountingRetryableStatusesStopsRetryingOnceItOpens() throws Exception {
         server.otherwise(status(503, "down"));
         CircuitBreaker breaker = CircuitBreaker.builder("orders").consecutiveFailures(2)
-                .recordFailures(StatusTable.defaults().failures()).clock(clock).build();
+                .failurePredicate(StatusTable.defaults().failures()).clock(clock).build();
         RetryingHttpClient http = client(clock, 5).circuitBreaker(breaker).build();
         assertThatThrownBy(() -> http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofInputStream()))
                 .isInstanceOf(CircuitOpenException.class);
@@ -50,7 +50,7 @@ class GuardsTest {
     void aBreakerIgnoresStatusesThatSayNothingAboutTheDownstream() throws Exception {
         server.otherwise(status(404, "no such item"));
         CircuitBreaker breaker = CircuitBreaker.builder("orders").consecutiveFailures(2)
-                .recordFailures(StatusTable.defaults().failures()).clock(clock).build();
+                .failurePredicate(StatusTable.defaults().failures()).clock(clock).build();
         RetryingHttpClient http = client(clock, 5).circuitBreaker(breaker).build();
         for (int i = 0; i < 3; i++) {
             assertThat(http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString()).statusCode())

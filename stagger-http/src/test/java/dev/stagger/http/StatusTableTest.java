@@ -60,7 +60,6 @@ class StatusTableTest {
 
     @Test
     void breakerCountsEveryExceptionAsAFailure() {
-        assertThat(StatusTable.defaults().failures().classify(null, new java.io.IOException("reset"), null).isRetry())
-                .isTrue();
+        assertThat(StatusTable.defaults().failures().isFailure(null, new java.io.IOException("reset"))).isTrue();
     }
 }

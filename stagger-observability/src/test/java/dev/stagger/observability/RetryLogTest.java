@@ -187,7 +187,7 @@ class RetryLogTest {
     @Test
     void aCallRefusedBeforeItsFirstAttemptWritesNothing() {
         CircuitBreaker open = CircuitBreaker.builder("payments").consecutiveFailures(1).clock(clock).build();
-        open.onFailure();
+        open.record(open.tryAcquirePermission(), null, new IOException("down"));
 
         call(retry(3, paymentsLog().build()).withCircuitBreaker(open), ScriptedOperation.on(clock).succeeds(ATTEMPT));
 

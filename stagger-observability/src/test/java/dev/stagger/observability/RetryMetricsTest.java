@@ -152,7 +152,7 @@ class RetryMetricsTest {
     @Test
     void aCallRefusedBeforeItsFirstAttemptCountsZeroAttempts() {
         CircuitBreaker breaker = CircuitBreaker.builder("payments").consecutiveFailures(1).clock(clock).build();
-        breaker.onFailure();
+        failThrough(breaker);
         Retry retry = metrics.instrument(Retry.of("payments", policy(3, Backoff.none()).build())
                 .withCircuitBreaker(breaker).withClock(clock));
 
@@ -214,18 +214,19 @@ class RetryMetricsTest {
         var state = registry.get(RetryMetrics.CIRCUIT_STATE).tag("name", "billing").gauge();
         assertThat(state.value()).isEqualTo(0.0);
 
-        breaker.onFailure();
-        breaker.onFailure();
+        failThrough(breaker);
+        failThrough(breaker);
         assertThat(state.value()).isEqualTo(2.0);
-        assertThat(breaker.tryAcquirePermission()).isFalse();
-        assertThat(breaker.tryAcquirePermission()).isFalse();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
 
         clock.advance(Duration.ofSeconds(10));
         assertThat(state.value()).as("a probe may pass now").isEqualTo(1.0);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
+        CircuitBreaker.Permit probe = breaker.tryAcquirePermission();
+        assertThat(probe.isGranted()).isTrue();
         assertThat(state.value()).isEqualTo(1.0);
 
-        breaker.onSuccess();
+        breaker.record(probe, "ok", null);
         assertThat(state.value()).isEqualTo(0.0);
 
         assertThat(transitions("billing", "closed", "open")).isEqualTo(1);
@@ -267,7 +268,7 @@ class RetryMetricsTest {
         metrics.instrument(Retry.of("refunds", policy(2, Backoff.none()).build()).withCircuitBreaker(shared));
         metrics.bind(shared);
 
-        shared.onFailure();
+        failThrough(shared);
 
         assertThat(transitions("billing", "closed", "open")).isEqualTo(1);
     }
@@ -363,5 +364,11 @@ class RetryMetricsTest {
     void refusesANullRegistryNamingIt() {
         assertThatThrownBy(() -> RetryMetrics.of(null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("registry");
+    }
+
+    /** One failed call through the breaker. */
+    private static void failThrough(CircuitBreaker breaker) {
+        CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+        breaker.record(permit, null, new IOException("down"));
     }
 }

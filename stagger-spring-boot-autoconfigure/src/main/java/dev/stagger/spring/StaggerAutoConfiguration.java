@@ -39,7 +39,7 @@ public class StaggerAutoConfiguration {
     public StaggerRegistry staggerRegistry(Environment environment, StaggerProperties properties,
                                            ObjectProvider<Clock> clock, ObjectProvider<RetryCustomizer> customizers) {
         InstanceFactory factory = new InstanceFactory(Binder.get(environment), clock.getIfUnique(Clock::system));
-        java.util.function.Function<String, dev.stagger.Classifier> breakerFailures = HTTP
+        java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures = HTTP
                 ? dev.stagger.spring.internal.HttpClients.breakerFailures(factory, properties) : name -> null;
         return new StaggerRegistry(factory, properties, customizers.orderedStream().toList(), breakerFailures);
     }

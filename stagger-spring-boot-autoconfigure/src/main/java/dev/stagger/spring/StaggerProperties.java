@@ -189,14 +189,14 @@ public class StaggerProperties {
         /** Most tokens the budget holds (default 100). */
         private Double maxTokens;
         /** Retries always allowed per second, whatever the tokens (default 10). */
-        private Integer minRetriesPerSecond;
+        private Double minRetriesPerSecond;
 
         public Double getRatio() { return ratio; }
         public void setRatio(Double ratio) { this.ratio = ratio; }
         public Double getMaxTokens() { return maxTokens; }
         public void setMaxTokens(Double maxTokens) { this.maxTokens = maxTokens; }
-        public Integer getMinRetriesPerSecond() { return minRetriesPerSecond; }
-        public void setMinRetriesPerSecond(Integer minRetriesPerSecond) { this.minRetriesPerSecond = minRetriesPerSecond; }
+        public Double getMinRetriesPerSecond() { return minRetriesPerSecond; }
+        public void setMinRetriesPerSecond(Double minRetriesPerSecond) { this.minRetriesPerSecond = minRetriesPerSecond; }
     }
 
     public static class Annotation {

@@ -33,14 +33,14 @@ public final class StaggerRegistry {
     private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
 
-    private final java.util.function.Function<String, dev.stagger.Classifier> breakerFailures;
+    private final java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures;
 
     /**
      * @param breakerFailures what breaker {@code name} counts as a failure (null: exceptions only);
      *     a breaker guarding an HTTP client also counts the statuses the client retries
      */
     StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers,
-                    java.util.function.Function<String, dev.stagger.Classifier> breakerFailures) {
+                    java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures) {
         this.factory = factory;
         this.breakerFailures = breakerFailures;
         this.properties = properties;
@@ -92,9 +92,9 @@ public final class StaggerRegistry {
         }
         return breakers.computeIfAbsent(name, n -> {
             CircuitBreaker.Builder b = factory.circuitBreaker(n);
-            dev.stagger.Classifier failures = breakerFailures.apply(n);
+            CircuitBreaker.FailurePredicate failures = breakerFailures.apply(n);
             if (failures != null) {
-                b.recordFailures(failures);
+                b.failurePredicate(failures);
             }
             return b.build();
         });

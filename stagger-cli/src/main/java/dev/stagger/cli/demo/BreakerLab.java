@@ -72,7 +72,7 @@ final class BreakerLab {
     static CircuitBreaker newBreaker() {
         return CircuitBreaker.builder("downstream").failureRateThreshold(0.5).minimumCalls(10)
                 .window(Duration.ofSeconds(10)).openDuration(Duration.ofSeconds(3)).halfOpenPermits(2)
-                .recordFailures(StatusTable.defaults().failures()).build();
+                .failurePredicate(StatusTable.defaults().failures()).build();
     }
 
     /** The lab's budget: 20 tokens, 0.1 per success, at most 2 free retries per second. */

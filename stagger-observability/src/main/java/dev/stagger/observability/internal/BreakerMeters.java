@@ -41,7 +41,7 @@ public final class BreakerMeters implements CircuitBreaker.Listener {
                 .description("Calls the circuit breaker refused")
                 .tags(tags)
                 .register(registry);
-        breaker.addListener(new BreakerMeters(registry, tags));
+        breaker.subscribe(new BreakerMeters(registry, tags));
     }
 
     /** The gauge's value: 0 closed, 1 half-open, 2 open (higher is worse). */

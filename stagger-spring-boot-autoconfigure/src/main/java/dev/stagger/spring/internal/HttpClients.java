@@ -1,6 +1,6 @@
 package dev.stagger.spring.internal;
 
-import dev.stagger.Classifier;
+import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryListener;
 import dev.stagger.http.IdempotencyKeyMode;
@@ -74,8 +74,8 @@ public final class HttpClients {
      * What each breaker guarding a configured HTTP client counts as a failure: exceptions and the
      * statuses the client retries. Other breakers: null (exceptions only).
      */
-    public static Function<String, Classifier> breakerFailures(InstanceFactory factory, StaggerProperties properties) {
-        Map<String, Classifier> byBreaker = new HashMap<>();
+    public static Function<String, CircuitBreaker.FailurePredicate> breakerFailures(InstanceFactory factory, StaggerProperties properties) {
+        Map<String, CircuitBreaker.FailurePredicate> byBreaker = new HashMap<>();
         for (String client : properties.getHttp().getClients().keySet()) {
             if (StaggerProperties.DEFAULT.equals(client)) {
                 continue;

@@ -48,7 +48,7 @@ public final class InstanceEvents {
     /** Records {@code breaker}'s transitions from now on. */
     public void watch(CircuitBreaker breaker) {
         Deque<Map<String, Object>> history = transitions.computeIfAbsent(breaker.name(), n -> new ArrayDeque<>());
-        breaker.addListener(t -> {
+        breaker.subscribe(t -> {
             lock.lock();
             try {
                 if (history.size() == KEEP) {

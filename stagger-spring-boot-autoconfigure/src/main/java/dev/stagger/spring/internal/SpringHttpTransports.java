@@ -1,7 +1,6 @@
 package dev.stagger.spring.internal;
 
-import dev.stagger.Classifier;
-import dev.stagger.Decision;
+import dev.stagger.CircuitBreaker;
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.StatusTable;
 import java.io.IOException;
@@ -51,11 +50,11 @@ public final class SpringHttpTransports {
      * What a breaker guarding Spring HTTP clients counts as a failure: any exception, and any
      * status {@code table} retries (for any of Spring's response types or the JDK's).
      */
-    public static Classifier breakerFailures(StatusTable table) {
-        Classifier jdk = table.failures();
-        return (result, failure, context) -> {
+    public static CircuitBreaker.FailurePredicate breakerFailures(StatusTable table) {
+        CircuitBreaker.FailurePredicate jdk = table.failures();
+        return (result, failure) -> {
             if (failure != null) {
-                return Decision.retry();
+                return true;
             }
             int status = -1;
             if (result instanceof ClientHttpResponse r) {
@@ -63,9 +62,9 @@ public final class SpringHttpTransports {
             } else if (WEBFLUX && ReactiveHttp.isResponse(result)) {
                 status = ReactiveHttp.TRANSPORT.statusCode(ReactiveHttp.cast(result));
             } else {
-                return jdk.classify(result, null, context);
+                return jdk.isFailure(result, null);
             }
-            return table.retries(status, true) ? Decision.retry() : Decision.accept();
+            return table.retries(status, true);
         };
     }
 }
