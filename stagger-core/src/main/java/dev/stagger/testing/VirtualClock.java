@@ -88,7 +88,12 @@ public final class VirtualClock implements Clock {
         }
     }
 
-    /** Moves time forward by {@code d}, running each task that falls due, in time order. */
+    /**
+     * Moves time forward by {@code d}, running each task that falls due, in time order. Time is
+     * meant to be moved by one thread (the test's): two {@code advance} calls racing on different
+     * threads both measure {@code d} from the time they read, so together they may move the clock
+     * by less than the sum of their durations.
+     */
     public void advance(Duration d) {
         if (d.isNegative()) {
             throw new IllegalArgumentException("d must not be negative, got " + d);
