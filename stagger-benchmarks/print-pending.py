@@ -79,7 +79,7 @@ def main():
         print(f"  <= 0.65x Resilience4j's bytes: {held / a_held:.2f}x -> {verdict(held <= 0.65 * a_held)}")
         print(f"  scheduling <= 0.5x Resilience4j's cost: {ns / a_ns:.2f}x -> {verdict(ns <= 0.5 * a_ns)}")
         # What may stay: a timer queue's backing array, which never shrinks (4-8 B per call at its peak).
-    print(f"  cancelling frees the calls at once (<= 16 B per call left): {after:.1f} B -> {verdict(after <= 16)}")
+        print(f"  cancelling frees the calls at once (<= 16 B per call left): {after:.1f} B -> {verdict(after <= 16)}")
         print()
         print(f"What Stagger keeps per pending call at {n:,} (class histogram diff, first run):")
         for c in s[0].get("classes", []):
