@@ -61,6 +61,7 @@ public final class SimulatorSpeed {
         System.err.printf(Locale.ROOT, "  %8s %14s %12s %12s %14s %12s %18s%n", "clients", "events", "wall ms",
                 "ms per run", "events/s", "CPU ms", "events/CPU-second");
         double lastRunMillis = 0;
+        String goal = null;
         for (int clients : sizes) {
             ContentionConfig config = ContentionConfig.defaults().withClients(clients).withStrategies(List.of(strategy));
             Simulation.contention(config.withRuns(1)); // compile before timing
@@ -70,6 +71,10 @@ public final class SimulatorSpeed {
             long wall = System.nanoTime() - t0;
             long cpu = processCpuNanos() - c0;
             lastRunMillis = wall / 1e6 / runs;
+            if (clients == 10_000 && runs == 100) {
+                goal = String.format(Locale.ROOT, "Goal 6 of issue 18: 10,000 clients x 100 runs in under 60 s: %.1f s -> %s",
+                        wall / 1e9, wall < 60e9 ? "met" : "NOT MET");
+            }
             System.err.printf(Locale.ROOT, "  %8d %14d %12.0f %12.1f %14.0f %12.0f %18.0f%n", clients, r.events(),
                     wall / 1e6, lastRunMillis, r.events() / (wall / 1e9), cpu / 1e6, r.events() / (cpu / 1e9));
             System.out.printf(Locale.ROOT, "{\"clients\":%d,\"runs\":%d,\"strategy\":\"%s\",\"events\":%d,"
@@ -84,6 +89,9 @@ public final class SimulatorSpeed {
         System.err.printf(Locale.ROOT, "  live heap per simulated client (%d clients, a quarter into a run): %d B%n",
                 largest, perClient);
         System.out.printf(Locale.ROOT, "{\"clients\":%d,\"liveHeapBytesPerClient\":%d}%n", largest, perClient);
+        if (goal != null) {
+            System.err.println(goal);
+        }
     }
 
     private static long liveHeapPerClient(ContentionConfig config, long afterMillis) throws InterruptedException {
