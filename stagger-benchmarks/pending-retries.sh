@@ -12,14 +12,8 @@
 # STAGGER_MVN_FLAGS=-o builds offline; STAGGER_SKIP_BUILD=1 reuses target/benchmarks.jar.
 set -euo pipefail
 
-module="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$module")"
-cd "$root"
-
-if [ -z "${STAGGER_SKIP_BUILD:-}" ]; then
-    # shellcheck disable=SC2086 # the flags are words on purpose
-    mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
-fi
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)

@@ -10,14 +10,8 @@
 # STAGGER_SKIP_BUILD=1 reuses target/benchmarks.jar.
 set -euo pipefail
 
-module="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$module")"
-cd "$root"
-
-if [ -z "${STAGGER_SKIP_BUILD:-}" ]; then
-    # shellcheck disable=SC2086 # the flags are words on purpose
-    mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
-fi
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 java -Xms2g -Xmx2g -XX:+UseG1GC -XX:+AlwaysPreTouch \

@@ -12,14 +12,8 @@
 # size (default 200); STAGGER_MVN_FLAGS=-o builds offline; STAGGER_SKIP_BUILD=1 reuses the jar.
 set -euo pipefail
 
-module="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$module")"
-cd "$root"
-
-if [ -z "${STAGGER_SKIP_BUILD:-}" ]; then
-    # shellcheck disable=SC2086 # the flags are words on purpose
-    mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
-fi
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 
 java21="${STAGGER_JAVA21:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}"
 calls="${1:-100000}"

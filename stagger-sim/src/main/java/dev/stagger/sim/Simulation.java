@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.LongFunction;
 
 /**
@@ -58,23 +59,10 @@ public final class Simulation {
 
     /** As {@link #contention(ContentionConfig)}, reporting each finished run to {@code progress}. */
     public static List<SimulationResult> contention(ContentionConfig config, Progress progress) {
-        List<Strategy> strategies = config.strategies();
-        int runs = config.runs();
-        int total = strategies.size() * runs;
-        List<SimulationResult> results = new ArrayList<>();
-        Aggregate[] current = {new Aggregate()};
-        ParallelRuns.inOrder(total,
-                k -> new ContentionRun(config, strategies.get(k / runs), runSeed(config.seed(), k % runs)).run(),
-                (stats, k) -> {
-                    current[0].add(stats);
-                    progress.onRun(k + 1, total);
-                    if (k % runs == runs - 1) {
-                        results.add(current[0].result("contention", strategies.get(k / runs), config.budget(),
-                                config.breaker(), config.clients(), runs, 0, 0, 0, 0));
-                        current[0] = new Aggregate();
-                    }
-                });
-        return List.copyOf(results);
+        return simulate(config.strategies(), config.runs(), config.seed(), progress,
+                (strategy, seed) -> new ContentionRun(config, strategy, seed).run(),
+                (strategy, a) -> a.result("contention", strategy, config.budget(), config.breaker(), config.clients(),
+                        config.runs(), 0, 0, 0, 0));
     }
 
     /** Runs the {@code outage} scenario for each strategy in the configuration. */
@@ -84,26 +72,38 @@ public final class Simulation {
 
     /** As {@link #outage(OutageConfig)}, reporting each finished run to {@code progress}. */
     public static List<SimulationResult> outage(OutageConfig config, Progress progress) {
-        List<Strategy> strategies = config.strategies();
-        int runs = config.runs();
-        int total = strategies.size() * runs;
         double downFromMs = config.outageStart().toNanos() / 1e6;
         double downToMs = downFromMs + config.outageLength().toNanos() / 1e6;
         double offeredDuringOutage = config.offeredRate() * config.outageLength().toNanos() / 1e9;
+        return simulate(config.strategies(), config.runs(), config.seed(), progress,
+                (strategy, seed) -> new OutageRun(config, strategy, seed).run(),
+                (strategy, a) -> a.result("outage", strategy, config.budget(), config.breaker(), config.clients(),
+                        config.runs(), config.offeredRate(), offeredDuringOutage, downFromMs, downToMs));
+    }
+
+    /** One run of a scenario for a strategy and a run seed. */
+    @FunctionalInterface
+    private interface Run {
+        RunStats run(Strategy strategy, long seed);
+    }
+
+    /**
+     * Runs {@code runs} runs of each strategy (on the cores, combined in order) and turns each
+     * strategy's runs into one result.
+     */
+    private static List<SimulationResult> simulate(List<Strategy> strategies, int runs, long seed, Progress progress,
+                                                   Run run, BiFunction<Strategy, Aggregate, SimulationResult> result) {
+        int total = strategies.size() * runs;
         List<SimulationResult> results = new ArrayList<>();
         Aggregate[] current = {new Aggregate()};
-        ParallelRuns.inOrder(total,
-                k -> new OutageRun(config, strategies.get(k / runs), runSeed(config.seed(), k % runs)).run(),
-                (stats, k) -> {
-                    current[0].add(stats);
-                    progress.onRun(k + 1, total);
-                    if (k % runs == runs - 1) {
-                        results.add(current[0].result("outage", strategies.get(k / runs), config.budget(),
-                                config.breaker(), config.clients(), runs, config.offeredRate(), offeredDuringOutage,
-                                downFromMs, downToMs));
-                        current[0] = new Aggregate();
-                    }
-                });
+        ParallelRuns.inOrder(total, k -> run.run(strategies.get(k / runs), runSeed(seed, k % runs)), (stats, k) -> {
+            current[0].add(stats);
+            progress.onRun(k + 1, total);
+            if (k % runs == runs - 1) {
+                results.add(result.apply(strategies.get(k / runs), current[0]));
+                current[0] = new Aggregate();
+            }
+        });
         return List.copyOf(results);
     }
 
