@@ -8,7 +8,6 @@ import dev.stagger.sim.Strategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * How fast {@code stagger-sim} runs the {@code contention} scenario: simulated events per second
@@ -20,9 +19,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * once unmeasured first (compilation), then {@code --runs} runs of one strategy are timed as one
  * {@link Simulation#contention} call, which may use every core.
  *
- * <p>Live heap per client: one more run of the largest size on its own thread; once it has run
- * for a quarter of a run's measured wall time, one full GC (stop-the-world, so the snapshot is
- * consistent) and the heap in use minus the settled heap before the run, divided by the clients.
+ * <p>Live heap per client: one more run of the largest size on its own thread; early in it (an
+ * eighth of a run's measured wall time, at most 500 ms; sooner if the run ended first), one full
+ * GC through a class histogram (stop-the-world, so the snapshot is consistent) and the heap in
+ * use minus the settled heap before the run, divided by the clients, with the classes held.
  * Clients that already finished are not held, so this is an upper bound per client still running.
  *
  * <pre>
@@ -84,9 +84,14 @@ public final class SimulatorSpeed {
                     r.events() / (cpu / 1e9), r.calls(), r.completionMs());
         }
         int largest = sizes.get(sizes.size() - 1);
-        long perClient = liveHeapPerClient(ContentionConfig.defaults().withClients(largest).withRuns(1)
-                .withStrategies(List.of(strategy)), (long) (lastRunMillis / 4));
-        System.err.printf(Locale.ROOT, "  live heap per simulated client (%d clients, a quarter into a run): %d B%n",
+        ContentionConfig one = ContentionConfig.defaults().withClients(largest).withRuns(1)
+                .withStrategies(List.of(strategy));
+        long perClient = -1;
+        // early in a run (nearly every client still running); sooner again if the run ended first
+        for (long after = (long) Math.min(500, lastRunMillis / 8); perClient < 0 && after >= 1; after /= 4) {
+            perClient = liveHeapPerClient(one, after);
+        }
+        System.err.printf(Locale.ROOT, "  live heap per simulated client (%d clients, early in a run): %d B%n",
                 largest, perClient);
         System.out.printf(Locale.ROOT, "{\"clients\":%d,\"liveHeapBytesPerClient\":%d}%n", largest, perClient);
         if (goal != null) {
@@ -95,17 +100,26 @@ public final class SimulatorSpeed {
     }
 
     private static long liveHeapPerClient(ContentionConfig config, long afterMillis) throws InterruptedException {
+        HeapProbe.Histogram before = HeapProbe.histogram();
         long baseline = HeapProbe.settledUsedBytes();
-        AtomicReference<Long> snapshot = new AtomicReference<>();
+        Long snapshot = null;
+        String classes = null;
         Thread run = new Thread(() -> Simulation.contention(config), "simulation");
         run.start();
         Thread.sleep(Math.max(1, afterMillis));
         if (run.isAlive()) {
-            System.gc();
-            snapshot.set(java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+            HeapProbe.Histogram during = HeapProbe.histogram(); // a full, stop-the-world GC
+            snapshot = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+            classes = during.minus(before).topPerCall(config.clients(), 8);
         }
         run.join();
-        return snapshot.get() == null ? -1 : (snapshot.get() - baseline) / config.clients();
+        if (classes != null) {
+            System.err.println("  live objects per simulated client at that moment (class histogram diff):");
+            for (String entry : classes.substring(2, classes.length() - 2).split("\\},\\{")) {
+                System.err.println("    " + entry.replace("\"", ""));
+            }
+        }
+        return snapshot == null ? -1 : (snapshot - baseline) / config.clients();
     }
 
     /** CPU time of the whole process (simulation threads, GC and compiler), less disturbed by load than wall time. */
