@@ -66,8 +66,11 @@ public final class PendingRetries {
                         + " (expected --library NAME --calls N [--wait PT10M] [--histogram])");
             }
         }
-        if (library == null || calls < 1) {
-            throw new IllegalArgumentException("usage: --library stagger|resilience4j|failsafe --calls N (N >= 1)");
+        if (library == null) {
+            throw new IllegalArgumentException("--library is required: stagger, resilience4j or failsafe");
+        }
+        if (calls < 1) {
+            throw new IllegalArgumentException("calls must be at least 1, got " + calls);
         }
         PendingLibrary lib = PendingLibrary.named(library, wait);
         try {

@@ -99,8 +99,11 @@ public final class VirtualThreadRetries {
                     + ". Run with /usr/lib/jvm/temurin-25-jdk-amd64/bin/java (see virtual-threads.sh).");
             System.exit(2);
         }
-        if (calls < 1 || platformThreads < 1) {
-            throw new IllegalArgumentException("calls and platform-threads must be at least 1");
+        if (calls < 1) {
+            throw new IllegalArgumentException("calls must be at least 1, got " + calls);
+        }
+        if (platformThreads < 1) {
+            throw new IllegalArgumentException("platform-threads must be at least 1, got " + platformThreads);
         }
         new VirtualThreadRetries(calls, platformThreads, firstWait).runAll(jfr);
         System.exit(0);
