@@ -22,6 +22,7 @@ NAMES = {
     "resilience4jTime": "Resilience4j time window",
     "failsafe": "Failsafe",
     "springRetry": "Spring Retry",
+    "spring7": "Spring 7 core.retry",
 }
 
 

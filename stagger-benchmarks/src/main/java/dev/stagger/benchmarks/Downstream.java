@@ -2,6 +2,7 @@ package dev.stagger.benchmarks;
 
 import dev.failsafe.function.CheckedSupplier;
 import java.util.concurrent.Callable;
+import org.springframework.core.retry.Retryable;
 import org.springframework.retry.RetryCallback;
 import org.springframework.retry.RetryContext;
 
@@ -14,7 +15,8 @@ import org.springframework.retry.RetryContext;
  * <p>Not thread-safe for {@link #failOnce()}; benchmarks that share one instance between threads
  * only ever take the success path.
  */
-final class Downstream implements Callable<Object>, CheckedSupplier<Object>, RetryCallback<Object, RuntimeException> {
+final class Downstream implements Callable<Object>, CheckedSupplier<Object>, RetryCallback<Object, RuntimeException>,
+        Retryable<Object> {
 
     /** Preallocated and stackless, so no library pays for building an exception. */
     static final class TransientFailure extends RuntimeException {
@@ -60,6 +62,11 @@ final class Downstream implements Callable<Object>, CheckedSupplier<Object>, Ret
 
     @Override
     public Object doWithRetry(RetryContext context) {
+        return respond();
+    }
+
+    @Override
+    public Object execute() {
         return respond();
     }
 }

@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.core.retry.RetryException;
 import org.springframework.retry.backoff.NoBackOffPolicy;
 import org.springframework.retry.policy.SimpleRetryPolicy;
 import org.springframework.retry.support.RetryTemplate;
@@ -51,6 +52,7 @@ public class RetryBenchmark {
     private Callable<Object> resilience4j;
     private FailsafeExecutor<Object> failsafe;
     private RetryTemplate spring;
+    private org.springframework.core.retry.RetryTemplate spring7;
 
     @Setup
     public void setUp() {
@@ -74,13 +76,20 @@ public class RetryBenchmark {
         spring.setRetryPolicy(new SimpleRetryPolicy(MAX_ATTEMPTS));
         spring.setBackOffPolicy(new NoBackOffPolicy());
 
+        // Spring Framework 7's own retry (the engine behind its @Retryable): total attempts =
+        // 1 + maxRetries. It has no hook to replace its sleep, so a zero delay still costs it a
+        // Thread.sleep(0); that is what its users pay.
+        spring7 = new org.springframework.core.retry.RetryTemplate(org.springframework.core.retry.RetryPolicy.builder()
+                .maxRetries(MAX_ATTEMPTS - 1).delay(Duration.ZERO).build());
+
         checkEveryLibraryRecoversFromOneFailure();
     }
 
     /** Fails the run, rather than measuring nonsense, if a wrapper is configured not to retry. */
     private void checkEveryLibraryRecoversFromOneFailure() {
         Object[] results = {oneFailure_direct(), unchecked(this::oneFailure_stagger),
-                unchecked(this::oneFailure_resilience4j), oneFailure_failsafe(), oneFailure_springRetry()};
+                unchecked(this::oneFailure_resilience4j), oneFailure_failsafe(), oneFailure_springRetry(),
+                unchecked(this::oneFailure_spring7)};
         for (Object result : results) {
             if (result != downstream.payload()) {
                 throw new IllegalStateException("a wrapper did not recover from one failure: " + result);
@@ -123,6 +132,11 @@ public class RetryBenchmark {
         return spring.execute(downstream);
     }
 
+    @Benchmark
+    public Object happyPath_spring7() throws RetryException {
+        return spring7.execute(downstream);
+    }
+
     // ---- one failure, then success, zero delay ----
 
     /** The same two calls written by hand: one try/catch, no library. */
@@ -158,5 +172,11 @@ public class RetryBenchmark {
     public Object oneFailure_springRetry() {
         downstream.failOnce();
         return spring.execute(downstream);
+    }
+
+    @Benchmark
+    public Object oneFailure_spring7() throws RetryException {
+        downstream.failOnce();
+        return spring7.execute(downstream);
     }
 }

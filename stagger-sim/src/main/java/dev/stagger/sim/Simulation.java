@@ -5,22 +5,25 @@ import dev.stagger.sim.internal.ContentionRun;
 import dev.stagger.sim.internal.Guards;
 import dev.stagger.sim.internal.LongList;
 import dev.stagger.sim.internal.OutageRun;
+import dev.stagger.sim.internal.ParallelRuns;
 import dev.stagger.sim.internal.RunStats;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.LongFunction;
 
 /**
  * A deterministic discrete-event simulator of many clients retrying against one server, driving
  * Stagger's real retry engine: each client's call is a {@link dev.stagger.Retry#callAsync} on a
- * {@link dev.stagger.testing.VirtualClock}, so every wait comes from the real {@link dev.stagger.Backoff}
+ * virtual {@link dev.stagger.Clock} (the run's event loop, which orders events exactly as
+ * {@link dev.stagger.testing.VirtualClock} does), so every wait comes from the real {@link dev.stagger.Backoff}
  * and {@link dev.stagger.Jitter}, and every refusal from the real {@link dev.stagger.RetryBudget} and
- * {@link dev.stagger.CircuitBreaker}. Messages, server work and waits are events on the clock; a
- * run is one event loop on the calling thread, so equal configurations (and seeds) give equal
- * results.
+ * {@link dev.stagger.CircuitBreaker}. Messages, server work and waits are events on the run's
+ * virtual clock; a run is one event loop on one thread, so equal configurations (and seeds) give
+ * equal results.
  *
  * <p>All clients of a run share one {@code Retry}, as the callers in one service share one per
  * downstream; with the switches on, they also share one budget (the defaults: ratio 0.1, 100
@@ -28,12 +31,16 @@ import java.util.function.LongFunction;
  * seen, stays open 500 ms, one probe). Run {@code r} of every strategy uses the same seed, so
  * strategies are compared on the same network delays.
  *
- * <p>A simulation runs on the calling thread and shares nothing with any other, so separate
- * simulations may run concurrently on different threads.
+ * <p>Runs share nothing, so a simulation spreads them over the machine's cores (one thread per
+ * core, at most) and combines their results in run order on the calling thread: the results are
+ * the same, to the last bit, as on one thread. Separate simulations may run concurrently.
  */
 public final class Simulation {
 
-    /** Told after each finished run, e.g. to draw a progress bar. Called on the simulating thread. */
+    /**
+     * Told after each finished run, in run order, e.g. to draw a progress bar. Called on the
+     * thread that called the simulation.
+     */
     @FunctionalInterface
     public interface Progress {
         /** @param done runs finished so far, over all strategies; {@code total} when all are */
@@ -52,19 +59,10 @@ public final class Simulation {
 
     /** As {@link #contention(ContentionConfig)}, reporting each finished run to {@code progress}. */
     public static List<SimulationResult> contention(ContentionConfig config, Progress progress) {
-        List<SimulationResult> results = new ArrayList<>();
-        int total = config.strategies().size() * config.runs();
-        int done = 0;
-        for (Strategy strategy : config.strategies()) {
-            Aggregate a = new Aggregate();
-            for (int r = 0; r < config.runs(); r++) {
-                a.add(new ContentionRun(config, strategy, runSeed(config.seed(), r)).run());
-                progress.onRun(++done, total);
-            }
-            results.add(a.result("contention", strategy, config.budget(), config.breaker(), config.clients(),
-                    config.runs(), 0, 0, 0, 0));
-        }
-        return List.copyOf(results);
+        return simulate(config.strategies(), config.runs(), config.seed(), progress,
+                (strategy, seed) -> new ContentionRun(config, strategy, seed).run(),
+                (strategy, a) -> a.result("contention", strategy, config.budget(), config.breaker(), config.clients(),
+                        config.runs(), 0, 0, 0, 0));
     }
 
     /** Runs the {@code outage} scenario for each strategy in the configuration. */
@@ -74,21 +72,38 @@ public final class Simulation {
 
     /** As {@link #outage(OutageConfig)}, reporting each finished run to {@code progress}. */
     public static List<SimulationResult> outage(OutageConfig config, Progress progress) {
-        List<SimulationResult> results = new ArrayList<>();
-        int total = config.strategies().size() * config.runs();
-        int done = 0;
         double downFromMs = config.outageStart().toNanos() / 1e6;
         double downToMs = downFromMs + config.outageLength().toNanos() / 1e6;
         double offeredDuringOutage = config.offeredRate() * config.outageLength().toNanos() / 1e9;
-        for (Strategy strategy : config.strategies()) {
-            Aggregate a = new Aggregate();
-            for (int r = 0; r < config.runs(); r++) {
-                a.add(new OutageRun(config, strategy, runSeed(config.seed(), r)).run());
-                progress.onRun(++done, total);
+        return simulate(config.strategies(), config.runs(), config.seed(), progress,
+                (strategy, seed) -> new OutageRun(config, strategy, seed).run(),
+                (strategy, a) -> a.result("outage", strategy, config.budget(), config.breaker(), config.clients(),
+                        config.runs(), config.offeredRate(), offeredDuringOutage, downFromMs, downToMs));
+    }
+
+    /** One run of a scenario for a strategy and a run seed. */
+    @FunctionalInterface
+    private interface Run {
+        RunStats run(Strategy strategy, long seed);
+    }
+
+    /**
+     * Runs {@code runs} runs of each strategy (on the cores, combined in order) and turns each
+     * strategy's runs into one result.
+     */
+    private static List<SimulationResult> simulate(List<Strategy> strategies, int runs, long seed, Progress progress,
+                                                   Run run, BiFunction<Strategy, Aggregate, SimulationResult> result) {
+        int total = strategies.size() * runs;
+        List<SimulationResult> results = new ArrayList<>();
+        Aggregate[] current = {new Aggregate()};
+        ParallelRuns.inOrder(total, k -> run.run(strategies.get(k / runs), runSeed(seed, k % runs)), (stats, k) -> {
+            current[0].add(stats);
+            progress.onRun(k + 1, total);
+            if (k % runs == runs - 1) {
+                results.add(result.apply(strategies.get(k / runs), current[0]));
+                current[0] = new Aggregate();
             }
-            results.add(a.result("outage", strategy, config.budget(), config.breaker(), config.clients(),
-                    config.runs(), config.offeredRate(), offeredDuringOutage, downFromMs, downToMs));
-        }
+        });
         return List.copyOf(results);
     }
 

@@ -2,13 +2,13 @@ package dev.stagger.sim.internal;
 
 import dev.stagger.Backoff;
 import dev.stagger.CircuitBreaker;
+import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
-import dev.stagger.testing.VirtualClock;
 import java.time.Duration;
 
 /**
@@ -26,7 +26,7 @@ public final class Guards {
     private Guards() {
     }
 
-    public static Retry retry(Backoff backoff, int maxAttempts, VirtualClock clock, RandomSource random,
+    public static Retry retry(Backoff backoff, int maxAttempts, Clock clock, RandomSource random,
                               boolean budget, boolean breaker, RunStats stats) {
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(maxAttempts).backoff(backoff).build();
         Retry retry = Retry.of("sim", policy).withClock(clock).withRandom(random)

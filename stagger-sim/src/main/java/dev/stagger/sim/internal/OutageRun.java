@@ -4,7 +4,6 @@ import dev.stagger.Retry;
 import dev.stagger.sim.OutageConfig;
 import dev.stagger.sim.SimulationResult;
 import dev.stagger.sim.Strategy;
-import dev.stagger.testing.VirtualClock;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class OutageRun {
     private final OutageConfig config;
-    private final VirtualClock clock = new VirtualClock();
+    private final EventLoop clock = new EventLoop();
     private final NetworkDelay network;
     private final SplittableRandom phases;
     private final LoadCounter load = new LoadCounter(SimulationResult.BUCKET_MS * 1_000_000L);
@@ -48,7 +47,7 @@ public final class OutageRun {
     public RunStats run() {
         for (int i = 0; i < config.clients(); i++) {
             long phase = (long) (phases.nextDouble() * intervalNanos);
-            clock.schedule(this::startCall, phase);
+            clock.post(this::startCall, phase);
         }
         stats.events = clock.runUntilIdle(Integer.MAX_VALUE);
         stats.loadBuckets = load.counts();
@@ -62,7 +61,7 @@ public final class OutageRun {
     private void startCall() {
         long startedAt = clock.nanoTime();
         if (startedAt + intervalNanos < trafficEndNanos) {
-            clock.schedule(this::startCall, intervalNanos);
+            clock.post(this::startCall, intervalNanos);
         }
         stats.started++;
         retry.callAsync(this::attempt).whenComplete((ok, failure) -> {
@@ -82,7 +81,7 @@ public final class OutageRun {
 
     private CompletableFuture<Void> attempt() {
         CompletableFuture<Void> reply = new CompletableFuture<>();
-        clock.schedule(() -> arrive(reply), network.nextNanos());
+        clock.post(() -> arrive(reply), network.nextNanos());
         return reply;
     }
 
@@ -92,15 +91,15 @@ public final class OutageRun {
         stats.calls++;
         if (now >= downFrom && now < downTo) {
             stats.arrivalsWhileDown++;
-            clock.schedule(() -> reply.completeExceptionally(Rejection.UNAVAILABLE), network.nextNanos());
+            clock.post(() -> Rejection.UNAVAILABLE.fail(reply), network.nextNanos());
             return;
         }
         long start = Math.max(now, serverFreeAt);
         if (start - now > maxQueueNanos) {
-            clock.schedule(() -> reply.completeExceptionally(Rejection.OVERLOADED), network.nextNanos());
+            clock.post(() -> Rejection.OVERLOADED.fail(reply), network.nextNanos());
             return;
         }
         serverFreeAt = start + serviceNanos;
-        clock.schedule(() -> reply.complete(null), serverFreeAt - now + network.nextNanos());
+        clock.post(() -> reply.complete(null), serverFreeAt - now + network.nextNanos());
     }
 }
