@@ -1,5 +1,6 @@
 package dev.stagger.benchmarks.shedding;
 
+import dev.stagger.benchmarks.HarnessArgs;
 import dev.stagger.shedding.AimdLimit;
 import dev.stagger.shedding.GradientLimit;
 import dev.stagger.shedding.LoadSheddingFilter;
@@ -42,13 +43,14 @@ public final class OverloadRun {
     }
 
     public static void main(String[] args) throws Exception {
-        int permits = intArg(args, "--permits", 16);
-        Duration service = Duration.ofMillis(intArg(args, "--service-ms", 40));
-        double overload = Double.parseDouble(arg(args, "--overload", "3"));
-        Duration duration = Duration.ofSeconds(intArg(args, "--seconds", 15));
-        Duration warmup = Duration.ofSeconds(intArg(args, "--warmup", 5));
-        Duration timeout = Duration.ofMillis(intArg(args, "--timeout-ms", 2000));
-        int rounds = intArg(args, "--rounds", 1);
+        HarnessArgs arguments = new HarnessArgs(args);
+        int permits = arguments.positive("--permits", 16);
+        Duration service = Duration.ofMillis(arguments.positive("--service-ms", 40));
+        double overload = arguments.positive("--overload", 3.0);
+        Duration duration = Duration.ofSeconds(arguments.positive("--seconds", 15));
+        Duration warmup = Duration.ofSeconds(arguments.positive("--warmup", 5));
+        Duration timeout = Duration.ofMillis(arguments.positive("--timeout-ms", 2000));
+        int rounds = arguments.positive("--rounds", 1);
         double capacity = permits / (service.toNanos() / 1e9);
 
         List<Scenario> scenarios = List.of(
@@ -147,18 +149,5 @@ public final class OverloadRun {
 
     private static String fmt(String format, Object... args) {
         return String.format(Locale.ROOT, format, args);
-    }
-
-    private static String arg(String[] args, String name, String fallback) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return fallback;
-    }
-
-    private static int intArg(String[] args, String name, int fallback) {
-        return Integer.parseInt(arg(args, name, Integer.toString(fallback)));
     }
 }
