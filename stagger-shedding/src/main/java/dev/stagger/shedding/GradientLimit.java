@@ -6,44 +6,55 @@ import java.time.Duration;
 /**
  * A latency-gradient limit, after Envoy's adaptive concurrency gradient controller: the limit
  * follows the ratio of the latency the server has when idle to the latency it has now. Immutable;
- * made by {@link #builder()}; the defaults are Envoy's.
+ * made by {@link #builder()}. The defaults are Envoy's where Envoy has the setting.
  *
  * <ol>
  *   <li><b>minRTT.</b> The limit is pinned to {@linkplain Builder#minLimit(int) minLimit} (3)
  *       until {@linkplain Builder#minRttSamples(int) minRttSamples} (50) requests that started
- *       after the pin have completed; their {@linkplain Builder#samplePercentile(double)
- *       percentile} is the minRTT, the latency of the server with almost nothing in flight. This
- *       runs at start, again every {@linkplain Builder#minRttInterval(Duration) minRttInterval}
- *       (60 s) plus up to {@linkplain Builder#minRttJitter(double) minRttJitter} (15 %) of it at
- *       random (so a fleet does not measure at once), and when the limit has sat at its minimum
- *       for 5 windows in a row (the minRTT is then presumed stale). Afterwards the limit returns
- *       to its value before the measurement.</li>
+ *       after the pin have completed; their {@linkplain Builder#minRttPercentile(double)
+ *       median} is the minRTT, the latency of the server with almost nothing in flight. This runs
+ *       at start, again every {@linkplain Builder#minRttInterval(Duration) minRttInterval} (60 s)
+ *       plus up to {@linkplain Builder#minRttJitter(double) minRttJitter} (15 %) of it at random
+ *       (so a fleet does not measure at once), and when the limit has sat at its minimum for 5
+ *       windows in a row (the minRTT is then presumed stale). Afterwards the limit returns to its
+ *       value before the measurement.</li>
  *   <li><b>Gradient.</b> Every {@linkplain Builder#sampleWindow(Duration) sampleWindow}
- *       (100 ms), the percentile of the latencies of the window's requests (sampleRTT) gives
+ *       (100 ms) or round trip, whichever is longer, the mean latency of the window's requests
+ *       (sampleRTT) gives
  *       {@code gradient = clamp(minRTT * (1 + minRttBuffer) / sampleRTT, 0.5, 2.0)}, with
  *       {@linkplain Builder#minRttBuffer(double) minRttBuffer} 25 % of tolerance for normal
- *       variance. A window's requests are those admitted after it opened, and it closes when the
- *       first of them completes after its end: so a window lasts at least one round trip, and the
- *       limit never reacts to latencies caused by the limit before it. (Envoy samples every
- *       request that completes in the window; on a server whose latency is close to the window,
- *       that makes the limit swing well past twice the capacity and back.)</li>
+ *       variance.</li>
  *   <li><b>Limit.</b> {@code limit = gradient * limit + sqrt(gradient * limit)}, within
- *       [minLimit, {@linkplain Builder#maxLimit(int) maxLimit}]. The square-root headroom keeps
+ *       [minLimit, {@linkplain Builder#maxLimit(int) maxLimit}]; the square-root headroom keeps
  *       probing for more concurrency while latency sits near the minRTT. The limit does not grow
  *       in a window in which fewer than half of it were ever in use.</li>
  * </ol>
  *
+ * <p>It departs from Envoy in two ways. In the model of a saturated server in the tests (a fixed
+ * number of permits, a service time that varies a little, a queue), leaving out either lets the
+ * limit swing well past twice the permits, and admitted latency with it:
+ * <ul>
+ *   <li>a window's requests are those admitted after it opened, and it closes once its time is
+ *       up and as many of them as the limit have completed: a window is at least one full round
+ *       of the limit (as a TCP congestion window is), so the limit never reacts to latencies that
+ *       the limit before it caused, nor to the one or two requests that happen to complete first
+ *       when requests take longer than the window;</li>
+ *   <li>the window's latencies are averaged, not taken at a percentile: on a server with a steady
+ *       service time a request either finds a free slot or waits a whole service time, and the
+ *       median of such two-valued latencies flips from one value to the other.</li>
+ * </ul>
+ *
  * <p>On a server that can work on {@code N} requests at once (and queues the rest), the limit
  * settles where the gradient's shrinking meets the headroom: {@code limit = 1.25 N + sqrt(1.25 N)},
- * so admitted requests take about {@code 1.25 + sqrt(1.25 / N)} times the idle latency (1.53x for
- * N = 16, 1.36x for N = 100). Keep {@code minLimit} at or below {@code N}, or the minRTT itself
- * includes queueing.
+ * so admitted requests take about {@code 1.25 + sqrt(1.25 / N)} times the idle latency on average
+ * (1.53x for N = 16, 1.36x for N = 100). Keep {@code minLimit} at or below {@code N}, or the minRTT
+ * itself includes queueing.
  */
 public final class GradientLimit implements Limit {
     private final int minLimit;
     private final int maxLimit;
     private final Duration sampleWindow;
-    private final double samplePercentile;
+    private final double minRttPercentile;
     private final Duration minRttInterval;
     private final double minRttJitter;
     private final int minRttSamples;
@@ -53,7 +64,7 @@ public final class GradientLimit implements Limit {
         this.minLimit = b.minLimit;
         this.maxLimit = b.maxLimit;
         this.sampleWindow = b.sampleWindow;
-        this.samplePercentile = b.samplePercentile;
+        this.minRttPercentile = b.minRttPercentile;
         this.minRttInterval = b.minRttInterval;
         this.minRttJitter = b.minRttJitter;
         this.minRttSamples = b.minRttSamples;
@@ -66,7 +77,7 @@ public final class GradientLimit implements Limit {
 
     public Builder toBuilder() {
         return new Builder().minLimit(minLimit).maxLimit(maxLimit).sampleWindow(sampleWindow)
-                .samplePercentile(samplePercentile).minRttInterval(minRttInterval).minRttJitter(minRttJitter)
+                .minRttPercentile(minRttPercentile).minRttInterval(minRttInterval).minRttJitter(minRttJitter)
                 .minRttSamples(minRttSamples).minRttBuffer(minRttBuffer);
     }
 
@@ -82,8 +93,8 @@ public final class GradientLimit implements Limit {
         return sampleWindow;
     }
 
-    public double samplePercentile() {
-        return samplePercentile;
+    public double minRttPercentile() {
+        return minRttPercentile;
     }
 
     public Duration minRttInterval() {
@@ -105,7 +116,7 @@ public final class GradientLimit implements Limit {
     @Override
     public String toString() {
         return "GradientLimit{minLimit=" + minLimit + ", maxLimit=" + maxLimit + ", sampleWindow=" + sampleWindow
-                + ", samplePercentile=" + samplePercentile + ", minRttInterval=" + minRttInterval
+                + ", minRttPercentile=" + minRttPercentile + ", minRttInterval=" + minRttInterval
                 + ", minRttJitter=" + minRttJitter + ", minRttSamples=" + minRttSamples
                 + ", minRttBuffer=" + minRttBuffer + "}";
     }
@@ -115,7 +126,7 @@ public final class GradientLimit implements Limit {
         private int minLimit = 3;
         private int maxLimit = 1000;
         private Duration sampleWindow = Duration.ofMillis(100);
-        private double samplePercentile = 0.5;
+        private double minRttPercentile = 0.5;
         private Duration minRttInterval = Duration.ofSeconds(60);
         private double minRttJitter = 0.15;
         private int minRttSamples = 50;
@@ -136,21 +147,24 @@ public final class GradientLimit implements Limit {
             return this;
         }
 
-        /** How often the limit is recomputed from the latencies completed since. Default 100 ms. */
+        /**
+         * How often the limit is recomputed from the latencies of the requests admitted since; a
+         * window also lasts until as many requests as the limit have completed. Default 100 ms.
+         */
         public Builder sampleWindow(Duration sampleWindow) {
             this.sampleWindow = Check.positive("sampleWindow", sampleWindow);
             return this;
         }
 
         /**
-         * Which percentile of a window's latencies stands for it (and for the minRTT samples), in
-         * (0, 1]. Default 0.5: the median, which a few stragglers do not move.
+         * Which percentile of the minRTT measurement's latencies is the minRTT, in (0, 1].
+         * Default 0.5: the median, which a few stragglers (a cold cache, a pause) do not move.
          */
-        public Builder samplePercentile(double samplePercentile) {
-            if (!(samplePercentile > 0.0 && samplePercentile <= 1.0)) {
-                throw new IllegalArgumentException("samplePercentile must be in (0, 1], got " + samplePercentile);
+        public Builder minRttPercentile(double minRttPercentile) {
+            if (!(minRttPercentile > 0.0 && minRttPercentile <= 1.0)) {
+                throw new IllegalArgumentException("minRttPercentile must be in (0, 1], got " + minRttPercentile);
             }
-            this.samplePercentile = samplePercentile;
+            this.minRttPercentile = minRttPercentile;
             return this;
         }
 

@@ -15,7 +15,7 @@ class ConfigurationTest {
         assertThat(g.minLimit()).isEqualTo(3);
         assertThat(g.maxLimit()).isEqualTo(1000);
         assertThat(g.sampleWindow()).isEqualTo(Duration.ofMillis(100));
-        assertThat(g.samplePercentile()).isEqualTo(0.5);
+        assertThat(g.minRttPercentile()).isEqualTo(0.5);
         assertThat(g.minRttInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(g.minRttJitter()).isEqualTo(0.15);
         assertThat(g.minRttSamples()).isEqualTo(50);
@@ -35,7 +35,7 @@ class ConfigurationTest {
     @Test
     void toBuilderCopiesEverySetting() {
         GradientLimit g = GradientLimit.builder().minLimit(2).maxLimit(50).sampleWindow(Duration.ofMillis(250))
-                .samplePercentile(0.9).minRttInterval(Duration.ofSeconds(30)).minRttJitter(0.3).minRttSamples(20)
+                .minRttPercentile(0.9).minRttInterval(Duration.ofSeconds(30)).minRttJitter(0.3).minRttSamples(20)
                 .minRttBuffer(0.5).build();
         assertThat(g.toBuilder().build()).hasToString(g.toString());
         AimdLimit a = AimdLimit.builder(Duration.ofSeconds(2)).initialLimit(7).minLimit(5).maxLimit(9).backoffRatio(0.5)
@@ -55,7 +55,7 @@ class ConfigurationTest {
                 "initialLimit must be in [minLimit 1, maxLimit 1000], got 2000");
         assertIllegal(() -> GradientLimit.builder().minLimit(0), "minLimit must be at least 1, got 0");
         assertIllegal(() -> GradientLimit.builder().minLimit(10).maxLimit(5).build(), "maxLimit must be at least minLimit 10, got 5");
-        assertIllegal(() -> GradientLimit.builder().samplePercentile(0), "samplePercentile must be in (0, 1], got 0.0");
+        assertIllegal(() -> GradientLimit.builder().minRttPercentile(0), "minRttPercentile must be in (0, 1], got 0.0");
         assertIllegal(() -> GradientLimit.builder().minRttJitter(1.5), "minRttJitter must be in [0.0, 1.0], got 1.5");
         assertIllegal(() -> GradientLimit.builder().minRttSamples(10_001), "minRttSamples must be at most 10000, got 10001");
         assertIllegal(() -> GradientLimit.builder().minRttBuffer(-0.1), "minRttBuffer must be in [0.0, 10.0], got -0.1");

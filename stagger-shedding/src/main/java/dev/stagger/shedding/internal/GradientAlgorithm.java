@@ -7,15 +7,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@link GradientLimit} at run time (see its Javadoc for the algorithm). Samples are recorded
- * under a {@link ReentrantLock} held for a few array writes; once per window the holder also sorts
- * at most {@value #WINDOW_CAPACITY} latencies to take their percentile. Nothing that blocks runs
- * under the lock. {@link #limit()} is a volatile read. A window's samples are the requests
- * admitted since it opened, and it closes on the first of them to complete after its end, so the
- * limit changes at most once per round trip and never on latencies that an earlier limit caused.
+ * under a {@link ReentrantLock} held for a few arithmetic operations; the sample that ends a
+ * minRTT measurement also sorts its {@code minRttSamples} latencies under it. Nothing that blocks
+ * runs under the lock. {@link #limit()} is a volatile read.
  */
 final class GradientAlgorithm implements LimitAlgorithm {
-    /** Latencies kept per window; beyond this the newest overwrite the oldest. */
-    static final int WINDOW_CAPACITY = 1000;
     /** Windows in a row at the minimum limit after which the minRTT is measured again. */
     static final int STALE_AFTER_WINDOWS_AT_MIN = 5;
     private static final double MIN_GRADIENT = 0.5;
@@ -35,33 +31,33 @@ final class GradientAlgorithm implements LimitAlgorithm {
     private volatile int limit;
 
     // guarded by lock
+    private double exactLimit;
     private boolean measuring;
     private long measureFromNanos;
     private final long[] rttSamples;
     private int rttCount;
-    private int limitBeforeMeasuring;
+    private double limitBeforeMeasuring;
     private long minRttNanos;
     private long windowStartNanos;
     private long windowEndNanos;
-    private final long[] window = new long[WINDOW_CAPACITY];
+    private double windowSum;
     private int windowCount;
     private int windowMaxInFlight;
     private long nextMeasureNanos;
     private int windowsAtMin;
-    private final long[] scratch;
 
     GradientAlgorithm(GradientLimit config, RandomSource random, long nowNanos) {
         this.minLimit = config.minLimit();
         this.maxLimit = config.maxLimit();
         this.windowNanos = Check.nanos(config.sampleWindow());
-        this.percentile = config.samplePercentile();
+        this.percentile = config.minRttPercentile();
         this.intervalNanos = Check.nanos(config.minRttInterval());
         this.jitter = config.minRttJitter();
         this.minRttSamples = config.minRttSamples();
         this.buffer = config.minRttBuffer();
         this.random = random;
         this.rttSamples = new long[minRttSamples];
-        this.scratch = new long[Math.max(WINDOW_CAPACITY, minRttSamples)];
+        this.exactLimit = minLimit;
         this.limit = minLimit;
         startMeasuring(nowNanos);
     }
@@ -108,10 +104,10 @@ final class GradientAlgorithm implements LimitAlgorithm {
             if (startNanos - windowStartNanos < 0) {
                 return limit; // admitted under an earlier limit: says nothing about this one
             }
-            window[windowCount % WINDOW_CAPACITY] = rtt;
+            windowSum += rtt;
             windowCount++;
             windowMaxInFlight = Math.max(windowMaxInFlight, inFlight);
-            if (endNanos - windowEndNanos >= 0) {
+            if (endNanos - windowEndNanos >= 0 && windowCount >= limit) { // a full round of the limit
                 closeWindow();
                 openWindow(endNanos);
                 if (windowsAtMin >= STALE_AFTER_WINDOWS_AT_MIN || endNanos - nextMeasureNanos >= 0) {
@@ -125,22 +121,27 @@ final class GradientAlgorithm implements LimitAlgorithm {
     }
 
     private void closeWindow() {
-        long sampleRtt = percentile(window, Math.min(windowCount, WINDOW_CAPACITY));
+        double sampleRtt = windowSum / windowCount;
         double gradient = sampleRtt <= 0 ? MAX_GRADIENT : minRttNanos * (1.0 + buffer) / sampleRtt;
         gradient = Math.max(MIN_GRADIENT, Math.min(MAX_GRADIENT, gradient));
-        double scaled = gradient * limit;
-        double next = scaled + Math.sqrt(scaled);
-        if (next > limit && 2 * windowMaxInFlight < limit) {
-            next = limit; // the window never used half the limit: it tells nothing about more
+        double scaled = gradient * exactLimit;
+        double target = scaled + Math.sqrt(scaled);
+        if (target > exactLimit && 2 * windowMaxInFlight < limit) {
+            target = exactLimit; // the window never used half the limit: it tells nothing about more
         }
-        int updated = (int) Math.max(minLimit, Math.min(maxLimit, next));
-        windowsAtMin = updated == minLimit ? windowsAtMin + 1 : 0;
-        limit = updated;
+        setLimit(Math.max(minLimit, Math.min(maxLimit, target)));
+        windowsAtMin = limit == minLimit ? windowsAtMin + 1 : 0;
+    }
+
+    private void setLimit(double value) {
+        exactLimit = value;
+        limit = (int) value;
     }
 
     private void openWindow(long nowNanos) {
         windowStartNanos = nowNanos;
         windowEndNanos = nowNanos + windowNanos;
+        windowSum = 0;
         windowCount = 0;
         windowMaxInFlight = 0;
     }
@@ -149,27 +150,19 @@ final class GradientAlgorithm implements LimitAlgorithm {
         measuring = true;
         measureFromNanos = nowNanos;
         rttCount = 0;
-        limitBeforeMeasuring = limit;
-        limit = minLimit;
+        limitBeforeMeasuring = exactLimit;
+        setLimit(minLimit);
     }
 
     private void finishMeasuring(long nowNanos) {
-        minRttNanos = percentile(rttSamples, rttCount);
+        Arrays.sort(rttSamples, 0, rttCount);
+        int index = (int) Math.ceil(percentile * rttCount) - 1;
+        minRttNanos = rttSamples[Math.max(0, Math.min(rttCount - 1, index))];
         measuring = false;
         windowsAtMin = 0;
-        limit = limitBeforeMeasuring;
+        setLimit(limitBeforeMeasuring);
         openWindow(nowNanos);
         double wait = intervalNanos * (1.0 + jitter * random.nextDouble());
         nextMeasureNanos = nowNanos + (long) Math.min(wait, (double) (Long.MAX_VALUE / 4));
-    }
-
-    private long percentile(long[] values, int count) {
-        if (count == 0) {
-            return 0;
-        }
-        System.arraycopy(values, 0, scratch, 0, count);
-        Arrays.sort(scratch, 0, count);
-        int index = (int) Math.ceil(percentile * count) - 1;
-        return scratch[Math.max(0, Math.min(count - 1, index))];
     }
 }
