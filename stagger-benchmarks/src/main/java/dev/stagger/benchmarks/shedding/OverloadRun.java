@@ -23,8 +23,8 @@ import java.util.function.Supplier;
  * {@code --service-ms} (capacity = permits / service time). An open-loop generator (plain
  * {@code java.net.http.HttpClient}, HTTP/1.1, no retries) sends GETs at a fixed rate for
  * {@code --seconds}, each with a {@code --timeout-ms} timeout, at most 4,000 outstanding; the first
- * {@code --warmup} seconds are not recorded. Scenarios, each on a fresh server, interleaved round
- * by round:
+ * {@code --warmup} seconds are not recorded. After one unrecorded run to warm the JVM up, the
+ * scenarios, each on a fresh server, interleaved round by round:
  * <ul>
  *   <li>unloaded: a quarter of capacity, no filter — the reference latency;</li>
  *   <li>{@code --overload} x capacity without a filter;</li>
@@ -68,15 +68,21 @@ public final class OverloadRun {
         System.out.printf(Locale.ROOT, "capacity %d permits x %d ms = %.0f requests/s; %d s per scenario (%d s warmup), "
                         + "timeout %d ms; load average before: %s%n", permits, service.toMillis(), capacity,
                 duration.toSeconds(), warmup.toSeconds(), timeout.toMillis(), loadBefore);
+        // JIT-compile the server, the filter and the client before anything is measured, so the
+        // unloaded reference is not the slowest scenario merely by running first
+        try (CapacityServer server = CapacityServer.start(permits, service, LoadSheddingFilter.builder("warmup").build())) {
+            new OpenLoopLoad(overload * capacity, warmup.plusSeconds(1), warmup, timeout, 4_000).run(server.uri());
+        }
         for (int round = 1; round <= rounds; round++) {
             for (Scenario s : scenarios) {
                 LoadSheddingFilter filter = s.filter().get();
                 OpenLoopLoad.Result r;
                 String limit;
                 try (CapacityServer server = filter == null ? CapacityServer.start(permits, service)
-                        : CapacityServer.start(permits, service, filter)) {
+                        : CapacityServer.start(permits, service, filter);
+                     LimitSampler sampler = new LimitSampler(filter, warmup)) {
                     r = new OpenLoopLoad(s.loadFactor() * capacity, duration, warmup, timeout, 4_000).run(server.uri());
-                    limit = filter == null ? "" : " limit at end " + filter.limit();
+                    limit = sampler.summary();
                 }
                 results.get(s.name()).add(r);
                 System.out.printf(Locale.ROOT, "round %d: %-28s %s%s%n", round, s.name(), r, limit);
@@ -84,16 +90,18 @@ public final class OverloadRun {
         }
         String loadAfter = loadAverage();
 
-        System.out.printf(Locale.ROOT, "%n%-28s %9s %9s %6s %8s %8s %9s %7s %8s %8s %11s%n", "scenario", "offered/s",
-                "goodput/s", "of cap", "p50 ms", "p99 ms", "p99/unl.", "shed", "timeouts", "not sent", "Retry-After");
+        System.out.printf(Locale.ROOT, "%n%-28s %9s %9s %6s %8s %8s %9s %9s %7s %8s %8s %11s%n", "scenario", "offered/s",
+                "goodput/s", "of cap", "p50 ms", "p99 ms", "p99/u.p99", "p99/u.p50", "shed", "timeouts", "not sent",
+                "Retry-After");
         double unloadedP99 = median(results.get(scenarios.get(0).name()), r -> millis(r.okLatency(0.99)));
+        double unloadedP50 = median(results.get(scenarios.get(0).name()), r -> millis(r.okLatency(0.5)));
         for (Scenario s : scenarios) {
             List<OpenLoopLoad.Result> rs = results.get(s.name());
             double goodput = median(rs, OpenLoopLoad.Result::goodputPerSecond);
             double p99 = median(rs, r -> millis(r.okLatency(0.99)));
-            System.out.printf(Locale.ROOT, "%-28s %9.0f %9.0f %5.0f%% %8.1f %8.1f %8.2fx %7.0f %8.0f %8.0f %11s%n",
+            System.out.printf(Locale.ROOT, "%-28s %9.0f %9.0f %5.0f%% %8.1f %8.1f %8.2fx %8.2fx %7.0f %8.0f %8.0f %11s%n",
                     s.name(), s.loadFactor() * capacity, goodput, 100 * goodput / capacity,
-                    median(rs, r -> millis(r.okLatency(0.5))), p99, p99 / unloadedP99,
+                    median(rs, r -> millis(r.okLatency(0.5))), p99, p99 / unloadedP99, p99 / unloadedP50,
                     median(rs, r -> (double) r.shed), median(rs, r -> (double) r.timedOut),
                     median(rs, r -> (double) r.notSent), retryAfterRange(rs));
             if (rounds > 1) {
@@ -116,6 +124,45 @@ public final class OverloadRun {
         double timedOutShare = median(none, r -> r.timedOut / (double) Math.max(1, r.sent));
         System.out.printf(Locale.ROOT, "  without it, clients time out: %.0f %% of requests -> %s%n", 100 * timedOutShare,
                 timedOutShare > 0.5 ? "shown" : "NOT SHOWN");
+    }
+
+    /** Samples the filter's limit every 50 ms after the warmup, to show how steady it was. */
+    private static final class LimitSampler implements AutoCloseable {
+        private final LoadSheddingFilter filter;
+        private final Thread thread;
+        private volatile int min = Integer.MAX_VALUE;
+        private volatile int max;
+
+        LimitSampler(LoadSheddingFilter filter, Duration warmup) {
+            this.filter = filter;
+            this.thread = new Thread(() -> {
+                try {
+                    Thread.sleep(warmup.toMillis());
+                    while (!Thread.currentThread().isInterrupted()) {
+                        int limit = filter.limit();
+                        min = Math.min(min, limit);
+                        max = Math.max(max, limit);
+                        Thread.sleep(50);
+                    }
+                } catch (InterruptedException stopped) {
+                    // the run is over
+                }
+            }, "limit-sampler");
+            thread.setDaemon(true);
+            if (filter != null) {
+                thread.start();
+            }
+        }
+
+        String summary() {
+            return filter == null || max == 0 ? "" : fmt(" limit %d..%d after warmup", min, max);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            thread.interrupt();
+            thread.join();
+        }
     }
 
     private static String retryAfterRange(List<OpenLoopLoad.Result> rs) {
