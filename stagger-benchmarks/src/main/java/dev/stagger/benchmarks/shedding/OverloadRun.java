@@ -159,9 +159,13 @@ public final class OverloadRun {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             thread.interrupt();
-            thread.join();
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -76,7 +76,7 @@ public final class CapacityServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         server.close();
     }
 }

@@ -78,8 +78,15 @@ public final class LoopbackServer implements AutoCloseable {
         return base.resolve(path);
     }
 
+    /** Stops Jetty; a failure to stop is unchecked (there is nothing a caller could do about it). */
     @Override
-    public void close() throws Exception {
-        server.stop();
+    public void close() {
+        try {
+            server.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty did not stop", e);
+        }
     }
 }
