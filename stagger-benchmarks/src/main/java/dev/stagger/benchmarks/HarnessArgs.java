@@ -1,12 +1,15 @@
 package dev.stagger.benchmarks;
 
-/** Reads {@code --name value} arguments of the harnesses (the programs that are not JMH benchmarks). */
+/** {@code --name value} arguments of the harnesses (not JMH), with defaults. */
 public final class HarnessArgs {
-    private HarnessArgs() {
+    private final String[] args;
+
+    public HarnessArgs(String[] args) {
+        this.args = args.clone();
     }
 
     /** The value after {@code name}, or {@code fallback} when it is absent. */
-    public static String string(String[] args, String name, String fallback) {
+    public String text(String name, String fallback) {
         for (int i = 0; i < args.length - 1; i++) {
             if (args[i].equals(name)) {
                 return args[i + 1];
@@ -15,16 +18,21 @@ public final class HarnessArgs {
         return fallback;
     }
 
-    /** The positive integer after {@code name}, or {@code fallback}. */
-    public static int positiveInt(String[] args, String name, int fallback) {
-        String v = string(args, name, null);
-        if (v == null) {
-            return fallback;
-        }
-        int n = Integer.parseInt(v);
+    /** A whole number of at least 1. */
+    public int positive(String name, int fallback) {
+        int n = Integer.parseInt(text(name, Integer.toString(fallback)));
         if (n < 1) {
             throw new IllegalArgumentException(name + " must be at least 1, got " + n);
         }
         return n;
+    }
+
+    /** A number above 0. */
+    public double positive(String name, double fallback) {
+        double x = Double.parseDouble(text(name, Double.toString(fallback)));
+        if (!(x > 0) || Double.isInfinite(x)) {
+            throw new IllegalArgumentException(name + " must be a positive number, got " + x);
+        }
+        return x;
     }
 }

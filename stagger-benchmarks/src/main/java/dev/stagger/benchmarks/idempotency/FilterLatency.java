@@ -77,16 +77,17 @@ public final class FilterLatency {
     }
 
     public static void main(String[] args) throws Exception {
-        int requests = HarnessArgs.positiveInt(args, "--requests", 2000);
-        int warmup = HarnessArgs.positiveInt(args, "--warmup", 400);
-        int runs = HarnessArgs.positiveInt(args, "--runs", 3);
-        String pgUrl = HarnessArgs.string(args, "--pg-url", "jdbc:postgresql://127.0.0.1:5432/test");
+        HarnessArgs arguments = new HarnessArgs(args);
+        int requests = arguments.positive("--requests", 2000);
+        int warmup = arguments.positive("--warmup", 400);
+        int runs = arguments.positive("--runs", 3);
+        String pgUrl = arguments.text("--pg-url", "jdbc:postgresql://127.0.0.1:5432/test");
         String prefix = "bench_idem_" + Long.toString(System.currentTimeMillis(), 36) + "_";
         Path tmp = Files.createTempDirectory("stagger-idem-latency");
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(pgUrl);
-        config.setUsername(HarnessArgs.string(args, "--pg-user", "postgres"));
-        config.setPassword(HarnessArgs.string(args, "--pg-password", ""));
+        config.setUsername(arguments.text("--pg-user", "postgres"));
+        config.setPassword(arguments.text("--pg-password", ""));
         config.setMaximumPoolSize(4);
         config.setPoolName("filter-latency");
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Load shedding at 3x overload: Jetty on 127.0.0.1 with a handler of fixed capacity, an open-loop
+# load generator (plain java.net.http.HttpClient), unloaded / no filter / GradientLimit / AimdLimit
+# side by side in one run. Stops by itself.
+# Usage: stagger-benchmarks/overload-run.sh [--permits 16] [--service-ms 40] [--overload 3]
+#        [--seconds 15] [--warmup 5] [--timeout-ms 2000] [--rounds 3]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC2086 # the flags are words on purpose
+mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
+exec java -Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch \
+  -cp stagger-benchmarks/target/benchmarks.jar dev.stagger.benchmarks.shedding.OverloadRun "$@"

@@ -1,0 +1,168 @@
+package dev.stagger.shedding.internal;
+
+import dev.stagger.RandomSource;
+import dev.stagger.shedding.GradientLimit;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * {@link GradientLimit} at run time (see its Javadoc for the algorithm). Samples are recorded
+ * under a {@link ReentrantLock} held for a few arithmetic operations; the sample that ends a
+ * minRTT measurement also sorts its {@code minRttSamples} latencies under it. Nothing that blocks
+ * runs under the lock. {@link #limit()} is a volatile read.
+ */
+final class GradientAlgorithm implements LimitAlgorithm {
+    /** Windows in a row at the minimum limit after which the minRTT is measured again. */
+    static final int STALE_AFTER_WINDOWS_AT_MIN = 5;
+    private static final double MIN_GRADIENT = 0.5;
+    private static final double MAX_GRADIENT = 2.0;
+
+    private final int minLimit;
+    private final int maxLimit;
+    private final long windowNanos;
+    private final double percentile;
+    private final long intervalNanos;
+    private final double jitter;
+    private final int minRttSamples;
+    private final double buffer;
+    private final RandomSource random;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private volatile int limit;
+
+    // guarded by lock
+    private double exactLimit;
+    private boolean measuring;
+    private long measureFromNanos;
+    private final long[] rttSamples;
+    private int rttCount;
+    private double limitBeforeMeasuring;
+    private long minRttNanos;
+    private long windowStartNanos;
+    private long windowEndNanos;
+    private double windowSum;
+    private int windowCount;
+    private int windowMaxInFlight;
+    private long nextMeasureNanos;
+    private int windowsAtMin;
+
+    GradientAlgorithm(GradientLimit config, RandomSource random, long nowNanos) {
+        this.minLimit = config.minLimit();
+        this.maxLimit = config.maxLimit();
+        this.windowNanos = Check.nanos(config.sampleWindow());
+        this.percentile = config.minRttPercentile();
+        this.intervalNanos = Check.nanos(config.minRttInterval());
+        this.jitter = config.minRttJitter();
+        this.minRttSamples = config.minRttSamples();
+        this.buffer = config.minRttBuffer();
+        this.random = random;
+        this.rttSamples = new long[minRttSamples];
+        this.exactLimit = minLimit;
+        this.limit = minLimit;
+        startMeasuring(nowNanos);
+    }
+
+    @Override
+    public int limit() {
+        return limit;
+    }
+
+    /** True while the limit is pinned to measure the minRTT. */
+    boolean measuring() {
+        lock.lock();
+        try {
+            return measuring;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The last measured minRTT in nanoseconds; 0 before the first measurement ends. */
+    long minRttNanos() {
+        lock.lock();
+        try {
+            return minRttNanos;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int onSample(long startNanos, long endNanos, int inFlight) {
+        long rtt = Math.max(0, endNanos - startNanos);
+        lock.lock();
+        try {
+            if (measuring) {
+                if (startNanos - measureFromNanos >= 0) { // admitted under the pinned limit
+                    rttSamples[rttCount++] = rtt;
+                    if (rttCount == minRttSamples) {
+                        finishMeasuring(endNanos);
+                    }
+                }
+                return limit;
+            }
+            if (startNanos - windowStartNanos < 0) {
+                return limit; // admitted under an earlier limit: says nothing about this one
+            }
+            windowSum += rtt;
+            windowCount++;
+            windowMaxInFlight = Math.max(windowMaxInFlight, inFlight);
+            if (endNanos - windowEndNanos >= 0 && windowCount >= limit) { // a full round of the limit
+                closeWindow();
+                openWindow(endNanos);
+                if (windowsAtMin >= STALE_AFTER_WINDOWS_AT_MIN || endNanos - nextMeasureNanos >= 0) {
+                    startMeasuring(endNanos);
+                }
+            }
+            return limit;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void closeWindow() {
+        double sampleRtt = windowSum / windowCount;
+        double gradient = sampleRtt <= 0 ? MAX_GRADIENT : minRttNanos * (1.0 + buffer) / sampleRtt;
+        gradient = Math.max(MIN_GRADIENT, Math.min(MAX_GRADIENT, gradient));
+        double scaled = gradient * exactLimit;
+        double target = scaled + Math.sqrt(scaled);
+        if (target > exactLimit && 2 * windowMaxInFlight < limit) {
+            target = exactLimit; // the window never used half the limit: it tells nothing about more
+        }
+        setLimit(Math.max(minLimit, Math.min(maxLimit, target)));
+        windowsAtMin = limit == minLimit ? windowsAtMin + 1 : 0;
+    }
+
+    private void setLimit(double value) {
+        exactLimit = value;
+        limit = (int) value;
+    }
+
+    private void openWindow(long nowNanos) {
+        windowStartNanos = nowNanos;
+        windowEndNanos = nowNanos + windowNanos;
+        windowSum = 0;
+        windowCount = 0;
+        windowMaxInFlight = 0;
+    }
+
+    private void startMeasuring(long nowNanos) {
+        measuring = true;
+        measureFromNanos = nowNanos;
+        rttCount = 0;
+        limitBeforeMeasuring = exactLimit;
+        setLimit(minLimit);
+    }
+
+    private void finishMeasuring(long nowNanos) {
+        Arrays.sort(rttSamples, 0, rttCount);
+        int index = (int) Math.ceil(percentile * rttCount) - 1;
+        minRttNanos = rttSamples[Math.max(0, Math.min(rttCount - 1, index))];
+        measuring = false;
+        windowsAtMin = 0;
+        setLimit(limitBeforeMeasuring);
+        openWindow(nowNanos);
+        double wait = intervalNanos * (1.0 + jitter * random.nextDouble());
+        nextMeasureNanos = nowNanos + (long) Math.min(wait, (double) (Long.MAX_VALUE / 4));
+    }
+}
