@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every preset reproduces its source system's formula exactly, given the same random numbers.
- * Expected values are computed here from REFERENCE.md's formulas, independently of the code.
+ * Expected values are computed here from each system's published formula, independently of the code.
  */
 class BackoffPresetsTest {
     private static final double[] DRAWS = {0.0, 0.25, 0.5, 0.75, 0.999_999, 0.1, 0.9, 0.333, 0.6, 0.05};
@@ -154,12 +154,12 @@ class BackoffPresetsTest {
     }
 
     @Test
-    void seedFormulaIsExponentialWithProportionalJitterOfThirtyPercent() {
-        // Seed (Danish post): c = min(maxDelay, base·2^(k-1)), c + U(0, 0.3·c)
-        Backoff seed = Backoff.exponential(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(5))
+    void exponentialWithProportionalJitterAddsUpToThirtyPercentToTheCappedDelay() {
+        // c = min(maxDelay, base·2^(k-1)), then c + U(0, 0.3·c)
+        Backoff backoff = Backoff.exponential(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(5))
                 .jitter(Jitter.proportional(0.3));
 
-        assertThat(firstDelays(seed, RandomSource.sequence(0.5), 3))
+        assertThat(firstDelays(backoff, RandomSource.sequence(0.5), 3))
                 .containsExactly(Duration.ofMillis(230), Duration.ofMillis(460), Duration.ofMillis(920));
     }
 

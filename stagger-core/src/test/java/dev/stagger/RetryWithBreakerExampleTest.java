@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The classic "retry + circuit breaker" exercise: a Retry with a breaker and a budget. The same
- * scenario is the example in stagger-core/README.md.
+ * A Retry with a circuit breaker and a budget, call by call: recovery, exhaustion that opens the
+ * breaker, a fast failure while it is open, and the probe that closes it. The same scenario is the
+ * example in the README.
  */
 class RetryWithBreakerExampleTest {
     private final VirtualClock clock = new VirtualClock();

@@ -35,19 +35,22 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "http", mixinStandardHelpOptions = true,
         description = {"Sends one HTTP request with Stagger's retries: retries 408, 429, 503 (409, 500, 502, 504, "
-                + "timeouts and resets only for idempotent methods), honours Retry-After, and gives POST/PATCH one "
-                + "Idempotency-Key reused by every attempt. Body to stdout, one line per retry to stderr."},
+                + "timeouts and resets only for requests safe to send twice: idempotent methods, or a keyed POST/PATCH "
+                + "with --keys-honoured), honours Retry-After, and gives POST/PATCH one Idempotency-Key reused by "
+                + "every attempt. Body to stdout, one line per retry to stderr."},
         footer = {"", "Exit codes:",
                 "  0  2xx response",
                 "  2  bad arguments",
                 "  3  gave up on a retryable status (attempts or deadline ran out); the last body is printed",
-                "  4  non-retryable status (e.g. 400, 404, 422), or a retryable one for a POST/PATCH",
-                "     without an Idempotency-Key under --keys require or off; the body is printed",
+                "  4  non-retryable status (e.g. 400, 404, 422), or one retried only for requests safe to send",
+                "     twice (e.g. 500) for a POST/PATCH without an Idempotency-Key, or with one but without",
+                "     --keys-honoured; the body is printed",
                 "  5  network failure (connect, reset, timeout) after the allowed attempts, or refused by a guard",
                 "  130  interrupted",
                 "", "Examples:",
                 "  stagger http https://api.example.com/health",
                 "  stagger http POST https://api.example.com/orders --data '{\"sku\":42}' -H 'Content-Type: application/json'",
+                "  stagger http POST https://api.example.com/charges --data @charge.json --keys-honoured",
                 "  stagger http PUT http://127.0.0.1:8080/items/7 --data @item.json --attempts 3 --deadline 10s"})
 final class HttpCommand implements Callable<Integer> {
     static final int EXIT_OK = 0;
@@ -76,6 +79,11 @@ final class HttpCommand implements Callable<Integer> {
     @Option(names = "--keys", paramLabel = "MODE", defaultValue = "auto",
             description = "Idempotency keys for POST/PATCH: auto (generate), require (never retry unkeyed), off. Default: ${DEFAULT-VALUE}.")
     String keys;
+
+    @Option(names = "--keys-honoured",
+            description = "The server honours Idempotency-Keys (executes a repeated key once), so a keyed POST/PATCH "
+                    + "is also retried after 500, 502, 504, 409, timeouts and resets.")
+    boolean keysHonoured;
 
     @Option(names = "--attempts", paramLabel = "N", defaultValue = "5",
             description = "Total attempts, first included. Default: ${DEFAULT-VALUE}.")
@@ -130,6 +138,7 @@ final class HttpCommand implements Callable<Integer> {
                         .build())
                 .policy(inv.policy)
                 .idempotencyKeys(inv.mode)
+                .keysHonoured(uri -> keysHonoured)
                 .clock(clock)
                 .service(inv.request.uri().getHost() == null ? "http" : inv.request.uri().getHost())
                 .listener(event -> {
@@ -169,11 +178,13 @@ final class HttpCommand implements Callable<Integer> {
             case RETRYABLE -> "gave up on status " + status + " (attempts or deadline ran out)";
             case STATUS_NOT_RETRYABLE -> "status " + status + " is not retryable";
             case NOT_SAFE_TO_REPEAT -> sent.headers().firstValue("Idempotency-Key").isPresent()
-                    ? "status " + status + " was not retried: the client does not treat this " + sent.method()
-                            + " as safe to send twice"
+                    ? "status " + status + " was not retried: the " + sent.method() + " carries an Idempotency-Key, but "
+                            + "the server is not declared to honour keys, so sending it again could run it twice "
+                            + "(add --keys-honoured if the server executes a repeated key once)"
                     : "status " + status + " was not retried: the " + sent.method()
                             + " carries no Idempotency-Key, so sending it again could run it twice (--keys "
-                            + keys.toLowerCase(Locale.ROOT) + "; use --keys auto or --idempotency-key K to allow retries)";
+                            + keys.toLowerCase(Locale.ROOT) + "; give it a key with --keys auto or --idempotency-key K, "
+                            + "and add --keys-honoured if the server executes a repeated key once)";
         };
     }
 

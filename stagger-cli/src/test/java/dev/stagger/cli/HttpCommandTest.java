@@ -199,6 +199,32 @@ class HttpCommandTest {
     }
 
     @Test
+    void keysHonouredRetriesAKeyedPostAfterA500WithTheSameKey() {
+        then(500, "oops");
+        assertThat(run("POST", url("/charges"), "-d", "{}", "--keys-honoured", "--base", "10ms")).isZero();
+        assertThat(seen).hasSize(2).extracting(Seen::key).doesNotContainNull().containsOnly(seen.get(0).key());
+    }
+
+    @Test
+    void withoutKeysHonouredAKeyedPostIsSentOnceAfterA500AndTheMessageSaysTheServerIsNotDeclaredToHonourKeys() {
+        then(500, "oops");
+        assertThat(run("POST", url("/charges"), "-d", "{}", "--idempotency-key", "charge-7"))
+                .isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);
+        assertThat(seen).singleElement().extracting(Seen::key).isEqualTo("\"charge-7\"");
+        assertThat(stderr.toString()).contains("status 500 was not retried", "carries an Idempotency-Key",
+                "not declared to honour keys", "--keys-honoured").doesNotContain("carries no Idempotency-Key");
+    }
+
+    @Test
+    void keysHonouredDoesNotMakeAnUnkeyedPostSafeAndTheMessageSaysItCarriesNoKey() {
+        then(500, "oops");
+        assertThat(run("POST", url("/charges"), "-d", "{}", "--keys", "off", "--keys-honoured"))
+                .isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);
+        assertThat(seen).singleElement().extracting(Seen::key).isNull();
+        assertThat(stderr.toString()).contains("status 500 was not retried", "carries no Idempotency-Key", "--keys off");
+    }
+
+    @Test
     void exitsFourOnAConflictForAnUnkeyedPost() {
         then(409, "conflict");
         assertThat(run("POST", url("/orders"), "-d", "{}", "--keys", "off")).isEqualTo(HttpCommand.EXIT_NOT_RETRYABLE);

@@ -12,9 +12,10 @@ public enum RetryVerdict {
     STATUS_NOT_RETRYABLE,
     /**
      * The status would be retried for a request that is safe to send twice (an idempotent method,
-     * or one carrying an {@code Idempotency-Key}); this one is not: a POST or PATCH without a key
-     * (key mode {@link IdempotencyKeyMode#REQUIRE} or {@link IdempotencyKeyMode#OFF}), so sending
-     * it again could run it twice.
+     * or one carrying an {@code Idempotency-Key} to a server declared to honour keys,
+     * {@link RetryingHttpClient.Builder#keysHonoured}); this one is not, so sending it again could
+     * run it twice: a POST or PATCH without a key (key mode {@link IdempotencyKeyMode#REQUIRE} or
+     * {@link IdempotencyKeyMode#OFF}), or with a key the server is not declared to honour.
      */
     NOT_SAFE_TO_REPEAT
 }

@@ -288,7 +288,8 @@ public final class RetryingHttpClient {
     /**
      * Whether this client retries a response like {@code response} and, when not, why: the
      * status itself, or a request that is not safe to send twice (a POST or PATCH without an
-     * {@code Idempotency-Key}) whose status would be retried if it were.
+     * {@code Idempotency-Key}, or with one the server is not declared to honour) whose status
+     * would be retried if it were.
      */
     public RetryVerdict verdict(HttpResponse<?> response) {
         Objects.requireNonNull(response, "response");
@@ -296,11 +297,7 @@ public final class RetryingHttpClient {
         String method = request.method().toUpperCase(Locale.ROOT);
         boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
         boolean safe = isSafe(method, keyed, request.uri());
-        int status = response.statusCode();
-        if (!sendsOnce(method, keyed) && statuses.retries(status, safe)) {
-            return RetryVerdict.RETRYABLE;
-        }
-        return !safe && statuses.retries(status, true) ? RetryVerdict.NOT_SAFE_TO_REPEAT : RetryVerdict.STATUS_NOT_RETRYABLE;
+        return HttpCall.statusVerdict(statuses, response.statusCode(), safe, sendsOnce(method, keyed));
     }
 
     /**

@@ -20,7 +20,8 @@ import java.util.stream.Stream;
 
 /**
  * The imports of a wrapped README snippet: every API package of the project (found on the class
- * path, {@code internal} packages left out) and {@link ReadmeSnippets#IMPORTED}, each on demand;
+ * path, {@code internal} packages left out) and those of {@link ReadmeSnippets#IMPORTED} the class
+ * path holds, each on demand;
  * where a project type's simple name also exists in another imported package, a single-type
  * import of the project's type, which wins over the on-demand ones.
  */
@@ -49,13 +50,16 @@ record Imports(List<String> lines) {
         }
         Map<String, Set<String>> otherPackages = new TreeMap<>();
         for (String pkg : ReadmeSnippets.IMPORTED) {
-            otherPackages.put(pkg, topLevelClasses(pkg, inJars));
+            Set<String> names = topLevelClasses(pkg, inJars);
+            if (!names.isEmpty()) { // absent from this class path (another module's tests): importing it would not compile
+                otherPackages.put(pkg, names);
+            }
         }
         List<String> lines = new ArrayList<>();
         for (String pkg : projectPackages) {
             lines.add("import " + pkg + ".*;");
         }
-        for (String pkg : ReadmeSnippets.IMPORTED) {
+        for (String pkg : otherPackages.keySet()) {
             lines.add("import " + pkg + ".*;");
         }
         for (String pkg : projectPackages) {

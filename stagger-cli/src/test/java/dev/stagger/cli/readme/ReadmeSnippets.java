@@ -45,7 +45,15 @@ import javax.tools.ToolProvider;
  * {@code import} lines are added to the imports; {@code prefix:} and {@code suffix:} are code
  * placed right before and after the block (for a block that continues an expression); every
  * other line is a member of the wrapping class (fields, methods, nested types standing in for a
- * framework's). A failure names the Markdown file and the line of each error in it.
+ * framework's). Other one-line comments may stand between the marker and the fence (another
+ * test's {@code <!-- example:begin -->}). A failure names the Markdown file and the line of each
+ * error in it.
+ *
+ * <p>A snippet using a module whose classes cannot be on stagger-cli's test class path (the Spring
+ * Boot starter, which brings Spring Boot's own versions) says which module compiles it:
+ * {@code compiled-by: stagger-spring-boot-autoconfigure}. That module's tests run
+ * {@link #compiledBy} on its own class path (through stagger-cli's test jar);
+ * {@code ReadmeSnippetsTest} checks that the module exists and does so.
  */
 public final class ReadmeSnippets {
     /** JDK and library packages every wrapped snippet imports. */
@@ -58,6 +66,10 @@ public final class ReadmeSnippets {
     private static final Pattern TOP_LEVEL_TYPE = Pattern.compile(
             "(?m)^(?:public\\s+|final\\s+|abstract\\s+|sealed\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
     private static final String MARKER = "<!-- snippet";
+    private static final Pattern ONE_LINE_COMMENT = Pattern.compile("^\\s*<!--.*-->\\s*$");
+    private static final String COMPILED_BY = "compiled-by:";
+    /** The module whose tests compile the snippets that name no other: this one. */
+    public static final String THIS_MODULE = "stagger-cli";
 
     private ReadmeSnippets() {
     }
@@ -74,9 +86,10 @@ public final class ReadmeSnippets {
         }
     }
 
-    /** What a marker comment declares. */
-    public record Context(List<String> imports, List<String> members, List<String> prefix, List<String> suffix) {
-        static final Context NONE = new Context(List.of(), List.of(), List.of(), List.of());
+    /** What a marker comment declares; {@code compiledBy} is the module whose tests compile the snippet. */
+    public record Context(List<String> imports, List<String> members, List<String> prefix, List<String> suffix,
+                          String compiledBy) {
+        static final Context NONE = new Context(List.of(), List.of(), List.of(), List.of(), THIS_MODULE);
     }
 
     /** The outcome of compiling one snippet: empty {@code errors} when it compiled. */
@@ -126,6 +139,20 @@ public final class ReadmeSnippets {
         return false;
     }
 
+    /** The {@code ```java} blocks of every Markdown file below {@code root} ({@link #markdownFiles}), in order. */
+    public static List<Snippet> allSnippets(Path root) throws IOException {
+        List<Snippet> all = new ArrayList<>();
+        for (Path md : markdownFiles(root)) {
+            all.addAll(snippets(md, root.relativize(md).toString().replace('\\', '/')));
+        }
+        return all;
+    }
+
+    /** The snippets of {@code all} whose marker says {@code compiled-by: module} (none: stagger-cli). */
+    public static List<Snippet> compiledBy(List<Snippet> all, String module) {
+        return all.stream().filter(s -> s.context().compiledBy().equals(module)).toList();
+    }
+
     /** The {@code ```java} blocks of {@code file}, with their markers; {@code shownPath} names the file in reports. */
     public static List<Snippet> snippets(Path file, String shownPath) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
@@ -150,7 +177,7 @@ public final class ReadmeSnippets {
     /** The context declared by a {@code <!-- snippet ... -->} comment ending just before the fence at {@code fence}. */
     private static Context marker(List<String> lines, int fence) {
         int last = fence - 1;
-        while (last >= 0 && lines.get(last).isBlank()) {
+        while (last >= 0 && (lines.get(last).isBlank() || otherOneLineComment(lines.get(last)))) {
             last--;
         }
         if (last < 0 || !lines.get(last).strip().endsWith("-->")) {
@@ -167,6 +194,7 @@ public final class ReadmeSnippets {
         List<String> members = new ArrayList<>();
         List<String> prefix = new ArrayList<>();
         List<String> suffix = new ArrayList<>();
+        String compiledBy = THIS_MODULE;
         for (int i = first + 1; i <= last; i++) {
             String line = lines.get(i);
             if (i == last) {
@@ -182,11 +210,18 @@ public final class ReadmeSnippets {
                 prefix.add(s.substring("prefix:".length()).strip());
             } else if (s.startsWith("suffix:")) {
                 suffix.add(s.substring("suffix:".length()).strip());
+            } else if (s.startsWith(COMPILED_BY)) {
+                compiledBy = s.substring(COMPILED_BY.length()).strip();
             } else {
                 members.add(line);
             }
         }
-        return new Context(imports, members, prefix, suffix);
+        return new Context(imports, members, prefix, suffix, compiledBy);
+    }
+
+    /** A comment on one line that is not a snippet marker: another test's {@code <!-- example:begin -->}. */
+    private static boolean otherOneLineComment(String line) {
+        return ONE_LINE_COMMENT.matcher(line).matches() && !line.strip().startsWith(MARKER);
     }
 
     /** Compiles every snippet against {@code classPath}; one result per snippet, in order. */

@@ -2,9 +2,12 @@ package dev.stagger.cli.readme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,6 +102,59 @@ class ReadmeSnippetsMechanismTest {
                         .collect(Collectors.joining(","))
                 ```
                 """);
+        assertThat(r).singleElement().satisfies(x -> assertThat(x.compiled()).withFailMessage(x::report).isTrue());
+    }
+
+    @Test
+    void aMarkerMayStandBeforeAnotherTestsBeginComment() throws Exception {
+        List<ReadmeSnippets.Result> r = compile("""
+                <!-- snippet
+                RetryPolicy policy;
+                -->
+                <!-- example:begin -->
+
+                ```java
+                Retry retry = Retry.of("inventory", policy);
+                ```
+                <!-- example:end -->
+                """);
+        assertThat(r).singleElement().satisfies(x -> assertThat(x.compiled()).withFailMessage(x::report).isTrue());
+    }
+
+    @Test
+    void aMarkerCanNameTheModuleThatCompilesTheSnippet() throws Exception {
+        Path file = Files.writeString(root.resolve("README.md"), """
+                <!-- snippet
+                compiled-by: stagger-spring-boot-autoconfigure
+                import org.springframework.web.client.RestClient;
+                -->
+                ```java
+                RestClient client = RestClient.create();
+                ```
+
+                ```java
+                int attempts = RetryPolicy.interactive().maxAttempts();
+                ```
+                """);
+        List<ReadmeSnippets.Snippet> all = ReadmeSnippets.snippets(file, "README.md");
+        assertThat(ReadmeSnippets.compiledBy(all, "stagger-spring-boot-autoconfigure")).singleElement()
+                .satisfies(s -> assertThat(s.context().imports()).containsExactly("import org.springframework.web.client.RestClient;"))
+                .extracting(ReadmeSnippets.Snippet::fenceLine).isEqualTo(5);
+        assertThat(ReadmeSnippets.compiledBy(all, ReadmeSnippets.THIS_MODULE)).singleElement()
+                .extracting(ReadmeSnippets.Snippet::fenceLine).isEqualTo(9);
+    }
+
+    @Test
+    void aClassPathWithoutJettyOrMicrometerStillCompilesSnippetsThatDoNotUseThem() throws Exception {
+        String withoutThem = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(e -> !e.contains("jetty") && !e.contains("micrometer") && !e.contains("servlet"))
+                .collect(Collectors.joining(File.pathSeparator));
+        Path file = Files.writeString(root.resolve("README.md"), """
+                ```java
+                RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).deadline(Duration.ofSeconds(5)).build();
+                ```
+                """);
+        List<ReadmeSnippets.Result> r = ReadmeSnippets.compile(ReadmeSnippets.snippets(file, "README.md"), withoutThem);
         assertThat(r).singleElement().satisfies(x -> assertThat(x.compiled()).withFailMessage(x::report).isTrue());
     }
 

@@ -11,6 +11,7 @@ import dev.stagger.RetryRefusedException;
 import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.HttpRetryListener;
 import dev.stagger.http.HttpTransport;
+import dev.stagger.http.RetryVerdict;
 import dev.stagger.http.StatusTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -115,7 +116,7 @@ public final class HttpCall implements Classifier, RetryListener {
             if (status < 400) {
                 return Decision.accept();
             }
-            if (sendOnce || !statuses.retries(status, safe)) {
+            if (statusVerdict(statuses, status, safe, sendOnce) != RetryVerdict.RETRYABLE) {
                 return Decision.stop();
             }
             Optional<Duration> hint = RetryAfter.parse(transport.header(result, "Retry-After").orElse(null),
@@ -133,6 +134,19 @@ public final class HttpCall implements Classifier, RetryListener {
             return Decision.stop(); // it may have been processed: only a safe request is sent again
         }
         return t instanceof IOException || t instanceof AttemptTimeoutException ? Decision.retry() : Decision.stop();
+    }
+
+    /**
+     * The status rule, the one both the retry loop ({@link #classify}) and
+     * {@code RetryingHttpClient.verdict} apply: whether a response with {@code status} is retried
+     * for a request that is ({@code safe}) or is not safe to send twice and may ({@code sendOnce})
+     * be sent only once, and if not, why.
+     */
+    public static RetryVerdict statusVerdict(StatusTable statuses, int status, boolean safe, boolean sendOnce) {
+        if (!sendOnce && statuses.retries(status, safe)) {
+            return RetryVerdict.RETRYABLE;
+        }
+        return !safe && statuses.retries(status, true) ? RetryVerdict.NOT_SAFE_TO_REPEAT : RetryVerdict.STATUS_NOT_RETRYABLE;
     }
 
     /** {@code java.net.http}'s responses. */
