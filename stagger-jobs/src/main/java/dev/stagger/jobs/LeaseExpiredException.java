@@ -15,6 +15,7 @@ public final class LeaseExpiredException extends Exception {
     private final long jobId;
     private final int attempt;
 
+    /** The lease of {@code worker} on attempt {@code attempt} of job {@code jobId} expired. */
     public LeaseExpiredException(long jobId, int attempt, String worker) {
         super("worker " + worker + " stopped extending its lease on job " + jobId + " attempt " + attempt, null, false,
                 false);

@@ -14,6 +14,7 @@ public final class LeaseLostException extends StoreException {
     private final long jobId;
     private final int attempt;
 
+    /** This worker no longer holds attempt {@code attempt} of job {@code jobId}. */
     public LeaseLostException(long jobId, int attempt) {
         super("job " + jobId + " attempt " + attempt + " is no longer held by this worker (lease lost)",
                 new SQLException("the job's row did not match this worker's attempt", "02000"));

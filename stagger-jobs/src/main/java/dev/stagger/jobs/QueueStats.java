@@ -18,6 +18,7 @@ import java.time.Duration;
  */
 public record QueueStats(String queue, long available, long running, long dead, Duration oldestAvailableAge) {
 
+    /** Checks the components: {@code queue} not null, {@code oldestAvailableAge} not negative. */
     public QueueStats {
         Checks.notNull("queue", queue);
         Checks.nonNegative("oldestAvailableAge", oldestAvailableAge);

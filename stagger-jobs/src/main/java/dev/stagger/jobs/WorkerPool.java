@@ -518,6 +518,11 @@ public final class WorkerPool implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Validates the settings together and builds the pool (not started).
+         *
+         * @throws IllegalArgumentException when no handler is registered or the heartbeat is not shorter than the lease
+         */
         public WorkerPool build() {
             if (handlers.isEmpty()) {
                 throw new IllegalArgumentException("handlers must not be empty: register at least one job type");
