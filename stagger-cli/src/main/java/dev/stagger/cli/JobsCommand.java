@@ -1,6 +1,9 @@
 package dev.stagger.cli;
 
+import dev.stagger.jdbc.SchemaMode;
+import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.StoreException;
 import dev.stagger.jdbc.UrlDataSource;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
@@ -59,7 +62,8 @@ final class JobsCommand implements Callable<Integer> {
         @Option(names = "--queue", paramLabel = "Q", description = "only this queue")
         String queue;
 
-        JobQueue open() throws Exception {
+        /** The store, never created or changed here: a database without Stagger's schema is refused. */
+        JobQueue open() {
             DataSource ds;
             if (db.startsWith("jdbc:sqlite:")) {
                 ds = sqlite(db.substring("jdbc:sqlite:".length()));
@@ -68,7 +72,7 @@ final class JobsCommand implements Callable<Integer> {
             } else {
                 ds = sqlite(db);
             }
-            return JobQueue.builder(ds).tablePrefix(tablePrefix).build();
+            return JobQueue.builder(ds).tablePrefix(tablePrefix).schemaMode(SchemaMode.VALIDATE).build();
         }
 
         private static DataSource sqlite(String file) {
@@ -88,7 +92,7 @@ final class JobsCommand implements Callable<Integer> {
         @Mixin
         Store store;
 
-        abstract int run(JobQueue jobs, PrintWriter out) throws Exception;
+        abstract int run(JobQueue jobs, PrintWriter out);
 
         @Override
         public Integer call() throws Exception {
@@ -101,7 +105,10 @@ final class JobsCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 err.println("stagger jobs: " + e.getMessage());
                 return Main.EXIT_USAGE;
-            } catch (Exception e) { // SQLException, or a store's unchecked exception wrapping one
+            } catch (SchemaNotReadyException e) {
+                err.println("stagger jobs: no job store with table prefix '" + store.tablePrefix + "' here: " + e.getMessage());
+                return Main.EXIT_USAGE;
+            } catch (Exception e) { // a store's unchecked exception wrapping the driver's SQLException
                 if (DatabaseErrors.sqlCause(e) == null) {
                     throw e;
                 }
@@ -121,14 +128,14 @@ final class JobsCommand implements Callable<Integer> {
         int limit;
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws Exception {
-            Map<JobState, Long> counts = jobs.countByState(store.queue);
+        int run(JobQueue jobs, PrintWriter out) {
+            Map<JobState, Long> counts = jobs.admin().countByState(store.queue);
             for (Map.Entry<JobState, Long> e : counts.entrySet()) {
                 out.printf(Locale.ROOT, "%-10s %d%n", e.getKey(), e.getValue());
             }
             if (state != null) {
                 out.println();
-                printJobs(out, jobs.list(state, store.queue, limit));
+                printJobs(out, jobs.admin().list(state, store.queue, limit));
             }
             return 0;
         }
@@ -144,20 +151,20 @@ final class JobsCommand implements Callable<Integer> {
         int limit;
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws Exception {
+        int run(JobQueue jobs, PrintWriter out) {
             if (id == null) {
-                List<Job> dead = jobs.dead(store.queue, limit);
+                List<Job> dead = jobs.admin().dead(store.queue, limit);
                 printJobs(out, dead);
                 return 0;
             }
-            Job job = jobs.find(id).orElse(null);
+            Job job = jobs.admin().find(id).orElse(null);
             if (job == null) {
                 spec.commandLine().getErr().println("stagger jobs: no job " + id);
                 return 1;
             }
             out.println(job);
             out.println("payload: " + job.payloadText());
-            for (JobError e : jobs.errors(id)) {
+            for (JobError e : jobs.admin().errors(id)) {
                 out.printf(Locale.ROOT, "%nattempt %d at %s: %s: %s%n", e.attempt(), e.failedAt(), e.exceptionClass(),
                         e.message());
                 if (!e.stackTrace().isEmpty()) {
@@ -183,12 +190,12 @@ final class JobsCommand implements Callable<Integer> {
         }
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws Exception {
+        int run(JobQueue jobs, PrintWriter out) {
             if (which.all) {
-                out.println("re-drove " + jobs.redriveAll(store.queue) + " dead job(s)");
+                out.println("re-drove " + jobs.admin().redriveAll(store.queue) + " dead job(s)");
                 return 0;
             }
-            if (!jobs.redrive(which.id)) {
+            if (!jobs.admin().redrive(which.id)) {
                 spec.commandLine().getErr().println("stagger jobs: job " + which.id + " is not dead (or does not exist)");
                 return 1;
             }
@@ -205,8 +212,8 @@ final class JobsCommand implements Callable<Integer> {
         Duration olderThan;
 
         @Override
-        int run(JobQueue jobs, PrintWriter out) throws Exception {
-            out.println("purged " + jobs.purgeSucceeded(olderThan, store.queue) + " succeeded job(s)");
+        int run(JobQueue jobs, PrintWriter out) {
+            out.println("purged " + jobs.admin().purge(JobState.SUCCEEDED, olderThan, store.queue) + " succeeded job(s)");
             return 0;
         }
     }

@@ -62,7 +62,7 @@ class JobsCommandTest {
     @Test
     void redriveMovesADeadJobBack() throws Exception {
         assertThat(run("redrive", "--db", file.toString(), "--id", String.valueOf(deadId))).isZero();
-        assertThat(jobs.find(deadId).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(jobs.admin().find(deadId).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
         assertThat(run("redrive", "--db", file.toString(), "--id", String.valueOf(deadId))).isEqualTo(1);
     }
 
@@ -70,7 +70,7 @@ class JobsCommandTest {
     void redriveAllMovesEveryDeadJobOfTheQueueBack() throws Exception {
         assertThat(run("redrive", "--db", file.toString(), "--all", "--queue", "mail")).isZero();
         assertThat(out.toString()).contains("re-drove 1 dead job(s)");
-        assertThat(jobs.countByState("mail").get(JobState.DEAD)).isZero();
+        assertThat(jobs.admin().countByState("mail").get(JobState.DEAD)).isZero();
     }
 
     @Test
@@ -78,7 +78,7 @@ class JobsCommandTest {
         assertThat(run("purge", "--db", file.toString(), "--older-than", "1d")).isZero();
         assertThat(out.toString()).contains("purged 0");
         assertThat(run("purge", "--db", file.toString(), "--older-than", "0s")).isZero();
-        assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isZero();
+        assertThat(jobs.admin().countByState(null).get(JobState.SUCCEEDED)).isZero();
     }
 
     @Test
@@ -104,14 +104,47 @@ class JobsCommandTest {
     void aRetentionBeyondTheOneDurationLimitIsABadArgument() throws Exception {
         assertThat(run("purge", "--db", file.toString(), "--older-than", "999999999999d")).isEqualTo(2);
         assertThat(err.toString()).contains("--older-than", "longer than");
-        assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+        assertThat(jobs.admin().countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+    }
+
+    @Test
+    void aRetentionLongerThanTheClockHasRunPurgesNothing() throws Exception {
+        assertThat(run("purge", "--db", file.toString(), "--older-than", "365250d")).isZero();
+        assertThat(out.toString()).contains("purged 0");
+        assertThat(jobs.admin().countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+    }
+
+    @Test
+    void readOnlyCommandsRefuseADatabaseWithoutAJobStoreAndCreateNothingInIt() throws Exception {
+        Path unrelated = dir.resolve("unrelated.db");
+        try (var c = SqliteDataSource.file(unrelated).getConnection(); var s = c.createStatement()) {
+            s.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY)");
+        }
+        for (String command : new String[] {"list", "dead"}) {
+            assertThat(run(command, "--db", unrelated.toString())).as(command).isEqualTo(2);
+        }
+        assertThat(run("purge", "--db", unrelated.toString(), "--older-than", "7d")).isEqualTo(2);
+        assertThat(run("list", "--db", file.toString(), "--table-prefix", "typo_")).isEqualTo(2);
+
+        assertThat(err.toString()).contains("unrelated.db").contains("stagger_jobs").contains("typo_jobs")
+                .contains("table prefix 'typo_'").doesNotContain("Exception");
+        try (var c = SqliteDataSource.file(unrelated).getConnection(); var s = c.createStatement();
+             var rs = s.executeQuery("SELECT group_concat(name) FROM sqlite_master WHERE type = 'table'")) {
+            rs.next();
+            assertThat(rs.getString(1)).as("tables after the commands").isEqualTo("customers");
+        }
+        try (var c = SqliteDataSource.file(file).getConnection(); var s = c.createStatement();
+             var rs = s.executeQuery("SELECT count(*) FROM sqlite_master WHERE name LIKE 'typo%'")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("tables made for a mistyped prefix").isZero();
+        }
     }
 
     @Test
     void aBareNumberRetentionIsRefusedNamingTheFlagAndSuggestingAUnit() throws Exception {
         assertThat(run("purge", "--db", file.toString(), "--older-than", "5")).isEqualTo(2);
         assertThat(err.toString()).contains("--older-than", "5s", "5d");
-        assertThat(jobs.countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
+        assertThat(jobs.admin().countByState(null).get(JobState.SUCCEEDED)).isEqualTo(1);
     }
 
     @Test

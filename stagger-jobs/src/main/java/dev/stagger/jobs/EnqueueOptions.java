@@ -1,5 +1,7 @@
 package dev.stagger.jobs;
 
+import dev.stagger.jdbc.internal.Echo;
+import dev.stagger.jobs.internal.StoredTimes;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -35,25 +37,24 @@ public final class EnqueueOptions {
      * id so a redelivered event is processed once.
      */
     public EnqueueOptions key(String key) {
-        if (key == null || key.isBlank() || key.length() > 300) {
-            throw new IllegalArgumentException("key must be 1 to 300 non-blank characters, got '" + key + "'");
-        }
-        return new EnqueueOptions(key, runAt, delay, maxAttempts, priority);
+        return new EnqueueOptions(Names.key(key), runAt, delay, maxAttempts, priority);
     }
 
-    /** Run no earlier than this instant. Replaces any {@link #delay}. */
+    /**
+     * Run no earlier than this instant (compared with the store's clock, see
+     * {@link JobQueue.Builder#databaseClock}); an instant in the past runs now. Within the years
+     * 0 to 9999. Replaces any {@link #delay}.
+     */
     public EnqueueOptions runAt(Instant runAt) {
-        if (runAt == null) {
-            throw new IllegalArgumentException("runAt must not be null");
-        }
-        return new EnqueueOptions(key, runAt, null, maxAttempts, priority);
+        return new EnqueueOptions(key, StoredTimes.instant("runAt", runAt), null, maxAttempts, priority);
     }
 
-    /** Run no earlier than this long after enqueue (by the queue's clock). Replaces any {@link #runAt}. */
+    /**
+     * Run no earlier than this long after enqueue (by the store's clock). At most 1,000 years.
+     * Replaces any {@link #runAt}.
+     */
     public EnqueueOptions delay(Duration delay) {
-        if (delay == null || delay.isNegative()) {
-            throw new IllegalArgumentException("delay must not be negative, got " + delay);
-        }
+        StoredTimes.delayMillis("delay", delay);
         return new EnqueueOptions(key, null, delay, maxAttempts, priority);
     }
 
@@ -94,20 +95,19 @@ public final class EnqueueOptions {
         return priority;
     }
 
-    /** Epoch millisecond at which the job becomes due, given the enqueue time {@code nowMillis}. */
-    long runAtMillis(long nowMillis) {
-        if (runAt != null) {
-            return runAt.toEpochMilli();
-        }
-        if (delay != null) {
-            return nowMillis + Math.min(delay.toMillis(), Long.MAX_VALUE - nowMillis);
-        }
-        return nowMillis;
+    /** The absolute run-at time in epoch milliseconds, or null when the job runs a delay after enqueue. */
+    Long runAtMillis() {
+        return runAt == null ? null : runAt.toEpochMilli();
+    }
+
+    /** The delay after enqueue in milliseconds (0 without one). */
+    long delayMillis() {
+        return delay == null ? 0 : delay.toMillis();
     }
 
     @Override
     public String toString() {
-        return "EnqueueOptions{key=" + key + ", runAt=" + runAt + ", delay=" + delay + ", maxAttempts=" + maxAttempts
+        return "EnqueueOptions{key=" + (key == null ? null : Echo.of(key)) + ", runAt=" + runAt + ", delay=" + delay + ", maxAttempts=" + maxAttempts
                 + ", priority=" + priority + "}";
     }
 }

@@ -1,7 +1,6 @@
 package dev.stagger.jobs;
 
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -22,6 +21,8 @@ public interface JobContext {
      * Puts the job back to run again after {@code delay}, without counting this attempt (a
      * resource is not ready yet; a rate limit says wait). Takes effect when the handler returns
      * normally; a handler that throws after snoozing fails as usual.
+     *
+     * @throws IllegalArgumentException if {@code delay} is negative or longer than 1,000 years
      */
     void snooze(Duration delay);
 
@@ -31,8 +32,9 @@ public interface JobContext {
      * together (effectively once). Call it last in the transaction, just before commit.
      *
      * @throws LeaseLostException if this worker no longer holds the job; roll back then
+     * @throws dev.stagger.jdbc.StoreException if the statement fails; roll back then
      */
-    void completeWithin(Connection connection) throws SQLException;
+    void completeWithin(Connection connection);
 
     /** True once the pool is shutting down: a long handler may stop early and snooze itself. */
     boolean isShuttingDown();

@@ -6,8 +6,9 @@ import java.time.Instant;
 
 /**
  * Hears what workers do with jobs, so metrics and logs can be added without this module depending
- * on a logging or metrics library. Called on worker threads after the change is stored; must be
- * quick and thread-safe. An exception thrown by a listener is ignored.
+ * on a logging or metrics library (stagger-observability's {@code JobTelemetry} is one). Called on
+ * the pool's threads after the change is stored; must be quick and thread-safe. An exception
+ * thrown by a listener is ignored.
  */
 public interface JobListener {
 
@@ -37,10 +38,20 @@ public interface JobListener {
     }
 
     /**
-     * A job whose worker stopped heartbeating was taken back: available again, or dead when it had
-     * used all its attempts.
+     * A job whose worker stopped extending its lease was taken back by this pool: its attempt
+     * failed with a {@link LeaseExpiredException} ({@code error} is its {@link JobError#LEASE_EXPIRED}
+     * entry), decided like any failure. {@code newState} is AVAILABLE (to run again after the
+     * policy's wait) or DEAD, in which case {@link #dead} follows.
      */
-    default void rescued(long jobId, int attempt, JobState newState) {
+    default void rescued(Job job, JobError error, JobState newState) {
+    }
+
+    /** The pool's purge schedule deleted {@code deleted} jobs of {@code queue} in {@code state}. */
+    default void purged(String queue, JobState state, int deleted) {
+    }
+
+    /** The pool measured its queue (every {@code statsInterval}): depth by state and lag. */
+    default void measured(QueueStats stats) {
     }
 
     /** The pool's database work failed and will be retried after {@code backoff}. */

@@ -1,22 +1,24 @@
 package dev.stagger.jobs;
 
 import dev.stagger.Clock;
+import dev.stagger.internal.Checks;
 import dev.stagger.jdbc.Dialect;
+import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.SchemaMode;
+import dev.stagger.jdbc.SchemaNotReadyException;
+import dev.stagger.jdbc.StoreException;
+import dev.stagger.jdbc.internal.Echo;
+import dev.stagger.jobs.internal.Binder;
 import dev.stagger.jobs.internal.JobTables;
-import dev.stagger.jobs.internal.Rows;
+import dev.stagger.jobs.internal.StoreFailures;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
@@ -24,11 +26,16 @@ import javax.sql.DataSource;
 
 /**
  * A durable job store in one database: enqueue jobs (on their own, in bulk, or inside the
- * caller's transaction) and operate on them (list, count, inspect dead jobs, re-drive, purge).
- * {@link WorkerPool}s built on it run the jobs.
+ * caller's transaction). {@link WorkerPool}s built on it run the jobs; {@link #admin()} lists,
+ * inspects, re-drives and purges them.
  *
  * <p>SQLite (one file, one machine) is the embedded default; PostgreSQL lets workers on several
- * machines share the queue. The schema is created or upgraded when the queue is built. Thread-safe.
+ * machines share the queue. The schema is created or upgraded when the queue is built, or only
+ * checked ({@link SchemaMode#VALIDATE}) for schemas applied from the SQL files this module ships
+ * ({@code dev/stagger/jobs/sql/<database>/V<n>__stagger_jobs.sql}).
+ *
+ * <p>Failures of the database are thrown as the unchecked {@link StoreException}, the driver's
+ * exception as its cause; no message carries a payload or another bound value. Thread-safe.
  */
 public final class JobQueue {
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,40}");
@@ -36,6 +43,7 @@ public final class JobQueue {
     private final DataSource dataSource;
     private final JobTables tables;
     private final Clock clock;
+    private final JobAdmin admin;
     /** Started pools of this queue object, woken at once by enqueues made through it. */
     private final List<LocalPool> localPools = new CopyOnWriteArrayList<>();
 
@@ -46,6 +54,7 @@ public final class JobQueue {
         this.dataSource = dataSource;
         this.tables = tables;
         this.clock = clock;
+        this.admin = new JobAdmin(this);
     }
 
     /** Starts building a queue over {@code dataSource} (SQLite or PostgreSQL). */
@@ -53,20 +62,25 @@ public final class JobQueue {
         return new Builder(dataSource);
     }
 
+    /** The operator's view of this store: list, count, inspect, re-drive and purge jobs. */
+    public JobAdmin admin() {
+        return admin;
+    }
+
     // ---- enqueue ----------------------------------------------------------------------------
 
     /** Adds a job with a UTF-8 text payload and default options; returns its id. */
-    public long enqueue(String queue, String type, String payload) throws SQLException {
+    public long enqueue(String queue, String type, String payload) {
         return enqueue(queue, type, utf8(payload), EnqueueOptions.defaults());
     }
 
     /** Adds a job with a UTF-8 text payload; returns its id (the existing job's id for a duplicate key). */
-    public long enqueue(String queue, String type, String payload, EnqueueOptions options) throws SQLException {
+    public long enqueue(String queue, String type, String payload, EnqueueOptions options) {
         return enqueue(queue, type, utf8(payload), options);
     }
 
     /** Adds a job; returns its id, or the existing job's id when its key is already stored. */
-    public long enqueue(String queue, String type, byte[] payload, EnqueueOptions options) throws SQLException {
+    public long enqueue(String queue, String type, byte[] payload, EnqueueOptions options) {
         return enqueueAll(List.of(new JobRequest(queue, type, payload, options))).get(0);
     }
 
@@ -75,19 +89,20 @@ public final class JobQueue {
      * caller's transaction commits (an order row and its "send receipt" job together, or neither).
      * On PostgreSQL idle workers are woken at commit.
      */
-    public long enqueue(Connection connection, String queue, String type, byte[] payload, EnqueueOptions options)
-            throws SQLException {
-        return insert(connection, List.of(new JobRequest(queue, type, payload, options)), new LinkedHashSet<>()).get(0);
+    public long enqueue(Connection connection, String queue, String type, byte[] payload, EnqueueOptions options) {
+        Checks.notNull("connection", connection);
+        return insertWrapped(connection, List.of(new JobRequest(queue, type, payload, options)), new LinkedHashSet<>())
+                .get(0);
     }
 
     /** {@link #enqueue(Connection, String, String, byte[], EnqueueOptions)} with a UTF-8 text payload. */
-    public long enqueue(Connection connection, String queue, String type, String payload, EnqueueOptions options)
-            throws SQLException {
+    public long enqueue(Connection connection, String queue, String type, String payload, EnqueueOptions options) {
         return enqueue(connection, queue, type, utf8(payload), options);
     }
 
     /** Adds many jobs in one transaction: all or none. Returns their ids in order. */
-    public List<Long> enqueueAll(List<JobRequest> jobs) throws SQLException {
+    public List<Long> enqueueAll(List<JobRequest> jobs) {
+        Checks.notNull("jobs", jobs);
         try (Connection c = connection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
@@ -107,12 +122,24 @@ public final class JobQueue {
             } finally {
                 c.setAutoCommit(autoCommit);
             }
+        } catch (SQLException e) {
+            throw StoreFailures.wrap("enqueue", tables.jobs, e, true);
         }
     }
 
     /** Adds many jobs with the caller's connection, without committing. */
-    public List<Long> enqueueAll(Connection connection, List<JobRequest> jobs) throws SQLException {
-        return insert(connection, jobs, new LinkedHashSet<>());
+    public List<Long> enqueueAll(Connection connection, List<JobRequest> jobs) {
+        Checks.notNull("connection", connection);
+        Checks.notNull("jobs", jobs);
+        return insertWrapped(connection, jobs, new LinkedHashSet<>());
+    }
+
+    private List<Long> insertWrapped(Connection c, List<JobRequest> jobs, Set<String> wake) {
+        try {
+            return insert(c, jobs, wake);
+        } catch (SQLException e) {
+            throw StoreFailures.wrap("enqueue", tables.jobs, e, true);
+        }
     }
 
     private List<Long> insert(Connection c, List<JobRequest> jobs, Set<String> wake) throws SQLException {
@@ -120,17 +147,21 @@ public final class JobQueue {
         long now = clock.currentTimeMillis();
         boolean batched = tables.dialect() == Dialect.POSTGRESQL;
         try (PreparedStatement plain = batched
-                ? c.prepareStatement(tables.insertForBatch(), new String[] {"id"}) : c.prepareStatement(tables.insert(false));
-             PreparedStatement keyed = c.prepareStatement(tables.insert(true))) {
+                ? c.prepareStatement(tables.insert(false, false), new String[] {"id"})
+                : c.prepareStatement(tables.insert(false, true));
+             PreparedStatement keyed = c.prepareStatement(tables.insert(true, true))) {
+            Binder plainBinder = new Binder(plain, tables, clock);
+            Binder keyedBinder = new Binder(keyed, tables, clock);
             int pending = 0;
             for (JobRequest job : jobs) {
+                Checks.notNull("job", job);
                 EnqueueOptions o = job.options();
-                long runAt = o.runAtMillis(now);
-                if (runAt <= now) {
+                Long runAt = o.runAtMillis();
+                if (runAt == null ? o.delayMillis() == 0 : runAt <= now) {
                     wake.add(job.queue());
                 }
                 if (o.key() == null && batched) {
-                    bindInsert(plain, job, runAt, now);
+                    bindInsert(plainBinder.reset(), job);
                     plain.addBatch();
                     pending++;
                     continue;
@@ -140,7 +171,7 @@ public final class JobQueue {
                     pending = 0;
                 }
                 PreparedStatement ps = o.key() == null ? plain : keyed;
-                bindInsert(ps, job, runAt, now);
+                bindInsert((o.key() == null ? plainBinder : keyedBinder).reset(), job);
                 Long id = null;
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
@@ -180,20 +211,10 @@ public final class JobQueue {
         }
     }
 
-    private static void bindInsert(PreparedStatement ps, JobRequest job, long runAt, long now) throws SQLException {
+    private static void bindInsert(Binder b, JobRequest job) throws SQLException {
         EnqueueOptions o = job.options();
-        ps.setString(1, job.queue());
-        ps.setString(2, job.type());
-        ps.setBytes(3, job.payloadUnsafe());
-        if (o.key() == null) {
-            ps.setNull(4, Types.VARCHAR);
-        } else {
-            ps.setString(4, o.key());
-        }
-        ps.setInt(5, o.priority());
-        ps.setInt(6, o.maxAttempts());
-        ps.setLong(7, runAt);
-        ps.setLong(8, now);
+        b.text(job.queue()).text(job.type()).bytes(job.payloadUnsafe()).text(o.key()).integer(o.priority())
+                .integer(o.maxAttempts()).nullableBigint(o.runAtMillis()).now().bigint(o.delayMillis()).now();
     }
 
     private long existingId(Connection c, String key) throws SQLException {
@@ -201,137 +222,9 @@ public final class JobQueue {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    throw new SQLException("job key '" + key + "' conflicted but no job holds it");
+                    throw new SQLException("a job key conflicted but no job holds it (purged meanwhile?)");
                 }
                 return rs.getLong(1);
-            }
-        }
-    }
-
-    // ---- operators --------------------------------------------------------------------------
-
-    /** One job, if stored. */
-    public Optional<Job> find(long id) throws SQLException {
-        List<Job> found = query("SELECT " + JobTables.JOB_COLUMNS + " FROM " + tables.jobs + " WHERE id = ?", id);
-        return found.stream().findFirst();
-    }
-
-    /**
-     * Jobs in {@code state}, oldest first, at most {@code limit}.
-     *
-     * @param queue null for every queue
-     */
-    public List<Job> list(JobState state, String queue, int limit) throws SQLException {
-        if (state == null) {
-            throw new IllegalArgumentException("state must not be null");
-        }
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
-        }
-        String sql = "SELECT " + JobTables.JOB_COLUMNS + " FROM " + tables.jobs + " WHERE state = ?"
-                + (queue == null ? "" : " AND queue = ?") + " ORDER BY id LIMIT " + limit;
-        return queue == null ? query(sql, state.name()) : query(sql, state.name(), queue);
-    }
-
-    /** Dead jobs, oldest first, at most {@code limit}; {@code queue} null for every queue. */
-    public List<Job> dead(String queue, int limit) throws SQLException {
-        return list(JobState.DEAD, queue, limit);
-    }
-
-    /** How many jobs are in each state (every state present, zero when none). */
-    public Map<JobState, Long> countByState(String queue) throws SQLException {
-        Map<JobState, Long> counts = new EnumMap<>(JobState.class);
-        for (JobState s : JobState.values()) {
-            counts.put(s, 0L);
-        }
-        String sql = "SELECT state, COUNT(*) FROM " + tables.jobs + (queue == null ? "" : " WHERE queue = ?")
-                + " GROUP BY state";
-        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            if (queue != null) {
-                ps.setString(1, queue);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    counts.put(JobState.valueOf(rs.getString(1)), rs.getLong(2));
-                }
-            }
-        }
-        return counts;
-    }
-
-    /** The job's failed attempts, oldest first (kept across re-drives). */
-    public List<JobError> errors(long jobId) throws SQLException {
-        List<JobError> out = new ArrayList<>();
-        try (Connection c = connection();
-             PreparedStatement ps = c.prepareStatement("SELECT attempt, failed_at, error_class, message, stack_trace FROM "
-                     + tables.errors + " WHERE job_id = ? ORDER BY failed_at, attempt")) {
-            ps.setLong(1, jobId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(Rows.error(rs));
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Puts one dead job back to run now with a fresh set of attempts; its error history stays.
-     *
-     * @return false when the job is not dead (or not stored)
-     */
-    public boolean redrive(long id) throws SQLException {
-        return update("UPDATE " + tables.jobs + " SET state = 'AVAILABLE', attempt = 0, run_at = ?, finished_at = NULL "
-                + "WHERE id = ? AND state = 'DEAD'", clock.currentTimeMillis(), id) == 1;
-    }
-
-    /** Re-drives every dead job of {@code queue} (null: of every queue); returns how many. */
-    public int redriveAll(String queue) throws SQLException {
-        String sql = "UPDATE " + tables.jobs + " SET state = 'AVAILABLE', attempt = 0, run_at = ?, finished_at = NULL "
-                + "WHERE state = 'DEAD'" + (queue == null ? "" : " AND queue = ?");
-        long now = clock.currentTimeMillis();
-        return queue == null ? update(sql, now) : update(sql, now, queue);
-    }
-
-    /**
-     * Deletes succeeded jobs that finished more than {@code retention} ago, with their error
-     * history; a purged job's key can be used again. Dead jobs are never purged.
-     *
-     * @param queue null for every queue
-     * @return how many jobs were deleted
-     */
-    public int purgeSucceeded(Duration retention, String queue) throws SQLException {
-        if (retention == null || retention.isNegative()) {
-            throw new IllegalArgumentException("retention must not be negative, got " + retention);
-        }
-        long cutoff;
-        try {
-            cutoff = Math.subtractExact(clock.currentTimeMillis(), retention.toMillis());
-        } catch (ArithmeticException beyondAnyStoredTime) {
-            cutoff = Long.MIN_VALUE; // a retention of millions of years keeps everything
-        }
-        String match = " WHERE state = 'SUCCEEDED' AND finished_at < ?" + (queue == null ? "" : " AND queue = ?");
-        try (Connection c = connection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + tables.errors
-                        + " WHERE job_id IN (SELECT id FROM " + tables.jobs + match + ")")) {
-                    bind(ps, queue == null ? new Object[] {cutoff} : new Object[] {cutoff, queue});
-                    ps.executeUpdate();
-                }
-                int deleted;
-                try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + tables.jobs + match)) {
-                    bind(ps, queue == null ? new Object[] {cutoff} : new Object[] {cutoff, queue});
-                    deleted = ps.executeUpdate();
-                }
-                c.commit();
-                return deleted;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(autoCommit);
             }
         }
     }
@@ -346,10 +239,6 @@ public final class JobQueue {
 
     void removeLocalPool(Object handle) {
         localPools.remove(handle);
-    }
-
-    DataSource dataSource() {
-        return dataSource;
     }
 
     /**
@@ -378,45 +267,13 @@ public final class JobQueue {
         return clock;
     }
 
-    private List<Job> query(String sql, Object... params) throws SQLException {
-        List<Job> out = new ArrayList<>();
-        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, params);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(Rows.job(rs));
-                }
-            }
-        }
-        return out;
-    }
-
-    private int update(String sql, Object... params) throws SQLException {
-        try (Connection c = connection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, params);
-            return ps.executeUpdate();
-        }
-    }
-
-    private static void bind(PreparedStatement ps, Object... params) throws SQLException {
-        for (int i = 0; i < params.length; i++) {
-            if (params[i] instanceof Long l) {
-                ps.setLong(i + 1, l);
-            } else {
-                ps.setString(i + 1, String.valueOf(params[i]));
-            }
-        }
+    /** True when leases and run-at times are compared with the database server's clock (see {@link Builder#databaseClock}). */
+    public boolean usesDatabaseClock() {
+        return tables.databaseClock();
     }
 
     private static byte[] utf8(String s) {
         return s == null ? new byte[0] : s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static String checkName(String field, String value) {
-        if (value == null || value.isBlank() || value.length() > 200) {
-            throw new IllegalArgumentException(field + " must be 1 to 200 non-blank characters, got '" + value + "'");
-        }
-        return value;
     }
 
     @Override
@@ -429,52 +286,90 @@ public final class JobQueue {
         private final DataSource dataSource;
         private String tablePrefix = "stagger_";
         private Clock clock = Clock.system();
+        private Boolean databaseClock;
+        private SchemaMode schemaMode = SchemaMode.MIGRATE;
 
         private Builder(DataSource dataSource) {
-            if (dataSource == null) {
-                throw new IllegalArgumentException("dataSource must not be null");
-            }
-            this.dataSource = dataSource;
+            this.dataSource = Checks.notNull("dataSource", dataSource);
         }
 
         /**
-         * Prefix of the table names ({@code <prefix>jobs}, {@code <prefix>job_errors}); default
-         * {@code stagger_}. Lower-case letters, digits and underscores, starting with a letter.
+         * Prefix of every table the store writes ({@code <prefix>jobs}, {@code <prefix>job_errors},
+         * {@code <prefix>schema_version}); default {@code stagger_}. Lower-case letters, digits and
+         * underscores, starting with a letter.
          */
         public Builder tablePrefix(String tablePrefix) {
             if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
-                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got '" + tablePrefix + "'");
+                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
             }
             this.tablePrefix = tablePrefix;
             return this;
         }
 
         /**
-         * Where run-at times and timestamps come from (default the system clock). A
-         * {@link dev.stagger.testing.VirtualClock} lets tests walk through retry schedules.
-         * Workers on several machines compare these times, so keep machine clocks in sync.
+         * What the store's pools time their work with (polls, heartbeats, rescue, reconnects,
+         * shutdown), and where stored times come from when the database's clock is not used
+         * (see {@link #databaseClock}); default the system clock. A
+         * {@link dev.stagger.testing.VirtualClock} lets tests walk through schedules.
          */
         public Builder clock(Clock clock) {
-            if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
-            }
-            this.clock = clock;
+            this.clock = Checks.notNull("clock", clock);
             return this;
         }
 
         /**
-         * Detects the database and creates or upgrades the tables.
+         * Whether leases, run-at times and rescue are computed and compared in SQL with the
+         * database server's clock (true) or with the store's {@link #clock} (false). Default: true
+         * on PostgreSQL, where workers on several machines share the queue and their clocks may
+         * disagree (a worker whose clock runs ahead would otherwise rescue live jobs early, and one
+         * running behind late); false on SQLite, one file on one machine whose clock every worker
+         * shares.
+         */
+        public Builder databaseClock(boolean databaseClock) {
+            this.databaseClock = databaseClock;
+            return this;
+        }
+
+        /**
+         * {@link SchemaMode#MIGRATE} (default) creates or upgrades the tables at {@link #build()};
+         * {@link SchemaMode#VALIDATE} changes nothing and fails naming what is missing, for
+         * schemas applied from the shipped SQL files, and for tools that must not create tables
+         * in a database that is not a job store.
+         */
+        public Builder schemaMode(SchemaMode schemaMode) {
+            this.schemaMode = Checks.notNull("schemaMode", schemaMode);
+            return this;
+        }
+
+        /**
+         * The store's schema for this prefix, without touching the database:
+         * {@code schemaMigrations().script(Dialect.POSTGRESQL)} prints the SQL a migration tool
+         * would apply for a prefix other than the shipped files' {@code stagger_}.
+         */
+        public SchemaMigrations schemaMigrations() {
+            return JobTables.schema(tablePrefix);
+        }
+
+        /**
+         * Detects the database and creates, upgrades or checks the tables.
          *
          * @throws IllegalArgumentException if the database is neither SQLite nor PostgreSQL
+         * @throws SchemaNotReadyException in {@link SchemaMode#VALIDATE} when the tables or their
+         *     recorded version are missing; the message names the database and the tables
+         * @throws StoreException when the database cannot be reached
          */
-        public JobQueue build() throws SQLException {
-            Dialect dialect = Dialect.of(dataSource);
-            if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
-                throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
+        public JobQueue build() {
+            try {
+                Dialect dialect = Dialect.of(dataSource);
+                if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
+                    throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
+                }
+                schemaMigrations().prepare(dataSource, schemaMode);
+                boolean dbClock = databaseClock != null ? databaseClock : dialect == Dialect.POSTGRESQL;
+                return new JobQueue(dataSource, new JobTables(tablePrefix, dialect, dbClock), clock);
+            } catch (SQLException e) {
+                throw StoreFailures.wrap("preparing the schema", tablePrefix + "jobs", e, false);
             }
-            JobTables tables = new JobTables(tablePrefix, dialect);
-            tables.migrate(dataSource);
-            return new JobQueue(dataSource, tables, clock);
         }
     }
 }

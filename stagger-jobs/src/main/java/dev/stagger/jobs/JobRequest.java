@@ -11,8 +11,8 @@ import java.util.Objects;
 public record JobRequest(String queue, String type, byte[] payload, EnqueueOptions options) {
 
     public JobRequest {
-        JobQueue.checkName("queue", queue);
-        JobQueue.checkName("type", type);
+        Names.name("queue", queue);
+        Names.name("type", type);
         payload = payload == null ? new byte[0] : payload.clone();
         options = Objects.requireNonNullElse(options, EnqueueOptions.defaults());
     }

@@ -3,47 +3,67 @@ package dev.stagger.jobs;
 import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
+import dev.stagger.internal.Checks;
 import dev.stagger.jdbc.Dialect;
+import dev.stagger.jdbc.internal.Echo;
+import dev.stagger.jobs.internal.Completer;
+import dev.stagger.jobs.internal.Fetcher;
+import dev.stagger.jobs.internal.Heartbeat;
 import dev.stagger.jobs.internal.JobRunner;
 import dev.stagger.jobs.internal.JobStore;
+import dev.stagger.jobs.internal.Maintenance;
 import dev.stagger.jobs.internal.Outcome;
+import dev.stagger.jobs.internal.Pacer;
 import dev.stagger.jobs.internal.PgWakeups;
+import dev.stagger.jobs.internal.PoolEvents;
 import dev.stagger.jobs.internal.PoolSignals;
+import dev.stagger.jobs.internal.ReconnectingLoop;
+import dev.stagger.jobs.internal.StoreFailures;
+import dev.stagger.jobs.internal.StoredTimes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs the jobs of one queue with up to {@code concurrency} handlers at a time.
  *
- * <p>How it works: a fetcher claims due jobs in batches (up to {@code batchSize} ahead of the
- * free handlers) under a lease (PostgreSQL
- * {@code FOR UPDATE SKIP LOCKED}; SQLite one atomic {@code UPDATE ... RETURNING}), worker threads
- * run the handlers, and a completer stores the outcomes in batches, each change guarded by "this
- * pool still holds this attempt". A maintenance thread extends the leases of the jobs the pool
- * holds (heartbeat) and rescues jobs of the queue whose lease ran out because their worker died.
+ * <p>How it works, one thread per concern, each on its own database connection:
+ * <ul>
+ *   <li>the <b>fetcher</b> claims due jobs under a lease (PostgreSQL {@code FOR UPDATE SKIP
+ *       LOCKED}; SQLite one atomic {@code UPDATE ... RETURNING}), only as many as there are free
+ *       handlers, and hands them to the handler threads;</li>
+ *   <li>the <b>completer</b> stores the outcomes in batches, each change guarded by "this pool
+ *       still holds this attempt";</li>
+ *   <li>the <b>heartbeat</b> extends the leases of the jobs the pool holds, and nothing else, so
+ *       no other worker's lock or slow statement can make a live pool lose its leases;</li>
+ *   <li><b>maintenance</b> rescues jobs of the queue whose lease expired (on its own cadence,
+ *       skipping rows other transactions hold), purges old finished jobs when retentions are
+ *       set, and measures the queue for {@link JobListener#measured};</li>
+ *   <li>on PostgreSQL a <b>listener</b> wakes the idle fetcher on NOTIFY.</li>
+ * </ul>
  * An idle pool is woken at once by jobs enqueued through the same {@link JobQueue} object (any
- * database) and, on PostgreSQL, by LISTEN/NOTIFY from any process; polling is the fallback. After a
- * database failure each thread reconnects with exponential backoff; the stored state stays
+ * database) and, on PostgreSQL, by LISTEN/NOTIFY from any process; polling is the fallback. After
+ * a database failure each thread reconnects with exponential backoff; the stored state stays
  * consistent because every change is conditional.
  *
- * <p>Timing: stored times (run-at, leases) come from the queue's {@link Clock}; the pool's own
- * threads poll, heartbeat and back off in real time.
+ * <p>Timing: every wait of the pool (polls, heartbeats, rescue, purge and stats cadences,
+ * reconnect pauses, the shutdown timeout) runs on the queue's {@link Clock}, through its scheduler,
+ * so on a {@link dev.stagger.testing.VirtualClock} the pool acts exactly when a test moves time.
+ * Stored times (run-at, leases) come from the database's clock or the queue's (see
+ * {@link JobQueue.Builder#databaseClock}).
  *
  * <p>Lifecycle: {@link #start()} once, {@link #shutdown(Duration)} (or {@link #close()}) once.
  * {@link #runAvailable()} runs due jobs on the calling thread instead, for tests and cron-style
@@ -51,7 +71,6 @@ import javax.sql.DataSource;
  */
 public final class WorkerPool implements AutoCloseable {
     private final JobQueue jobQueue;
-    private final DataSource dataSource;
     private final Clock clock;
     private final String queue;
     private final int concurrency;
@@ -60,30 +79,32 @@ public final class WorkerPool implements AutoCloseable {
     private final Map<String, RetryPolicy> policies;
     private final RetryPolicy defaultPolicy;
     private final long leaseMillis;
-    private final long heartbeatMillis;
-    private final long rescueMillis;
-    private final long pollMillis;
+    private final long heartbeatNanos;
+    private final long rescueNanos;
+    private final long pollNanos;
+    private final long purgeNanos;
+    private final long statsNanos;
+    private final Map<JobState, Long> retentionMillis;
     private final Duration shutdownTimeout;
     private final boolean listen;
-    private final JobListener listener;
+    private final PoolEvents events;
     private final JobStore store;
     private final JobRunner runner;
     private final PoolSignals signals;
 
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean forced = new AtomicBoolean();
-    private final Semaphore slots;
-    private final Semaphore wake = new Semaphore(0);
-    private final LinkedBlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
-    private final AtomicInteger pendingOutcomes = new AtomicInteger();
+    private final AtomicInteger activeHandlers = new AtomicInteger();
+    private final Pacer stopping;
     private final List<Thread> threads = new ArrayList<>();
     private ExecutorService workers;
-    private Thread completer;
+    private Fetcher fetcher;
+    private Completer completer;
+    private Thread fetcherThread;
     private volatile Object localHandle;
 
     private WorkerPool(Builder b) {
         this.jobQueue = b.jobQueue;
-        this.dataSource = b.jobQueue.dataSource();
         this.clock = b.jobQueue.clock();
         this.queue = b.queue;
         this.concurrency = b.concurrency;
@@ -92,18 +113,21 @@ public final class WorkerPool implements AutoCloseable {
         this.policies = Map.copyOf(b.policies);
         this.defaultPolicy = b.retryPolicy;
         this.leaseMillis = b.lease.toMillis();
-        this.heartbeatMillis = (b.heartbeat != null ? b.heartbeat : b.lease.dividedBy(3)).toMillis();
-        this.rescueMillis = (b.rescueInterval != null ? b.rescueInterval : b.lease.dividedBy(2)).toMillis();
-        this.pollMillis = b.pollInterval.toMillis();
+        this.heartbeatNanos = (b.heartbeat != null ? b.heartbeat : b.lease.dividedBy(3)).toNanos();
+        this.rescueNanos = (b.rescueInterval != null ? b.rescueInterval : b.lease.dividedBy(2)).toNanos();
+        this.pollNanos = b.pollInterval.toNanos();
+        this.purgeNanos = b.purgeInterval.toNanos();
+        this.statsNanos = b.statsInterval.toNanos();
+        this.retentionMillis = Map.copyOf(b.retention);
         this.shutdownTimeout = b.shutdownTimeout;
         this.listen = b.listen && b.jobQueue.tables().dialect() == Dialect.POSTGRESQL;
-        this.listener = b.listener;
+        this.events = new PoolEvents(b.listener, clock);
         // a fresh suffix per pool: a restarted pool must not extend the leases its crashed predecessor held
         String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
-        this.store = new JobStore(b.jobQueue.tables(), queue, new ArrayList<>(handlers.keySet()), id);
-        this.signals = new PoolSignals(b.random, (e, d) -> notifyListener(l -> l.databaseError(e, d)));
+        this.store = new JobStore(b.jobQueue.tables(), clock, queue, new ArrayList<>(handlers.keySet()), id);
+        this.signals = new PoolSignals(b.random, (e, d) -> events.databaseError(reported(e), d));
         this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
-        this.slots = new Semaphore(concurrency + batchSize);
+        this.stopping = new Pacer(clock);
     }
 
     /** Starts building a pool for {@code queue} of {@code jobQueue}. */
@@ -127,40 +151,61 @@ public final class WorkerPool implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        completer = thread("completer", this::completeLoop);
-        threads.add(thread("fetcher", this::fetchLoop));
-        threads.add(thread("maintenance", this::maintenanceLoop));
+        Pacer fetcherPacer = signals.pacer(clock);
+        fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + batchSize, batchSize, leaseMillis,
+                pollNanos, this::dispatch);
+        completer = new Completer(store, events, fetcher::stored);
+        signals.onStop(completer::finish);
+
+        Pacer completerPacer = signals.pacer(clock);
+        Thread completerThread = thread("completer", completerPacer,
+                () -> !completer.finished() && signals.alive(), completer);
+        fetcherThread = thread("fetcher", fetcherPacer, signals::claiming, fetcher);
+        Pacer heartbeatPacer = signals.pacer(clock);
+        threads.add(thread("heartbeat", heartbeatPacer, signals::alive,
+                new Heartbeat(store, signals, heartbeatPacer, leaseMillis, heartbeatNanos)));
+        Pacer maintenancePacer = signals.pacer(clock);
+        threads.add(thread("maintenance", maintenancePacer, signals::claiming,
+                new Maintenance(store, runner, this::policyFor, events, signals, maintenancePacer, rescueNanos,
+                        retentionMillis, purgeNanos, statsNanos)));
         if (listen) {
-            threads.add(thread("listener", new PgWakeups(dataSource, jobQueue.tables().channel, queue,
-                    this::wakeUp, signals, (int) Math.min(pollMillis, 1000))));
+            threads.add(thread("listener", signals.pacer(clock), signals::claiming,
+                    new PgWakeups(jobQueue.tables().channel, queue, fetcher::wake,
+                            (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(pollNanos), 1000)))));
         }
-        completer.start();
+        completerThread.start();
+        fetcherThread.start();
         threads.forEach(Thread::start);
-        localHandle = jobQueue.addLocalPool(queue, this::wakeUp);
+        threads.add(0, completerThread);
+        localHandle = jobQueue.addLocalPool(queue, fetcher::wake);
         return this;
     }
 
     /**
      * Claims and runs due jobs on the calling thread until none is due, after rescuing expired
      * leases. Returns how many attempts ran. For tests on a virtual clock and cron-style runs.
+     *
+     * @throws dev.stagger.jdbc.StoreException if the database fails
      */
-    public int runAvailable() throws SQLException {
+    public int runAvailable() {
         int ran = 0;
         try (Connection c = jobQueue.connection()) {
-            rescue(c);
+            for (JobStore.Rescued r : store.rescue(c, lost -> runner.lost(lost, policyFor(lost.claimed().job().type())))) {
+                events.rescued(r.outcome());
+            }
             while (true) {
-                long now = clock.currentTimeMillis();
-                List<JobStore.Claimed> claimed = store.claim(c, batchSize, now, now + leaseMillis);
+                List<JobStore.Claimed> claimed = store.claim(c, batchSize, leaseMillis);
                 if (claimed.isEmpty()) {
                     return ran;
                 }
                 for (JobStore.Claimed next : claimed) {
                     Outcome outcome = runOne(next);
-                    boolean[] applied = store.apply(c, List.of(outcome), clock.currentTimeMillis());
-                    report(outcome, applied[0]);
+                    events.stored(outcome, store.apply(c, List.of(outcome))[0]);
                     ran++;
                 }
             }
+        } catch (SQLException e) {
+            throw StoreFailures.wrap("runAvailable", jobQueue.tables().jobs, e, false);
         }
     }
 
@@ -171,31 +216,30 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: claims nothing more, puts back claimed jobs that have not started, waits up
-     * to {@code timeout} for running handlers, then interrupts the rest (their jobs go back to the
-     * queue, the attempt not counted) and stores every outcome it can.
+     * Stops gracefully: claims nothing more, waits up to {@code timeout} (on the queue's clock) for
+     * running handlers, then interrupts the rest (their jobs go back to the queue, the attempt not
+     * counted) and stores every outcome it can.
      *
      * @return true if every running job finished within the timeout
      */
     public boolean shutdown(Duration timeout) {
-        if (timeout == null || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
-        }
+        Checks.nonNegative("timeout", timeout);
+        // the timeout counts from before anyone can see the pool stopping
+        long deadline = clock.nanoTime() + Math.min(Checks.nanos(timeout), Long.MAX_VALUE / 4);
         signals.stopClaiming();
         if (localHandle != null) {
             jobQueue.removeLocalPool(localHandle);
         }
-        wakeUp();
         if (!started.get()) {
             signals.stopAll();
             return true;
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
         boolean clean = true;
         try {
-            join(threads.get(0), deadline);
+            stopping.awaitUntil(deadline, () -> !fetcherThread.isAlive());
             workers.shutdown();
-            if (!workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            stopping.awaitUntil(deadline, () -> activeHandlers.get() == 0);
+            if (activeHandlers.get() > 0) {
                 clean = false;
                 forced.set(true);
                 // claimed jobs still queued for a handler never started: give them back uncounted (claiming has
@@ -203,10 +247,12 @@ public final class WorkerPool implements AutoCloseable {
                 for (Runnable unstarted : workers.shutdownNow()) {
                     unstarted.run();
                 }
-                workers.awaitTermination(1, TimeUnit.SECONDS);
+                workers.awaitTermination(1, TimeUnit.SECONDS); // interrupted handlers end at once; a bound all the same
             }
+            completer.finish();
             // the completer stores what is left; leases of anything it cannot store will expire
-            completer.join(Math.max(1000, (deadline - System.nanoTime()) / 1_000_000));
+            long storing = Math.max(deadline, clock.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+            stopping.awaitUntil(storing, completer::finished);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             clean = false;
@@ -225,197 +271,54 @@ public final class WorkerPool implements AutoCloseable {
 
     // ---- threads ----------------------------------------------------------------------------
 
-    private Thread thread(String role, Runnable body) {
-        Thread t = new Thread(body, "stagger-jobs-" + queue + "-" + role);
+    private Thread thread(String role, Pacer pacer, BooleanSupplier running, ReconnectingLoop.Step step) {
+        ReconnectingLoop loop = new ReconnectingLoop(jobQueue::connection, signals, pacer, running, step);
+        Thread t = new Thread(() -> {
+            try {
+                loop.run();
+            } finally {
+                stopping.wake();
+            }
+        }, "stagger-jobs-" + queue + "-" + role);
         t.setDaemon(true);
         return t;
     }
 
-    private void fetchLoop() {
-        Connection c = null;
-        PoolSignals.Reconnect reconnect = signals.reconnect();
-        while (signals.claiming()) {
-            int wanted = 0;
+    /** Runs a claimed job on a handler thread (the fetcher claimed it for a free one). */
+    private void dispatch(JobStore.Claimed claimed) {
+        activeHandlers.incrementAndGet();
+        Runnable task = () -> {
             try {
-                if (!slots.tryAcquire(pollMillis, TimeUnit.MILLISECONDS)) {
-                    continue;
-                }
-                wanted = 1;
-                int more = Math.min(batchSize - 1, slots.availablePermits());
-                if (more > 0 && slots.tryAcquire(more)) {
-                    wanted += more;
-                }
-                if (!signals.claiming()) {
-                    slots.release(wanted);
-                    break;
-                }
-                if (c == null) {
-                    c = jobQueue.connection();
-                }
-                long now = clock.currentTimeMillis();
-                List<JobStore.Claimed> claimed = store.claim(c, wanted, now, now + leaseMillis);
-                reconnect.succeeded();
-                slots.release(wanted - claimed.size());
-                for (JobStore.Claimed next : claimed) {
-                    Runnable task = () -> outcomes.add(runOne(next));
-                    try {
-                        workers.execute(task);
-                    } catch (RejectedExecutionException stopped) {
-                        task.run(); // a shutdown overtook this claim: claiming has stopped, so this puts the job back
-                    }
-                }
-                if (claimed.size() < wanted) {
-                    // the queue is drained for now: sleep until notified or the next poll
-                    wake.tryAcquire(pollMillis, TimeUnit.MILLISECONDS);
-                    wake.drainPermits();
-                }
-            } catch (InterruptedException e) {
-                slots.release(wanted);
-                break;
-            } catch (SQLException | RuntimeException e) {
-                slots.release(wanted);
-                c = closeQuietly(c);
-                reconnect.pauseAfter(e);
+                completer.add(runOne(claimed));
+            } finally {
+                activeHandlers.decrementAndGet();
+                fetcher.handlerFree();
+                stopping.wake();
             }
+        };
+        try {
+            workers.execute(task);
+        } catch (RejectedExecutionException stopped) {
+            task.run(); // a shutdown overtook this claim: claiming has stopped, so this puts the job back
         }
-        closeQuietly(c);
     }
 
     private Outcome runOne(JobStore.Claimed claimed) {
-        pendingOutcomes.incrementAndGet();
         Job job = claimed.job();
         if (!signals.claiming()) {
-            return new Outcome(Outcome.Kind.RELEASE, job, clock.currentTimeMillis(), null, 0);
+            return Outcome.release(job);
         }
-        JobHandler handler = handlers.get(job.type());
-        notifyListener(l -> l.started(job));
-        return runner.run(claimed, handler, policyFor(job.type()));
-    }
-
-    private void completeLoop() {
-        Connection c = null;
-        PoolSignals.Reconnect reconnect = signals.reconnect();
-        List<Outcome> batch = new ArrayList<>();
-        while (true) {
-            try {
-                if (batch.isEmpty()) {
-                    Outcome first = outcomes.poll(100, TimeUnit.MILLISECONDS);
-                    if (first == null) {
-                        if (workersDone() && outcomes.isEmpty()) {
-                            break;
-                        }
-                        continue;
-                    }
-                    batch.add(first);
-                    outcomes.drainTo(batch, 999);
-                }
-                if (c == null) {
-                    c = jobQueue.connection();
-                }
-                boolean[] applied = store.apply(c, batch, clock.currentTimeMillis());
-                reconnect.succeeded();
-                pendingOutcomes.addAndGet(-batch.size());
-                slots.release(batch.size());
-                for (int i = 0; i < batch.size(); i++) {
-                    report(batch.get(i), applied[i]);
-                }
-                batch.clear();
-            } catch (InterruptedException e) {
-                break;
-            } catch (SQLException | RuntimeException e) {
-                c = closeQuietly(c);
-                if (!signals.alive()) {
-                    break; // shutdown gave up: the unsaved jobs' leases will expire and they will be rescued
-                }
-                reconnect.pauseAfter(e);
-            }
-        }
-        closeQuietly(c);
-    }
-
-    private boolean workersDone() {
-        return !signals.claiming() && workers.isTerminated() && pendingOutcomes.get() <= outcomes.size();
-    }
-
-    private void maintenanceLoop() {
-        Connection c = null;
-        PoolSignals.Reconnect reconnect = signals.reconnect();
-        long lastRescue = System.nanoTime() / 1_000_000 - rescueMillis; // nanoTime may be negative: rescue at once
-        while (signals.alive()) {
-            try {
-                if (c == null) {
-                    c = jobQueue.connection();
-                }
-                long now = clock.currentTimeMillis();
-                store.heartbeat(c, now + leaseMillis);
-                long real = System.nanoTime() / 1_000_000;
-                if (signals.claiming() && real - lastRescue >= rescueMillis) {
-                    rescue(c);
-                    lastRescue = real;
-                }
-                reconnect.succeeded();
-                signals.pauseFor(Duration.ofMillis(heartbeatMillis));
-            } catch (SQLException | RuntimeException e) {
-                c = closeQuietly(c);
-                reconnect.pauseAfter(e);
-            }
-        }
-        closeQuietly(c);
-    }
-
-    private void rescue(Connection c) throws SQLException {
-        for (JobStore.Rescued r : store.rescue(c, clock.currentTimeMillis(), t -> policyFor(t).maxAttempts())) {
-            notifyListener(l -> l.rescued(r.id(), r.attempt(), r.state()));
-        }
-    }
-
-    private void wakeUp() {
-        if (wake.availablePermits() == 0) {
-            wake.release();
-        }
+        events.started(job);
+        return runner.run(claimed, handlers.get(job.type()), policyFor(job.type()));
     }
 
     private RetryPolicy policyFor(String type) {
         return policies.getOrDefault(type, defaultPolicy);
     }
 
-    private void report(Outcome o, boolean applied) {
-        if (!applied && !(o.kind() == Outcome.Kind.SUCCEEDED && o.completedWithin())) {
-            return; // the lease was lost: whoever holds the job now reports it
-        }
-        Job job = o.job();
-        switch (o.kind()) {
-            case SUCCEEDED -> notifyListener(l -> l.succeeded(job, Duration.ofNanos(o.runNanos())));
-            case RETRY -> notifyListener(l -> l.retried(job, o.error(), Instant.ofEpochMilli(o.runAtMillis())));
-            case DEAD -> notifyListener(l -> l.dead(job, o.error(), o.endReason()));
-            case SNOOZE -> notifyListener(l -> l.snoozed(job, Instant.ofEpochMilli(o.runAtMillis())));
-            case RELEASE -> {
-                // put back unstarted or interrupted at shutdown: nothing happened to the job
-            }
-        }
-    }
-
-    private void notifyListener(java.util.function.Consumer<JobListener> event) {
-        try {
-            event.accept(listener);
-        } catch (RuntimeException ignored) {
-            // a listener must not break the pool
-        }
-    }
-
-    private static Connection closeQuietly(Connection c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // already broken
-            }
-        }
-        return null;
-    }
-
-    private static void join(Thread t, long deadlineNanos) throws InterruptedException {
-        t.join(Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000));
+    /** A database failure as the listener sees it: unchecked, and naming no bound value. */
+    private Exception reported(Exception e) {
+        return e instanceof SQLException s ? StoreFailures.wrap("worker pool " + workerId(), jobQueue.tables().jobs, s, false) : e;
     }
 
     @Override
@@ -425,10 +328,14 @@ public final class WorkerPool implements AutoCloseable {
 
     /** Builds a {@link WorkerPool}. Not thread-safe. */
     public static final class Builder {
+        /** The longest lease or interval: a year (and a day). */
+        private static final Duration LONGEST_INTERVAL = Duration.ofDays(366);
+
         private final JobQueue jobQueue;
         private final String queue;
         private final Map<String, JobHandler> handlers = new LinkedHashMap<>();
         private final Map<String, RetryPolicy> policies = new LinkedHashMap<>();
+        private final Map<JobState, Long> retention = new EnumMap<>(JobState.class);
         private int concurrency = 4;
         private int batchSize;
         private RetryPolicy retryPolicy = RetryPolicy.background();
@@ -437,6 +344,8 @@ public final class WorkerPool implements AutoCloseable {
         private Duration rescueInterval;
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private Duration purgeInterval = Duration.ofHours(1);
+        private Duration statsInterval = Duration.ofSeconds(30);
         private boolean listen = true;
         private JobListener listener = new JobListener() {
         };
@@ -444,19 +353,14 @@ public final class WorkerPool implements AutoCloseable {
         private String workerId;
 
         private Builder(JobQueue jobQueue, String queue) {
-            if (jobQueue == null) {
-                throw new IllegalArgumentException("jobQueue must not be null");
-            }
-            this.jobQueue = jobQueue;
-            this.queue = JobQueue.checkName("queue", queue);
+            this.jobQueue = Checks.notNull("jobQueue", jobQueue);
+            this.queue = Names.name("queue", queue);
         }
 
         /** Runs jobs of {@code type} with {@code handler}, under the pool's retry policy. */
         public Builder handler(String type, JobHandler handler) {
-            JobQueue.checkName("type", type);
-            if (handler == null) {
-                throw new IllegalArgumentException("handler for type '" + type + "' must not be null");
-            }
+            Names.name("type", type);
+            Checks.notNull("handler", handler);
             handlers.put(type, handler);
             return this;
         }
@@ -464,10 +368,7 @@ public final class WorkerPool implements AutoCloseable {
         /** Runs jobs of {@code type} with {@code handler} under {@code policy}. */
         public Builder handler(String type, JobHandler handler, RetryPolicy policy) {
             handler(type, handler);
-            if (policy == null) {
-                throw new IllegalArgumentException("policy for type '" + type + "' must not be null");
-            }
-            policies.put(type, policy);
+            policies.put(type, Checks.notNull("policy", policy));
             return this;
         }
 
@@ -478,13 +379,11 @@ public final class WorkerPool implements AutoCloseable {
          * the job sets its own), the backoff (with its jitter, one schedule across the job's
          * attempts) plus any {@code retryAfter} hint, and the deadline, counted from the start of
          * the job's first attempt. A handler that returns is a success: the classifier sees only
-         * failures. The attempt timeout does not apply to jobs.
+         * failures. An attempt whose worker stopped extending its lease fails with a
+         * {@link LeaseExpiredException}. The attempt timeout does not apply to jobs.
          */
         public Builder retryPolicy(RetryPolicy policy) {
-            if (policy == null) {
-                throw new IllegalArgumentException("retryPolicy must not be null");
-            }
-            this.retryPolicy = policy;
+            this.retryPolicy = Checks.notNull("retryPolicy", policy);
             return this;
         }
 
@@ -498,9 +397,9 @@ public final class WorkerPool implements AutoCloseable {
         }
 
         /**
-         * Most jobs claimed per query; default the concurrency. The pool also holds up to this many
-         * claimed jobs waiting for a free handler, so claiming overlaps running; those are put back
-         * at shutdown without counting an attempt.
+         * Most jobs claimed per query; default the concurrency. The pool claims a job only for a
+         * free handler, so a claim never takes more jobs than it can start at once: the rest stay
+         * in the queue for other workers.
          */
         public Builder batchSize(int batchSize) {
             if (batchSize < 1 || batchSize > 1000) {
@@ -511,12 +410,13 @@ public final class WorkerPool implements AutoCloseable {
         }
 
         /**
-         * How long a claim lasts without a heartbeat; default 30 s. A job whose worker dies runs
-         * again elsewhere about this long after the last heartbeat. At least 500 ms.
+         * How long a claim lasts without a heartbeat; default 30 s. A job whose worker dies is
+         * taken back at most {@code lease + rescueInterval} after the worker's last heartbeat.
+         * At least 500 ms.
          */
         public Builder lease(Duration lease) {
-            if (lease == null || lease.toMillis() < 500) {
-                throw new IllegalArgumentException("lease must be at least 500 ms, got " + lease);
+            if (lease == null || lease.toMillis() < 500 || lease.compareTo(LONGEST_INTERVAL) > 0) {
+                throw new IllegalArgumentException("lease must be at least 500 ms and at most 366 days, got " + lease);
             }
             this.lease = lease;
             return this;
@@ -524,19 +424,17 @@ public final class WorkerPool implements AutoCloseable {
 
         /** How often held leases are extended; default a third of the lease; must be shorter than the lease. */
         public Builder heartbeatInterval(Duration heartbeat) {
-            if (heartbeat == null || heartbeat.toMillis() < 10) {
-                throw new IllegalArgumentException("heartbeatInterval must be at least 10 ms, got " + heartbeat);
-            }
-            this.heartbeat = heartbeat;
+            this.heartbeat = interval("heartbeatInterval", heartbeat, 10);
             return this;
         }
 
-        /** How often this pool looks for expired leases in its queue; default half the lease. */
+        /**
+         * How often this pool looks for expired leases in its queue; default half the lease. The
+         * worst case from a worker's death to its jobs being available again is
+         * {@code lease + rescueInterval}.
+         */
         public Builder rescueInterval(Duration rescueInterval) {
-            if (rescueInterval == null || rescueInterval.toMillis() < 10) {
-                throw new IllegalArgumentException("rescueInterval must be at least 10 ms, got " + rescueInterval);
-            }
-            this.rescueInterval = rescueInterval;
+            this.rescueInterval = interval("rescueInterval", rescueInterval, 10);
             return this;
         }
 
@@ -546,19 +444,46 @@ public final class WorkerPool implements AutoCloseable {
          * object, and on PostgreSQL from any process, wake the pool at once.
          */
         public Builder pollInterval(Duration pollInterval) {
-            if (pollInterval == null || pollInterval.toMillis() < 1) {
-                throw new IllegalArgumentException("pollInterval must be at least 1 ms, got " + pollInterval);
-            }
-            this.pollInterval = pollInterval;
+            this.pollInterval = interval("pollInterval", pollInterval, 1);
             return this;
         }
 
         /** Default timeout of {@link WorkerPool#close()}; default 30 s. */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
-            if (shutdownTimeout == null || shutdownTimeout.isNegative()) {
-                throw new IllegalArgumentException("shutdownTimeout must not be negative, got " + shutdownTimeout);
-            }
+            Checks.nonNegative("shutdownTimeout", shutdownTimeout);
             this.shutdownTimeout = shutdownTimeout;
+            return this;
+        }
+
+        /**
+         * Deletes this queue's jobs in {@code state} ({@link JobState#SUCCEEDED} or
+         * {@link JobState#DEAD}) once they finished longer than {@code retention} ago, with their
+         * error history, every {@link #purgeInterval}. Off for both states by default (purge with
+         * {@link JobAdmin#purge} or {@code stagger jobs purge}); a purged job's key can be used again.
+         */
+        public Builder retention(JobState state, Duration retention) {
+            Checks.notNull("state", state);
+            if (state != JobState.SUCCEEDED && state != JobState.DEAD) {
+                throw new IllegalArgumentException("retention is for finished states (SUCCEEDED, DEAD), got " + state);
+            }
+            this.retention.put(state, StoredTimes.delayMillis("retention", retention));
+            return this;
+        }
+
+        /** How often the {@link #retention} purge runs; default 1 h, the first at start. */
+        public Builder purgeInterval(Duration purgeInterval) {
+            this.purgeInterval = interval("purgeInterval", purgeInterval, 1000);
+            return this;
+        }
+
+        /**
+         * How often the pool measures its queue (jobs by state, the oldest due job's wait) for
+         * {@link JobListener#measured}; default 30 s, {@link Duration#ZERO} never. Two indexed
+         * counting queries per interval.
+         */
+        public Builder statsInterval(Duration statsInterval) {
+            this.statsInterval = statsInterval != null && statsInterval.isZero()
+                    ? Duration.ZERO : interval("statsInterval", statsInterval, 100);
             return this;
         }
 
@@ -568,20 +493,15 @@ public final class WorkerPool implements AutoCloseable {
             return this;
         }
 
-        public Builder listener(JobListener listener) {
-            if (listener == null) {
-                throw new IllegalArgumentException("listener must not be null");
-            }
-            this.listener = listener;
+        /** Hears what the pool does with jobs (stagger-observability's {@code JobTelemetry}, say); default none. */
+        public Builder jobListener(JobListener listener) {
+            this.listener = Checks.notNull("jobListener", listener);
             return this;
         }
 
         /** Randomness for backoff jitter; default thread-local. */
         public Builder random(RandomSource random) {
-            if (random == null) {
-                throw new IllegalArgumentException("random must not be null");
-            }
-            this.random = random;
+            this.random = Checks.notNull("random", random);
             return this;
         }
 
@@ -591,12 +511,18 @@ public final class WorkerPool implements AutoCloseable {
          */
         public Builder workerId(String workerId) {
             if (workerId == null || workerId.isBlank() || workerId.length() > 90) {
-                throw new IllegalArgumentException("workerId must be 1 to 90 non-blank characters, got '" + workerId + "'");
+                throw new IllegalArgumentException("workerId must be 1 to 90 non-blank characters, got "
+                        + Echo.of(workerId));
             }
-            this.workerId = workerId;
+            this.workerId = Names.name("workerId", workerId);
             return this;
         }
 
+        /**
+         * Validates the settings together and builds the pool (not started).
+         *
+         * @throws IllegalArgumentException when no handler is registered or the heartbeat is not shorter than the lease
+         */
         public WorkerPool build() {
             if (handlers.isEmpty()) {
                 throw new IllegalArgumentException("handlers must not be empty: register at least one job type");
@@ -606,6 +532,14 @@ public final class WorkerPool implements AutoCloseable {
                 throw new IllegalArgumentException("heartbeatInterval must be shorter than the lease " + lease + ", got " + hb);
             }
             return new WorkerPool(this);
+        }
+
+        private static Duration interval(String field, Duration value, long minMillis) {
+            if (value == null || value.toMillis() < minMillis || value.compareTo(LONGEST_INTERVAL) > 0) {
+                throw new IllegalArgumentException(field + " must be at least " + minMillis + " ms and at most 366 days, got "
+                        + value);
+            }
+            return value;
         }
     }
 }

@@ -3,27 +3,43 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Clock;
+import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Stopping a running pool (SQLite, real threads). */
+/**
+ * Stopping a running pool (SQLite, real threads). The pool's timing runs on a virtual clock: its
+ * polls never fire and its shutdown timeout passes only when the test moves time, so nothing here
+ * waits on the wall clock for a delay.
+ */
 class GracefulShutdownTest {
     @TempDir
     Path dir;
 
+    final VirtualClock clock = new VirtualClock();
+    final List<JobContext> running = new CopyOnWriteArrayList<>();
+
+    /** Waits until every running handler sees the pool shutting down: the shutdown has begun. */
+    private void awaitShutdownBegun() throws Exception {
+        Waits.until("the shutdown to begin", Duration.ofSeconds(10),
+                () -> !running.isEmpty() && running.stream().allMatch(JobContext::isShuttingDown));
+    }
+
     @Test
     void shutdownWaitsForRunningJobsAndLeavesTheRestQueued() throws Exception {
-        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        JobQueue jobs = Stores.sqlite(dir, clock);
         CountDownLatch started = new CountDownLatch(2);
         CountDownLatch release = new CountDownLatch(1);
-        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(2).pollInterval(Duration.ofMillis(50))
+        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(2)
                 .handler("slow", ctx -> {
+                    running.add(ctx);
                     started.countDown();
                     release.await();
                 }).build();
@@ -34,22 +50,22 @@ class GracefulShutdownTest {
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
         CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() -> pool.shutdown(Duration.ofSeconds(20)));
-        Thread.sleep(200);
-        assertThat(stopped).as("still waiting for the two running jobs").isNotDone();
-        release.countDown();
+        awaitShutdownBegun();
+        release.countDown(); // the timeout never passes on the virtual clock: only the handlers can end the wait
 
         assertThat(stopped.get(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(jobs.countByState("q")).containsEntry(JobState.SUCCEEDED, 2L).containsEntry(JobState.RUNNING, 0L)
+        assertThat(jobs.admin().countByState("q")).containsEntry(JobState.SUCCEEDED, 2L).containsEntry(JobState.RUNNING, 0L)
                 .containsEntry(JobState.AVAILABLE, 3L);
-        assertThat(jobs.list(JobState.AVAILABLE, "q", 10)).allSatisfy(j -> assertThat(j.attempt()).isZero());
+        assertThat(jobs.admin().list(JobState.AVAILABLE, "q", 10)).allSatisfy(j -> assertThat(j.attempt()).isZero());
     }
 
     @Test
     void jobsStillRunningAtTheTimeoutAreInterruptedAndGivenBack() throws Exception {
-        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        JobQueue jobs = Stores.sqlite(dir, clock);
         CountDownLatch started = new CountDownLatch(1);
-        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1).pollInterval(Duration.ofMillis(50))
+        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1)
                 .handler("stuck", ctx -> {
+                    running.add(ctx);
                     started.countDown();
                     Thread.sleep(60_000);
                 }).build();
@@ -57,44 +73,24 @@ class GracefulShutdownTest {
         pool.start();
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(pool.shutdown(Duration.ofMillis(300))).isFalse();
-        Job job = jobs.find(id).orElseThrow();
+        CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() -> pool.shutdown(Duration.ofMillis(300)));
+        awaitShutdownBegun();
+        clock.advance(Duration.ofMillis(300));
+
+        assertThat(stopped.get(20, TimeUnit.SECONDS)).isFalse();
+        Job job = jobs.admin().find(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
         assertThat(job.attempt()).as("the interrupted attempt is not counted").isZero();
-        assertThat(jobs.errors(id)).isEmpty();
-    }
-
-    @Test
-    void claimedJobsStillWaitingForAHandlerAtTheTimeoutAreGivenBackUncounted() throws Exception {
-        JobQueue jobs = Stores.sqlite(dir, Clock.system());
-        CountDownLatch started = new CountDownLatch(1);
-        // one handler thread, two jobs claimed per query: the second waits in the pool behind the first
-        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1).batchSize(2).pollInterval(Duration.ofMillis(50))
-                .handler("stuck", ctx -> {
-                    started.countDown();
-                    Thread.sleep(60_000);
-                }).build();
-        long first = jobs.enqueue("q", "stuck", "first", EnqueueOptions.defaults().priority(1));
-        long second = jobs.enqueue("q", "stuck", "second");
-        pool.start();
-        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        Waits.until("both jobs claimed", Duration.ofSeconds(10),
-                () -> jobs.countByState("q").get(JobState.RUNNING) == 2);
-
-        assertThat(pool.shutdown(Duration.ofMillis(300))).isFalse();
-        for (long id : new long[] {first, second}) {
-            Job job = jobs.find(id).orElseThrow();
-            assertThat(job.state()).as("job %d", id).isEqualTo(JobState.AVAILABLE);
-            assertThat(job.attempt()).as("job %d", id).isZero();
-        }
+        assertThat(jobs.admin().errors(id)).isEmpty();
     }
 
     @Test
     void aHandlerThatWrapsTheShutdownInterruptGetsItsAttemptBack() throws Exception {
-        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        JobQueue jobs = Stores.sqlite(dir, clock);
         CountDownLatch started = new CountDownLatch(1);
-        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1).pollInterval(Duration.ofMillis(50))
+        WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1)
                 .handler("wraps", ctx -> {
+                    running.add(ctx);
                     started.countDown();
                     try {
                         Thread.sleep(60_000);
@@ -106,19 +102,24 @@ class GracefulShutdownTest {
         pool.start();
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(pool.shutdown(Duration.ofMillis(300))).isFalse();
-        Job job = jobs.find(id).orElseThrow();
+        CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() -> pool.shutdown(Duration.ofMillis(300)));
+        awaitShutdownBegun();
+        clock.advance(Duration.ofMillis(300));
+
+        assertThat(stopped.get(20, TimeUnit.SECONDS)).isFalse();
+        Job job = jobs.admin().find(id).orElseThrow();
         assertThat(job.state()).as("not dead: it was stopped, it did not fail").isEqualTo(JobState.AVAILABLE);
         assertThat(job.attempt()).isZero();
-        assertThat(jobs.errors(id)).isEmpty();
+        assertThat(jobs.admin().errors(id)).isEmpty();
     }
 
     @Test
     void noPoolThreadOutlivesShutdownEvenWhenHandlersHadToBeInterrupted() throws Exception {
-        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        JobQueue jobs = Stores.sqlite(dir, clock);
         CountDownLatch started = new CountDownLatch(2);
-        WorkerPool pool = WorkerPool.builder(jobs, "leaks").concurrency(2).pollInterval(Duration.ofMillis(50))
+        WorkerPool pool = WorkerPool.builder(jobs, "leaks").concurrency(2)
                 .handler("stuck", ctx -> {
+                    running.add(ctx);
                     started.countDown();
                     Thread.sleep(60_000);
                 }).build();
@@ -128,7 +129,10 @@ class GracefulShutdownTest {
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(poolThreads("leaks")).isNotEmpty();
 
-        pool.shutdown(Duration.ofMillis(200));
+        CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() -> pool.shutdown(Duration.ofMillis(200)));
+        awaitShutdownBegun();
+        clock.advance(Duration.ofMillis(200));
+        stopped.get(20, TimeUnit.SECONDS);
 
         // a thread may still be finishing its last instructions when shutdown returns; a leaked one stays
         Waits.until("every pool thread ended", Duration.ofSeconds(5), () -> poolThreads("leaks").isEmpty());
@@ -139,15 +143,21 @@ class GracefulShutdownTest {
                 .filter(name -> name.startsWith("stagger-jobs-" + queue + "-")).toList();
     }
 
+    /** Waits until the pool's fetcher found nothing to claim and waits for a wake-up or its next poll. */
+    static void awaitIdleFetcher(String queue) throws Exception {
+        Waits.until("the fetcher to go idle", Duration.ofSeconds(10), () -> Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("stagger-jobs-" + queue + "-fetcher")
+                        && t.getState() == Thread.State.WAITING));
+    }
+
     @Test
     void anEnqueueThroughTheSameQueueObjectWakesAnIdlePoolAtOnce() throws Exception {
-        JobQueue jobs = Stores.sqlite(dir, Clock.system());
+        JobQueue jobs = Stores.sqlite(dir, clock);
         CountDownLatch ran = new CountDownLatch(1);
-        try (WorkerPool pool = WorkerPool.builder(jobs, "q").pollInterval(Duration.ofSeconds(60))
-                .handler("t", ctx -> ran.countDown()).build().start()) {
-            Thread.sleep(300); // let the first, empty poll pass so the fetcher is idle
-            jobs.enqueue("q", "t", "x");
-            assertThat(ran.await(10, TimeUnit.SECONDS)).as("ran long before the 60 s poll").isTrue();
+        try (WorkerPool pool = WorkerPool.builder(jobs, "idle").handler("t", ctx -> ran.countDown()).build().start()) {
+            awaitIdleFetcher("idle"); // its next poll is on the virtual clock, which does not move
+            jobs.enqueue("idle", "t", "x");
+            assertThat(ran.await(10, TimeUnit.SECONDS)).as("ran without a poll").isTrue();
         }
     }
 
@@ -160,7 +170,7 @@ class GracefulShutdownTest {
                 jobs.enqueue("q", "t", "n" + i);
             }
             Waits.until("100 jobs done", Duration.ofSeconds(20),
-                    () -> jobs.countByState("q").get(JobState.SUCCEEDED) == 100);
+                    () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == 100);
         }
     }
 }

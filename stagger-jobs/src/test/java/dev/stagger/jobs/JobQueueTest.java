@@ -39,7 +39,7 @@ class JobQueueTest {
     void anEnqueuedJobIsAvailableWithItsPayloadAndOptions() throws Exception {
         long id = jobs.enqueue("mail", "send", "héllo", EnqueueOptions.defaults().priority(5)
                 .delay(Duration.ofMinutes(2)).maxAttempts(3));
-        Job job = jobs.find(id).orElseThrow();
+        Job job = jobs.admin().find(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
         assertThat(job.payloadText()).isEqualTo("héllo");
         assertThat(job.priority()).isEqualTo(5);
@@ -53,8 +53,8 @@ class JobQueueTest {
         long first = jobs.enqueue("mail", "send", "a", EnqueueOptions.defaults().key("evt-1"));
         long second = jobs.enqueue("mail", "send", "b", EnqueueOptions.defaults().key("evt-1"));
         assertThat(second).isEqualTo(first);
-        assertThat(jobs.find(first).orElseThrow().payloadText()).isEqualTo("a");
-        assertThat(jobs.countByState(null).get(JobState.AVAILABLE)).isEqualTo(1);
+        assertThat(jobs.admin().find(first).orElseThrow().payloadText()).isEqualTo("a");
+        assertThat(jobs.admin().countByState(null).get(JobState.AVAILABLE)).isEqualTo(1);
     }
 
     @Test
@@ -82,7 +82,7 @@ class JobQueueTest {
                 distinct.add(f.get());
             }
             assertThat(distinct).hasSize(1);
-            assertThat(jobs.countByState("events").get(JobState.AVAILABLE)).isEqualTo(1);
+            assertThat(jobs.admin().countByState("events").get(JobState.AVAILABLE)).isEqualTo(1);
         } finally {
             pool.shutdownNow();
         }
@@ -95,7 +95,7 @@ class JobQueueTest {
             jobs.enqueue(c, "mail", "send", "x", EnqueueOptions.defaults());
             c.rollback();
         }
-        assertThat(jobs.countByState(null).values()).allMatch(n -> n == 0);
+        assertThat(jobs.admin().countByState(null).values()).allMatch(n -> n == 0);
     }
 
     @Test
@@ -106,7 +106,7 @@ class JobQueueTest {
             id = jobs.enqueue(c, "mail", "send", "x", EnqueueOptions.defaults());
             c.commit();
         }
-        assertThat(jobs.find(id)).isPresent();
+        assertThat(jobs.admin().find(id)).isPresent();
     }
 
     @Test
@@ -117,8 +117,8 @@ class JobQueueTest {
                 JobRequest.of("mail", "send", "c").with(EnqueueOptions.defaults().key("k"))));
         assertThat(ids).hasSize(3);
         assertThat(ids.get(2)).isEqualTo(ids.get(1));
-        assertThat(jobs.find(ids.get(0)).orElseThrow().payloadText()).isEqualTo("a");
-        assertThat(jobs.countByState("mail").get(JobState.AVAILABLE)).isEqualTo(2);
+        assertThat(jobs.admin().find(ids.get(0)).orElseThrow().payloadText()).isEqualTo("a");
+        assertThat(jobs.admin().countByState("mail").get(JobState.AVAILABLE)).isEqualTo(2);
     }
 
     @Test
@@ -135,21 +135,40 @@ class JobQueueTest {
         long recent = jobs.enqueue("mail", "send", "recent");
         pool.runAvailable();
 
-        assertThat(jobs.purgeSucceeded(Duration.ofDays(1), null)).isEqualTo(1);
-        assertThat(jobs.find(old)).isEmpty();
-        assertThat(jobs.find(recent)).isPresent();
-        assertThat(jobs.find(dead).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().purge(JobState.SUCCEEDED, Duration.ofDays(1), null)).isEqualTo(1);
+        assertThat(jobs.admin().find(old)).isEmpty();
+        assertThat(jobs.admin().find(recent)).isPresent();
+        assertThat(jobs.admin().find(dead).orElseThrow().state()).isEqualTo(JobState.DEAD);
     }
 
     @Test
-    void aRetentionTooLongToCountInMillisecondsPurgesNothing() throws Exception {
+    void theLongestRetentionPurgesNothingAndALongerOneIsRefusedNamingTheField() throws Exception {
         WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", ctx -> { }).build();
         jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
         clock.advance(Duration.ofDays(2));
 
-        assertThat(jobs.purgeSucceeded(Duration.ofDays(1_000_000_000_000L), null)).isZero();
-        assertThat(jobs.countByState("mail").get(JobState.SUCCEEDED)).isEqualTo(1);
+        assertThat(jobs.admin().purge(JobState.SUCCEEDED, Duration.ofDays(365_250), null)).isZero();
+        assertThat(jobs.admin().countByState("mail").get(JobState.SUCCEEDED)).isEqualTo(1);
+        assertThatThrownBy(() -> jobs.admin().purge(JobState.SUCCEEDED, Duration.ofDays(1_000_000_000_000L), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("retention must be at most");
+    }
+
+    @Test
+    void deadJobsArePurgedOnlyWhenAskedForByState() throws Exception {
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", ctx -> {
+            throw new IllegalStateException("no");
+        }, dev.stagger.RetryPolicy.builder().maxAttempts(1).build()).build();
+        long dead = jobs.enqueue("mail", "send", "bad");
+        pool.runAvailable();
+        clock.advance(Duration.ofDays(2));
+
+        assertThat(jobs.admin().purge(JobState.SUCCEEDED, Duration.ofDays(1), null)).isZero();
+        assertThat(jobs.admin().purge(JobState.DEAD, Duration.ofDays(1), "mail")).isEqualTo(1);
+        assertThat(jobs.admin().find(dead)).isEmpty();
+        assertThat(jobs.admin().errors(dead)).as("its history goes with it").isEmpty();
+        assertThatThrownBy(() -> jobs.admin().purge(JobState.RUNNING, Duration.ofDays(1), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RUNNING");
     }
 
     @Test
@@ -158,7 +177,7 @@ class JobQueueTest {
         long first = jobs.enqueue("mail", "send", "x", EnqueueOptions.defaults().key("once"));
         pool.runAvailable();
         clock.advance(Duration.ofHours(1));
-        jobs.purgeSucceeded(Duration.ZERO, "mail");
+        jobs.admin().purge(JobState.SUCCEEDED, Duration.ZERO, "mail");
         long second = jobs.enqueue("mail", "send", "x", EnqueueOptions.defaults().key("once"));
         assertThat(second).isNotEqualTo(first);
     }

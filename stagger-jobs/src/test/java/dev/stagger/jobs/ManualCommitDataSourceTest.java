@@ -45,11 +45,11 @@ class ManualCommitDataSourceTest {
         }, RetryPolicy.builder().maxAttempts(1).build()).build();
         long id = jobs.enqueue("q", "t", "x");
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
-        assertThat(jobs.redrive(id)).isTrue();
+        assertThat(jobs.admin().redrive(id)).isTrue();
 
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
     }
 
     @Test
@@ -60,7 +60,7 @@ class ManualCommitDataSourceTest {
         try (WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(2).pollInterval(Duration.ofMillis(20))
                 .shutdownTimeout(Duration.ofSeconds(5)).handler("t", ctx -> { }).build().start()) {
             Waits.until("20 jobs done", Duration.ofSeconds(20),
-                    () -> jobs.countByState("q").get(JobState.SUCCEEDED) == 20);
+                    () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == 20);
         }
     }
 }

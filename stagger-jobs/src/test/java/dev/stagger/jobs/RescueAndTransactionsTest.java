@@ -3,6 +3,8 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stagger.EndReason;
+import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.testing.VirtualClock;
@@ -11,6 +13,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,45 +38,97 @@ class RescueAndTransactionsTest {
         Stores.exec(ds, "CREATE TABLE receipts (order_id TEXT PRIMARY KEY)");
     }
 
+    /** The end reasons of the jobs that went dead. */
+    final List<EndReason> reasons = new CopyOnWriteArrayList<>();
+    final JobListener deaths = new JobListener() {
+        @Override
+        public void dead(Job job, JobError error, EndReason reason) {
+            reasons.add(reason);
+        }
+    };
+
     /** What a worker that claimed the job and then died leaves behind. */
     private void abandon(long id, int attempt, Duration leaseLeft) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = ?, locked_by = 'dead-worker', lease_until = ? "
-                        + "WHERE id = ?")) {
+                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = ?, locked_by = 'dead-worker', lease_until = ?, "
+                        + "first_attempt_at = ? WHERE id = ?")) {
             ps.setInt(1, attempt);
             ps.setLong(2, clock.currentTimeMillis() + leaseLeft.toMillis());
-            ps.setLong(3, id);
+            ps.setLong(3, clock.currentTimeMillis());
+            ps.setLong(4, id);
             ps.executeUpdate();
         }
     }
 
     @Test
-    void aJobWhoseLeaseExpiredRunsAgainWithTheLostAttemptCounted() throws Exception {
-        WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { }).build();
+    void aJobWhoseLeaseExpiredIsDecidedAsAFailedAttemptAndRunsAgainAfterTheBackoff() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        // full jitter with the random number 0.5 waits half of the first exponential step: 500 ms
+        WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { }).random(RandomSource.sequence(0.5))
+                .jobListener(new JobListener() {
+                    @Override
+                    public void rescued(Job job, JobError error, JobState newState) {
+                        events.add(job.id() + " " + job.attempt() + " " + error.exceptionClass() + " " + newState);
+                    }
+                }).build();
         long id = jobs.enqueue("q", "t", "x");
         abandon(id, 1, Duration.ofSeconds(30));
         assertThat(pool.runAvailable()).as("the lease still holds").isZero();
 
         clock.advance(Duration.ofSeconds(31));
+        assertThat(pool.runAvailable()).as("rescued, waiting out the backoff").isZero();
+        assertThat(events).containsExactly(id + " 1 lease-expired AVAILABLE");
+        Job rescued = jobs.admin().find(id).orElseThrow();
+        assertThat(rescued.state()).isEqualTo(JobState.AVAILABLE);
+        assertThat(rescued.runAt()).isEqualTo(Instant.ofEpochMilli(clock.currentTimeMillis()).plusMillis(500));
+
+        clock.advance(Duration.ofMillis(500));
         assertThat(pool.runAvailable()).isEqualTo(1);
-        Job job = jobs.find(id).orElseThrow();
+        Job job = jobs.admin().find(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(job.attempt()).isEqualTo(2);
-        assertThat(jobs.errors(id)).singleElement().satisfies(e -> {
+        assertThat(jobs.admin().errors(id)).singleElement().satisfies(e -> {
             assertThat(e.exceptionClass()).isEqualTo(JobError.LEASE_EXPIRED);
             assertThat(e.message()).contains("dead-worker");
         });
     }
 
     @Test
-    void aJobThatLostItsLastAttemptToAnExpiredLeaseGoesDead() throws Exception {
+    void aJobThatLostItsLastAttemptToAnExpiredLeaseGoesDeadAsExhausted() throws Exception {
         WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { },
-                RetryPolicy.builder().maxAttempts(2).build()).build();
+                RetryPolicy.builder().maxAttempts(2).build()).jobListener(deaths).build();
         long id = jobs.enqueue("q", "t", "x");
         abandon(id, 2, Duration.ZERO);
         clock.advance(Duration.ofSeconds(1));
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(reasons).containsExactly(EndReason.EXHAUSTED);
+    }
+
+    @Test
+    void aPolicyThatAbortsOnLeaseExpiredSendsARescuedJobToDeadAtOnce() throws Exception {
+        WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { },
+                RetryPolicy.builder().maxAttempts(5).abortOn(LeaseExpiredException.class).build())
+                .jobListener(deaths).build();
+        long id = jobs.enqueue("q", "t", "x");
+        abandon(id, 1, Duration.ZERO);
+        clock.advance(Duration.ofSeconds(1));
+        pool.runAvailable();
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(reasons).containsExactly(EndReason.NOT_RETRYABLE);
+    }
+
+    @Test
+    void aRescuedJobWhoseNextWaitWouldPassTheDeadlineGoesDeadAsDeadline() throws Exception {
+        WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { },
+                RetryPolicy.builder().maxAttempts(5).deadline(Duration.ofMinutes(1)).build())
+                .jobListener(deaths).build();
+        long id = jobs.enqueue("q", "t", "x");
+        abandon(id, 1, Duration.ofMinutes(2)); // its first attempt began now; the lease outlasts the deadline
+        clock.advance(Duration.ofMinutes(2).plusMillis(1));
+        pool.runAvailable();
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(reasons).containsExactly(EndReason.DEADLINE);
     }
 
     @Test
@@ -91,7 +146,7 @@ class RescueAndTransactionsTest {
         }).build();
         long id = jobs.enqueue("orders", "receipt", "order-7");
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(Stores.count(ds, "SELECT COUNT(*) FROM receipts")).isEqualTo(1);
     }
 
@@ -104,7 +159,7 @@ class RescueAndTransactionsTest {
                 ctx.completeWithin(c);
                 c.commit();
             }
-        }).listener(new JobListener() {
+        }).jobListener(new JobListener() {
             @Override
             public void succeeded(Job job, Duration runTime) {
                 succeeded.add(job.id());
@@ -131,7 +186,7 @@ class RescueAndTransactionsTest {
         }).build();
         long id = jobs.enqueue("orders", "receipt", "order-7");
         pool.runAvailable();
-        Job job = jobs.find(id).orElseThrow();
+        Job job = jobs.admin().find(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
         assertThat(job.attempt()).isEqualTo(1);
         assertThat(Stores.count(ds, "SELECT COUNT(*) FROM receipts")).isZero();
@@ -161,8 +216,8 @@ class RescueAndTransactionsTest {
         long id = jobs.enqueue("orders", "receipt", "order-7");
         pool.runAvailable();
         assertThat(thrown.get()).isInstanceOf(LeaseLostException.class).hasMessageContaining("job " + id);
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(jobs.errors(id)).as("the outcome of a lost lease is not stored").isEmpty();
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        assertThat(jobs.admin().errors(id)).as("the outcome of a lost lease is not stored").isEmpty();
     }
 
     @Test

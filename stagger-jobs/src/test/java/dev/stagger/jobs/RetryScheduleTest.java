@@ -66,7 +66,7 @@ class RetryScheduleTest {
         for (int attempt = 1; attempt <= 3; attempt++) {
             Instant before = Instant.ofEpochMilli(clock.currentTimeMillis());
             assertThat(pool.runAvailable()).isEqualTo(1);
-            Job job = jobs.find(id).orElseThrow();
+            Job job = jobs.admin().find(id).orElseThrow();
             assertThat(job.state()).isEqualTo(JobState.AVAILABLE);
             assertThat(job.attempt()).isEqualTo(attempt);
             waits.add(Duration.between(before, job.runAt()));
@@ -94,10 +94,10 @@ class RetryScheduleTest {
             pool.runAvailable();
             clock.advance(Duration.ofMinutes(1));
         }
-        Job job = jobs.find(id).orElseThrow();
+        Job job = jobs.admin().find(id).orElseThrow();
         assertThat(job.state()).isEqualTo(JobState.DEAD);
         assertThat(runs.get()).isEqualTo(4);
-        List<JobError> history = jobs.errors(id);
+        List<JobError> history = jobs.admin().errors(id);
         assertThat(history).extracting(JobError::attempt).containsExactly(1, 2, 3, 4);
         assertThat(history).allSatisfy(e -> {
             assertThat(e.exceptionClass()).isEqualTo(IOException.class.getName());
@@ -105,7 +105,7 @@ class RetryScheduleTest {
             assertThat(e.stackTrace()).startsWith("java.io.IOException: smtp down").contains("\tat ");
         });
         assertThat(history.get(1).failedAt()).isEqualTo(at(Duration.ofMinutes(1)));
-        assertThat(jobs.dead("mail", 10)).extracting(Job::id).containsExactly(id);
+        assertThat(jobs.admin().dead("mail", 10)).extracting(Job::id).containsExactly(id);
     }
 
     @Test
@@ -113,8 +113,8 @@ class RetryScheduleTest {
         WorkerPool pool = pool(failingWith(new IllegalArgumentException("bad address")));
         long id = jobs.enqueue("mail", "send", "hello");
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
-        assertThat(jobs.errors(id)).singleElement().satisfies(e -> {
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().errors(id)).singleElement().satisfies(e -> {
             assertThat(e.attempt()).isEqualTo(1);
             assertThat(e.exceptionClass()).isEqualTo(IllegalArgumentException.class.getName());
         });
@@ -127,7 +127,7 @@ class RetryScheduleTest {
         pool.runAvailable();
         clock.advance(Duration.ofMinutes(1));
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
         assertThat(runs.get()).isEqualTo(2);
     }
 
@@ -141,14 +141,14 @@ class RetryScheduleTest {
         });
         long id = jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
-        assertThat(jobs.redrive(id)).isTrue();
-        assertThat(jobs.find(id).orElseThrow().attempt()).isZero();
+        assertThat(jobs.admin().redrive(id)).isTrue();
+        assertThat(jobs.admin().find(id).orElseThrow().attempt()).isZero();
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
-        assertThat(jobs.errors(id)).hasSize(1);
-        assertThat(jobs.redrive(id)).as("only dead jobs are re-driven").isFalse();
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(jobs.admin().errors(id)).hasSize(1);
+        assertThat(jobs.admin().redrive(id)).as("only dead jobs are re-driven").isFalse();
     }
 
     @Test
@@ -158,8 +158,8 @@ class RetryScheduleTest {
         jobs.enqueue("mail", "send", "b");
         jobs.enqueue("other", "send", "c", EnqueueOptions.defaults().delay(Duration.ofDays(1)));
         pool.runAvailable();
-        assertThat(jobs.redriveAll("mail")).isEqualTo(2);
-        assertThat(jobs.countByState("mail")).containsEntry(JobState.AVAILABLE, 2L).containsEntry(JobState.DEAD, 0L);
+        assertThat(jobs.admin().redriveAll("mail")).isEqualTo(2);
+        assertThat(jobs.admin().countByState("mail")).containsEntry(JobState.AVAILABLE, 2L).containsEntry(JobState.DEAD, 0L);
     }
 
     @Test
@@ -172,7 +172,7 @@ class RetryScheduleTest {
         });
         long id = jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
-        Job snoozed = jobs.find(id).orElseThrow();
+        Job snoozed = jobs.admin().find(id).orElseThrow();
         assertThat(snoozed.state()).isEqualTo(JobState.AVAILABLE);
         assertThat(snoozed.attempt()).isZero();
         assertThat(snoozed.runAt()).isEqualTo(at(Duration.ofMinutes(5)));
@@ -180,10 +180,10 @@ class RetryScheduleTest {
         pool.runAvailable();
         clock.advance(Duration.ofMinutes(5));
         pool.runAvailable();
-        Job done = jobs.find(id).orElseThrow();
+        Job done = jobs.admin().find(id).orElseThrow();
         assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(done.attempt()).isEqualTo(1);
-        assertThat(jobs.errors(id)).isEmpty();
+        assertThat(jobs.admin().errors(id)).isEmpty();
     }
 
     @Test
@@ -197,7 +197,7 @@ class RetryScheduleTest {
                 .random(RandomSource.sequence(0.5)).build();
         long id = jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
-        assertThat(jobs.find(id).orElseThrow().runAt()).isEqualTo(at(Duration.ofMillis(2050)));
+        assertThat(jobs.admin().find(id).orElseThrow().runAt()).isEqualTo(at(Duration.ofMillis(2050)));
     }
 
     @Test
@@ -211,7 +211,7 @@ class RetryScheduleTest {
         };
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofSeconds(40)))
                 .deadline(Duration.ofSeconds(60)).abortOn(IllegalArgumentException.class).build();
-        WorkerPool pool = WorkerPool.builder(jobs, "mail").listener(listener).random(RandomSource.sequence(0.5))
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").jobListener(listener).random(RandomSource.sequence(0.5))
                 .handler("bad", failingWith(new IllegalArgumentException("bad address")), policy)
                 .handler("down", failingWith(new IOException("down")), policy)
                 .handler("short", failingWith(new IOException("down")), policy.toBuilder().deadline(Duration.ofHours(1)).build())
@@ -241,7 +241,7 @@ class RetryScheduleTest {
         }
         // attempts at 0, 10 and 20 s after the first; a third wait would end at 30 s: the deadline
         assertThat(runs).hasValue(3);
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
     }
 
     @Test
@@ -264,7 +264,7 @@ class RetryScheduleTest {
             }
         };
         WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("x")))
-                .retryPolicy(POLICY.toBuilder().maxAttempts(2).build()).listener(listener).build();
+                .retryPolicy(POLICY.toBuilder().maxAttempts(2).build()).jobListener(listener).build();
         jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
         clock.advance(Duration.ofMinutes(1));
@@ -291,7 +291,7 @@ class RetryScheduleTest {
         for (int attempt = 1; attempt < 5; attempt++) {
             Instant before = Instant.ofEpochMilli(clock.currentTimeMillis());
             pool.runAvailable();
-            Duration wait = Duration.between(before, jobs.find(id).orElseThrow().runAt());
+            Duration wait = Duration.between(before, jobs.admin().find(id).orElseThrow().runAt());
             jobWaits.add(wait);
             clock.advance(wait);
         }
@@ -310,13 +310,13 @@ class RetryScheduleTest {
         pool.runAvailable();
         clock.advance(Duration.ofSeconds(10));
         pool.runAvailable(); // attempt 2 at 10 s: a 10 s wait would end at 20 s, past the deadline
-        assertThat(jobs.find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
 
         clock.advance(Duration.ofHours(1));
-        jobs.redrive(id);
+        jobs.admin().redrive(id);
         pool.runAvailable();
 
-        Job again = jobs.find(id).orElseThrow();
+        Job again = jobs.admin().find(id).orElseThrow();
         assertThat(again.state()).as("an hour later the deadline counts from the new first attempt")
                 .isEqualTo(JobState.AVAILABLE);
         assertThat(again.attempt()).isEqualTo(1);

@@ -201,12 +201,12 @@ class SameDecisionEverywhereTest {
                 end[0] = reason;
             }
         };
-        WorkerPool pool = WorkerPool.builder(jobs, "same").listener(listener).random(RandomSource.seeded(SEED))
+        WorkerPool pool = WorkerPool.builder(jobs, "same").jobListener(listener).random(RandomSource.seeded(SEED))
                 .handler("work", ctx -> script.attempt(ctx.job().attempt()), policy).build();
         long id = jobs.enqueue("same", "work", "x");
         for (int guard = 0; guard < 50 && end[0] == null; guard++) {
             pool.runAvailable();
-            Job job = jobs.find(id).orElseThrow();
+            Job job = jobs.admin().find(id).orElseThrow();
             if (job.state() == JobState.AVAILABLE) {
                 clock.advance(Duration.between(Instant.ofEpochMilli(clock.currentTimeMillis()), job.runAt()));
             }

@@ -37,7 +37,7 @@ class ThrowingClassifierTest {
         };
         // one handler and one claimed job ahead: two leaked slots would stop the pool claiming for good
         WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(1).batchSize(1).pollInterval(Duration.ofMillis(20))
-                .heartbeatInterval(Duration.ofMillis(50)).listener(listener)
+                .heartbeatInterval(Duration.ofMillis(50)).jobListener(listener)
                 .handler("fails", ctx -> {
                     throw new IOException("downstream down");
                 }, BROKEN_CLASSIFIER).build();
@@ -53,10 +53,10 @@ class ThrowingClassifierTest {
         }
         assertThat(reasons).as("as a core call with this classifier ends").containsOnly(EndReason.NOT_RETRYABLE);
         for (long id : ids) {
-            Job job = jobs.find(id).orElseThrow();
+            Job job = jobs.admin().find(id).orElseThrow();
             assertThat(job.state()).isEqualTo(JobState.DEAD);
             assertThat(job.attempt()).isEqualTo(1);
-            assertThat(jobs.errors(id)).singleElement().satisfies(e -> {
+            assertThat(jobs.admin().errors(id)).singleElement().satisfies(e -> {
                 assertThat(e.exceptionClass()).isEqualTo(IOException.class.getName());
                 assertThat(e.stackTrace()).contains("Suppressed: java.lang.IllegalStateException: classifier bug");
             });

@@ -2,11 +2,11 @@ package dev.stagger.benchmarks.jobs;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.stagger.benchmarks.HarnessArgs;
 import dev.stagger.jdbc.SqliteDataSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,14 +29,15 @@ public final class JobsThroughput {
     }
 
     public static void main(String[] args) throws Exception {
-        int jobs = intArg(args, "--jobs", 50_000);
-        int workers = intArg(args, "--workers", 8);
-        int latencyJobs = intArg(args, "--latency-jobs", 500);
-        int latencyRate = intArg(args, "--latency-rate", 50);
-        int batch = intArg(args, "--batch", workers);
-        String pgUrl = arg(args, "--pg-url", "jdbc:postgresql://127.0.0.1:5432/test");
-        String pgUser = arg(args, "--pg-user", "postgres");
-        String pgPassword = arg(args, "--pg-password", "");
+        HarnessArgs arguments = new HarnessArgs(args);
+        int jobs = arguments.positive("--jobs", 50_000);
+        int workers = arguments.positive("--workers", 8);
+        int latencyJobs = arguments.positive("--latency-jobs", 500);
+        int latencyRate = arguments.positive("--latency-rate", 50);
+        int batch = arguments.positive("--batch", workers);
+        String pgUrl = arguments.text("--pg-url", "jdbc:postgresql://127.0.0.1:5432/test");
+        String pgUser = arguments.text("--pg-user", "postgres");
+        String pgPassword = arguments.text("--pg-password", "");
         String suffix = Long.toString(System.currentTimeMillis(), 36);
 
         List<Measurement> results = new ArrayList<>();
@@ -55,12 +56,8 @@ public final class JobsThroughput {
                 System.out.println("db-scheduler on PostgreSQL ...");
                 results.add(DbSchedulerRun.run(pg, dbsTable, jobs, workers, latencyJobs, latencyRate));
             } finally {
-                drop(pg, prefix + "jobs", prefix + "job_errors", dbsTable);
-                try (Connection c = pg.getConnection(); PreparedStatement ps = c.prepareStatement(
-                        "DELETE FROM stagger_schema_version WHERE component = ?")) {
-                    ps.setString(1, prefix + "jobs");
-                    ps.executeUpdate();
-                }
+                // the run's prefix covers every table the store made, its schema-version table included
+                drop(pg, prefix + "jobs", prefix + "job_errors", prefix + "schema_version", dbsTable);
             }
         }
         Path dir = Files.createTempDirectory("stagger-jobs-bench");
@@ -89,26 +86,5 @@ public final class JobsThroughput {
                 s.execute("DROP TABLE IF EXISTS " + t);
             }
         }
-    }
-
-    private static String arg(String[] args, String name, String fallback) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return fallback;
-    }
-
-    private static int intArg(String[] args, String name, int fallback) {
-        String v = arg(args, name, null);
-        if (v == null) {
-            return fallback;
-        }
-        int n = Integer.parseInt(v);
-        if (n < 1) {
-            throw new IllegalArgumentException(name + " must be at least 1, got " + n);
-        }
-        return n;
     }
 }

@@ -13,7 +13,6 @@ import dev.stagger.jobs.JobState;
 import dev.stagger.jobs.WorkerPool;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -38,7 +37,7 @@ final class JobsLab implements AutoCloseable {
     private final WorkerPool pool;
     private volatile double dependencyFailureRate = 0.5;
 
-    JobsLab(Path dataDir) throws SQLException {
+    JobsLab(Path dataDir) {
         jobs = JobQueue.builder(SqliteDataSource.file(dataDir.resolve("jobs.db"))).build();
         pool = WorkerPool.builder(jobs, QUEUE)
                 .concurrency(4)
@@ -59,7 +58,7 @@ final class JobsLab implements AutoCloseable {
     record Enqueued(int enqueued, double failureRate) {
     }
 
-    Enqueued enqueue(JsonNode r) throws SQLException {
+    Enqueued enqueue(JsonNode r) {
         int count = Json.intField(r, "count", 20, 1, 200);
         dependencyFailureRate = Json.doubleField(r, "failureRate", 0.5, 0, 1);
         for (int i = 0; i < count; i++) {
@@ -71,9 +70,9 @@ final class JobsLab implements AutoCloseable {
     record Redriven(int redriven) {
     }
 
-    Redriven redrive(JsonNode r) throws SQLException {
+    Redriven redrive(JsonNode r) {
         dependencyFailureRate = 0; // the dependency was fixed; now the dead jobs can go through
-        return new Redriven(jobs.redriveAll(QUEUE));
+        return new Redriven(jobs.admin().redriveAll(QUEUE));
     }
 
     /**
@@ -87,21 +86,21 @@ final class JobsLab implements AutoCloseable {
     record Listing(Map<String, Long> counts, List<Row> jobs, double failureRate, int maxAttempts) {
     }
 
-    Listing list(JsonNode r) throws SQLException {
+    Listing list(JsonNode r) {
         Map<String, Long> counts = new LinkedHashMap<>();
-        Map<JobState, Long> byState = jobs.countByState(QUEUE);
+        Map<JobState, Long> byState = jobs.admin().countByState(QUEUE);
         for (JobState s : JobState.values()) {
             counts.put(s.name(), byState.getOrDefault(s, 0L));
         }
         List<Job> recent = new ArrayList<>();
         for (JobState s : List.of(JobState.DEAD, JobState.RUNNING, JobState.AVAILABLE, JobState.SUCCEEDED)) {
-            recent.addAll(jobs.list(s, QUEUE, 15));
+            recent.addAll(jobs.admin().list(s, QUEUE, 15));
         }
         recent.sort(Comparator.comparingLong(Job::id).reversed());
         long now = System.currentTimeMillis();
         List<Row> rows = new ArrayList<>();
         for (Job j : recent.subList(0, Math.min(25, recent.size()))) {
-            List<JobError> errors = jobs.errors(j.id());
+            List<JobError> errors = jobs.admin().errors(j.id());
             String last = errors.isEmpty() || j.state() == JobState.SUCCEEDED ? null : errors.get(errors.size() - 1).message();
             Long next = j.state() == JobState.AVAILABLE ? Math.max(0, j.runAt().toEpochMilli() - now) : null;
             String history = JobHistory.describe(errors.stream().map(JobError::attempt).toList(), j.state(), j.attempt());

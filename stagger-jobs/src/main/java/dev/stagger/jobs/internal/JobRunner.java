@@ -5,10 +5,12 @@ import dev.stagger.EndReason;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
+import dev.stagger.internal.Checks;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobContext;
 import dev.stagger.jobs.JobError;
 import dev.stagger.jobs.JobHandler;
+import dev.stagger.jobs.LeaseExpiredException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -16,7 +18,7 @@ import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
 /**
- * Runs one claimed attempt and stores what the core {@link RetryEngine} decides of it: success,
+ * Runs one claimed attempt and returns what the core {@link RetryEngine} decides of it: success,
  * retry at {@code now + wait} (the wait a core call would make: the policy's backoff with its
  * jitter, continuing the job's own schedule, plus any {@code retryAfter} hint), dead with the end
  * reason a core call would give (EXHAUSTED, NOT_RETRYABLE, DEADLINE, INTERRUPTED), or snoozed.
@@ -45,26 +47,48 @@ public final class JobRunner {
     public Outcome run(JobStore.Claimed claimed, JobHandler handler, RetryPolicy policy) {
         Job job = claimed.job();
         Context context = new Context(job);
-        long started = System.nanoTime();
+        long started = clock.nanoTime();
         Throwable failure = null;
         try {
             handler.handle(context);
         } catch (Throwable t) {
             failure = t;
         }
-        long runNanos = System.nanoTime() - started;
-        long now = clock.currentTimeMillis();
+        long runNanos = clock.nanoTime() - started;
         if (failure == null) {
             return context.snoozeMillis >= 0
-                    ? new Outcome(Outcome.Kind.SNOOZE, job, now + context.snoozeMillis, null, runNanos)
-                    : new Outcome(Outcome.Kind.SUCCEEDED, job, 0, null, runNanos, context.completedWithin, 0, null);
+                    ? Outcome.snooze(job, context.snoozeMillis, runNanos)
+                    : Outcome.succeeded(job, runNanos, context.completedWithin);
         }
         if (failure instanceof InterruptedException && shuttingDown.getAsBoolean() || forcedStop.getAsBoolean()) {
             // stopped by a forced shutdown, not the job's fault: give the attempt back. Handlers often wrap the
             // interrupt (new RuntimeException(e)), so any failure after the pool interrupted its handlers counts
             // as stopped rather than as a failed attempt that could send the job to DEAD
-            return new Outcome(Outcome.Kind.RELEASE, job, now, null, runNanos);
+            return Outcome.release(job);
         }
+        return decide(claimed, policy, failure, runNanos);
+    }
+
+    /**
+     * The outcome of an attempt whose worker stopped extending its lease, found by a rescue: a
+     * failed attempt like any other, decided by the engine with a {@link LeaseExpiredException}
+     * (the default classifier retries it, after the backoff's wait; the last attempt or the
+     * deadline ends the job). Its history entry is a {@link JobError#LEASE_EXPIRED}.
+     */
+    public Outcome lost(JobStore.Lost lost, RetryPolicy policy) {
+        JobStore.Claimed claimed = lost.claimed();
+        Job job = claimed.job();
+        LeaseExpiredException failure = new LeaseExpiredException(job.id(), job.attempt(), lost.owner());
+        Outcome o = decide(claimed, policy, failure, 0);
+        JobError error = new JobError(job.attempt(), Instant.ofEpochMilli(clock.currentTimeMillis()),
+                JobError.LEASE_EXPIRED, failure.getMessage(), "");
+        return new Outcome(o.kind(), job, o.delayMillis(), error, 0, false, o.backoffState(), o.endReason());
+    }
+
+    /** What the core engine decides of a failed attempt: retry after its wait, or dead with its end reason. */
+    private Outcome decide(JobStore.Claimed claimed, RetryPolicy policy, Throwable failure, long runNanos) {
+        Job job = claimed.job();
+        long now = clock.currentTimeMillis();
         RetryEngine.Verdict verdict;
         try {
             verdict = engine(job, policy).decide(claimed.retryState(), null, failure);
@@ -72,17 +96,15 @@ public final class JobRunner {
             // a classifier's Error or a backoff that throws: a core call would throw it to its caller; a job has
             // none, so it ends here rather than staying RUNNING with its slot held
             failure.addSuppressed(escaped);
-            return new Outcome(Outcome.Kind.DEAD, job, 0, error(job, now, failure), runNanos, false, 0,
-                    EndReason.NOT_RETRYABLE);
+            return Outcome.dead(job, error(job, now, failure), runNanos, EndReason.NOT_RETRYABLE);
         }
         JobError error = error(job, now, verdict.failure().orElse(failure));
         if (!verdict.isRetry()) {
-            return new Outcome(Outcome.Kind.DEAD, job, 0, error, runNanos, false, 0, verdict.endReason().orElseThrow());
+            return Outcome.dead(job, error, runNanos, verdict.endReason().orElseThrow());
         }
         long delayNanos = verdict.delay().toNanos();
         long delayMillis = delayNanos / 1_000_000 + (delayNanos % 1_000_000 == 0 ? 0 : 1); // stored times are millis
-        return new Outcome(Outcome.Kind.RETRY, job, now + delayMillis, error, runNanos, false,
-                verdict.next().orElseThrow().backoffState(), null);
+        return Outcome.retry(job, delayMillis, error, runNanos, verdict.next().orElseThrow().backoffState());
     }
 
     /** The engine for one job: its policy, named {@code queue/type}, with the job's own attempt limit if it has one. */
@@ -112,15 +134,17 @@ public final class JobRunner {
 
         @Override
         public void snooze(Duration delay) {
-            if (delay == null || delay.isNegative()) {
-                throw new IllegalArgumentException("delay must not be negative, got " + delay);
-            }
-            snoozeMillis = delay.toMillis();
+            snoozeMillis = StoredTimes.delayMillis("delay", delay);
         }
 
         @Override
-        public void completeWithin(Connection connection) throws SQLException {
-            store.completeWithin(connection, job, clock.currentTimeMillis());
+        public void completeWithin(Connection connection) {
+            Checks.notNull("connection", connection);
+            try {
+                store.completeWithin(connection, job);
+            } catch (SQLException e) {
+                throw StoreFailures.wrap("completeWithin of job " + job.id(), store.tables().jobs, e, false);
+            }
             completedWithin = true;
         }
 

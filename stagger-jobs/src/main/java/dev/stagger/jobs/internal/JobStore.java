@@ -1,30 +1,43 @@
 package dev.stagger.jobs.internal;
 
+import dev.stagger.Clock;
 import dev.stagger.RetryState;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
 import dev.stagger.jobs.JobState;
 import dev.stagger.jobs.LeaseLostException;
+import dev.stagger.jobs.QueueStats;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.ToIntFunction;
+import java.util.function.Function;
 
-/** The statements a worker pool runs, each given the connection to run on. */
+/**
+ * The statements a worker pool runs on its queue, each given the connection to run on. Every
+ * change a pool makes to a job is guarded by "this owner still holds this attempt", so a stale
+ * worker's write changes nothing. Thread-safe (stateless between calls).
+ */
 public final class JobStore {
+    /** Most expired jobs taken back per rescue pass; the next pass takes the rest. */
+    static final int RESCUE_BATCH = 100;
+
     private final JobTables tables;
+    private final Clock clock;
     private final String queue;
     private final List<String> types;
     private final String lockedBy;
     private final String claimSql;
 
-    public JobStore(JobTables tables, String queue, List<String> types, String lockedBy) {
+    public JobStore(JobTables tables, Clock clock, String queue, List<String> types, String lockedBy) {
         this.tables = tables;
+        this.clock = clock;
         this.queue = queue;
         this.types = List.copyOf(types);
         this.lockedBy = lockedBy;
@@ -35,31 +48,30 @@ public final class JobStore {
         return lockedBy;
     }
 
-    /** A claimed job and the retry state its attempt is decided with. */
+    public String queue() {
+        return queue;
+    }
+
+    public JobTables tables() {
+        return tables;
+    }
+
+    /** A claimed (or expired) job and the retry state its attempt is decided with, on this process's clock. */
     public record Claimed(Job job, RetryState retryState) {
     }
 
-    /** Claims up to {@code limit} due jobs, best first, under a lease ending at {@code leaseUntil}. */
-    public List<Claimed> claim(Connection c, int limit, long now, long leaseUntil) throws SQLException {
+    /** Claims up to {@code limit} due jobs, best first, under a lease of {@code leaseMillis}. */
+    public List<Claimed> claim(Connection c, int limit, long leaseMillis) throws SQLException {
         List<Claimed> claimed = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-            int i = 1;
-            ps.setString(i++, lockedBy);
-            ps.setLong(i++, leaseUntil);
-            ps.setLong(i++, now);
-            ps.setLong(i++, now);
-            ps.setString(i++, queue);
-            ps.setLong(i++, now);
+            Binder b = new Binder(ps, tables, clock).text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
             for (String type : types) {
-                ps.setString(i++, type);
+                b.text(type);
             }
-            ps.setInt(i, limit);
+            b.integer(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    Job job = Rows.job(rs);
-                    RetryState state = new RetryState(job.attempt(),
-                            Instant.ofEpochMilli(rs.getLong("first_attempt_at")), rs.getLong("backoff_state"));
-                    claimed.add(new Claimed(job, state));
+                    claimed.add(claimedRow(rs));
                 }
             }
         }
@@ -69,10 +81,25 @@ public final class JobStore {
     }
 
     /**
+     * The job and its retry state from a row with {@link JobTables#CLAIM_COLUMNS}. With the
+     * database clock, the first attempt's start is moved to this process's clock by the difference
+     * between the two clocks at the query, so the deadline counts the time that really passed.
+     */
+    private Claimed claimedRow(ResultSet rs) throws SQLException {
+        Job job = Rows.job(rs);
+        long first = rs.getLong("first_attempt_at");
+        boolean unknown = rs.wasNull(); // a job claimed before schema version 2
+        long local = clock.currentTimeMillis();
+        long offset = tables.databaseClock() ? local - rs.getLong("db_now") : 0;
+        Instant startedAt = Instant.ofEpochMilli(unknown ? local : first + offset);
+        return new Claimed(job, new RetryState(Math.max(1, job.attempt()), startedAt, rs.getLong("backoff_state")));
+    }
+
+    /**
      * Stores outcomes in one transaction. Each change applies only if this pool still owns that
      * attempt; the result says, per outcome, whether it did.
      */
-    public boolean[] apply(Connection c, List<Outcome> outcomes, long now) throws SQLException {
+    public boolean[] apply(Connection c, List<Outcome> outcomes) throws SQLException {
         boolean[] applied = new boolean[outcomes.size()];
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
@@ -84,44 +111,28 @@ public final class JobStore {
             List<Integer> batched = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome o = outcomes.get(i);
-                PreparedStatement ps;
-                long first;
-                int from = 1;
+                Job job = o.job();
                 switch (o.kind()) {
                     case SUCCEEDED -> {
-                        ps = succeed;
-                        first = now;
+                        owned(new Binder(succeed, tables, clock).now(), job, lockedBy);
+                        succeed.addBatch();
+                        batched.add(i);
                     }
-                    case RETRY -> {
-                        ps = retry;
-                        ps.setLong(from++, o.backoffState());
-                        first = o.runAtMillis();
-                    }
-                    case SNOOZE, RELEASE -> {
-                        ps = snooze;
-                        first = o.runAtMillis();
-                    }
-                    default -> {
-                        ps = dead;
-                        first = now;
-                    }
+                    case RETRY -> applied[i] = update(retry,
+                            new Binder(retry, tables, clock).bigint(o.backoffState()).now().bigint(o.delayMillis()), job);
+                    case SNOOZE, RELEASE -> applied[i] = update(snooze,
+                            new Binder(snooze, tables, clock).now().bigint(o.delayMillis()), job);
+                    case DEAD -> applied[i] = update(dead, new Binder(dead, tables, clock).now(), job);
                 }
-                bindOwned(ps, from, first, o.job());
-                if (o.kind() == Outcome.Kind.SUCCEEDED) {
-                    ps.addBatch();
-                    batched.add(i);
-                } else {
-                    applied[i] = ps.executeUpdate() == 1;
-                    if (applied[i] && o.error() != null) {
-                        insertError(error, o.job().id(), o.error());
-                    }
+                if (applied[i] && o.error() != null) {
+                    insertError(error, job.id(), o.error());
                 }
             }
             if (!batched.isEmpty()) {
                 int[] counts = succeed.executeBatch();
                 for (int k = 0; k < counts.length; k++) {
                     // SUCCESS_NO_INFO (-2) means the driver ran it but did not count rows
-                    applied[batched.get(k)] = counts[k] == 1 || counts[k] == java.sql.Statement.SUCCESS_NO_INFO;
+                    applied[batched.get(k)] = counts[k] == 1 || counts[k] == Statement.SUCCESS_NO_INFO;
                 }
             }
             c.commit();
@@ -134,74 +145,83 @@ public final class JobStore {
         }
     }
 
+    private boolean update(PreparedStatement ps, Binder b, Job job) throws SQLException {
+        owned(b, job, lockedBy);
+        return ps.executeUpdate() == 1;
+    }
+
+    /** Binds the guard that {@code owner} holds this attempt of the job. */
+    private static Binder owned(Binder b, Job job, String owner) throws SQLException {
+        return b.bigint(job.id()).text(owner).integer(job.attempt());
+    }
+
     /** Completes the job on the caller's connection, inside the caller's transaction. */
-    public void completeWithin(Connection c, Job job, long now) throws SQLException {
+    public void completeWithin(Connection c, Job job) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(tables.succeed())) {
-            bindOwned(ps, 1, now, job);
+            owned(new Binder(ps, tables, clock).now(), job, lockedBy);
             if (ps.executeUpdate() != 1) {
                 throw new LeaseLostException(job.id(), job.attempt());
             }
         }
     }
 
-    /** Extends the lease of every job this pool holds; returns how many. */
-    public int heartbeat(Connection c, long leaseUntil) throws SQLException {
+    /** Extends the lease of every job this pool holds in its queue to now + {@code leaseMillis}; returns how many. */
+    public int heartbeat(Connection c, long leaseMillis) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(tables.heartbeat())) {
-            ps.setLong(1, leaseUntil);
-            ps.setString(2, lockedBy);
+            new Binder(ps, tables, clock).now().bigint(leaseMillis).text(queue).text(lockedBy);
             return ps.executeUpdate();
         }
     }
 
-    /** A job taken back from a worker whose lease expired. */
-    public record Rescued(long id, int attempt, JobState state) {
+    /** A job taken back from a worker whose lease expired, and what became of it. */
+    public record Rescued(Outcome outcome, String owner) {
     }
 
     /**
-     * Takes back jobs of this queue whose lease expired: available again at once, or dead when
-     * the attempt that was lost was their last. Each one records a lease-expired error.
+     * Takes back jobs of this queue whose lease expired (their worker died or was cut off), each
+     * decided by {@code decide} as a failed attempt: available again after the wait it returns,
+     * or dead. Each records its error. Rows another transaction holds are skipped (PostgreSQL),
+     * so this never waits behind another worker's lock; they are looked at again next time.
      *
-     * @param maxAttempts the attempt limit for a job of the given type that has no limit of its own
+     * @param decide the outcome of a lost attempt, given the job, its retry state and its owner
      */
-    public List<Rescued> rescue(Connection c, long now, ToIntFunction<String> maxAttempts) throws SQLException {
-        record Expired(long id, String type, int attempt, int maxAttempts, String owner) {
-        }
-        List<Expired> expired = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(tables.expired())) {
-            ps.setString(1, queue);
-            ps.setLong(2, now);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    expired.add(new Expired(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getInt(4), rs.getString(5)));
-                }
-            }
-        }
-        List<Rescued> rescued = new ArrayList<>();
-        if (expired.isEmpty()) {
-            return rescued;
-        }
+    public List<Rescued> rescue(Connection c, Function<Lost, Outcome> decide) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
-        try (PreparedStatement up = c.prepareStatement(tables.rescue());
-             PreparedStatement error = c.prepareStatement(tables.insertError())) {
-            for (Expired e : expired) {
-                int limit = e.maxAttempts() > 0 ? e.maxAttempts()
-                        : maxAttempts.applyAsInt(e.type());
-                JobState next = e.attempt() >= limit ? JobState.DEAD : JobState.AVAILABLE;
-                up.setString(1, next.name());
-                up.setLong(2, now);
-                if (next == JobState.DEAD) {
-                    up.setLong(3, now);
-                } else {
-                    up.setNull(3, java.sql.Types.BIGINT);
+        try {
+            List<Lost> expired = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(tables.expired(RESCUE_BATCH))) {
+                new Binder(ps, tables, clock).text(queue).now();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        expired.add(new Lost(claimedRow(rs), rs.getString("locked_by")));
+                    }
                 }
-                up.setLong(4, e.id());
-                up.setLong(5, now);
-                up.setInt(6, e.attempt());
-                if (up.executeUpdate() == 1) {
-                    insertError(error, e.id(), new JobError(e.attempt(), java.time.Instant.ofEpochMilli(now),
-                            JobError.LEASE_EXPIRED, "worker " + e.owner() + " stopped extending its lease", ""));
-                    rescued.add(new Rescued(e.id(), e.attempt(), next));
+            }
+            List<Rescued> rescued = new ArrayList<>();
+            if (expired.isEmpty()) {
+                c.commit();
+                return rescued;
+            }
+            try (PreparedStatement retry = c.prepareStatement(tables.rescueRetry());
+                 PreparedStatement dead = c.prepareStatement(tables.rescueDead());
+                 PreparedStatement error = c.prepareStatement(tables.insertError())) {
+                for (Lost lost : expired) {
+                    Outcome o = decide.apply(lost);
+                    Job job = o.job();
+                    boolean done;
+                    if (o.kind() == Outcome.Kind.RETRY) {
+                        Binder b = new Binder(retry, tables, clock).bigint(o.backoffState()).now().bigint(o.delayMillis());
+                        owned(b, job, lost.owner()).now();
+                        done = retry.executeUpdate() == 1;
+                    } else {
+                        owned(new Binder(dead, tables, clock).now(), job, lost.owner()).now();
+                        done = dead.executeUpdate() == 1;
+                    }
+                    if (done) {
+                        insertError(error, job.id(), o.error());
+                        rescued.add(new Rescued(o, lost.owner()));
+                    }
                 }
             }
             c.commit();
@@ -214,21 +234,88 @@ public final class JobStore {
         }
     }
 
-    /** Binds the time the statement sets, then the guard that this pool owns the attempt, from parameter {@code from}. */
-    private void bindOwned(PreparedStatement ps, int from, long first, Job job) throws SQLException {
-        ps.setLong(from, first);
-        ps.setLong(from + 1, job.id());
-        ps.setString(from + 2, lockedBy);
-        ps.setInt(from + 3, job.attempt());
+    /** A job whose lease expired, as found by a rescue: its claim state and the owner that lost it. */
+    public record Lost(Claimed claimed, String owner) {
     }
 
-    private static void insertError(PreparedStatement ps, long jobId, JobError e) throws SQLException {
-        ps.setLong(1, jobId);
-        ps.setInt(2, e.attempt());
-        ps.setLong(3, e.failedAt().toEpochMilli());
-        ps.setString(4, e.exceptionClass());
-        ps.setString(5, e.message());
-        ps.setString(6, e.stackTrace());
+    /**
+     * Deletes jobs of {@code state} in {@code queue} (null: every queue) that finished more than
+     * {@code retentionMillis} ago, with their error history, in transactions of at most
+     * {@code batch} jobs. Returns how many were deleted.
+     */
+    public static int purge(Connection c, JobTables tables, Clock clock, JobState state, long retentionMillis,
+                            String queue, int batch) throws SQLException {
+        int total = 0;
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            while (true) {
+                List<Long> ids = new ArrayList<>(batch);
+                try (PreparedStatement ps = c.prepareStatement(tables.finishedBefore(queue != null, batch))) {
+                    Binder b = new Binder(ps, tables, clock).text(state.name()).now().bigint(retentionMillis);
+                    if (queue != null) {
+                        b.text(queue);
+                    }
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
+                    }
+                }
+                if (!ids.isEmpty()) {
+                    String in = " IN (" + String.join(", ", ids.stream().map(String::valueOf).toList()) + ")";
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("DELETE FROM " + tables.errors + " WHERE job_id" + in);
+                        total += s.executeUpdate("DELETE FROM " + tables.jobs + " WHERE id" + in);
+                    }
+                }
+                c.commit();
+                if (ids.size() < batch) {
+                    return total;
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c);
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** How {@code queue} stands: unfinished and dead jobs by state, and the lag of its oldest due job. */
+    public static QueueStats stats(Connection c, JobTables tables, Clock clock, String queue) throws SQLException {
+        long available = 0;
+        long running = 0;
+        long dead = 0;
+        try (PreparedStatement ps = c.prepareStatement(tables.depth())) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    switch (JobState.valueOf(rs.getString(1))) {
+                        case AVAILABLE -> available = rs.getLong(2);
+                        case RUNNING -> running = rs.getLong(2);
+                        case DEAD -> dead = rs.getLong(2);
+                        case SUCCEEDED -> {
+                            // not selected
+                        }
+                    }
+                }
+            }
+        }
+        long waitMillis;
+        try (PreparedStatement ps = c.prepareStatement(tables.oldestDueWait())) {
+            new Binder(ps, tables, clock).now().text(queue).now();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                waitMillis = Math.max(0, rs.getLong(1));
+            }
+        }
+        return new QueueStats(queue, available, running, dead, Duration.ofMillis(waitMillis));
+    }
+
+    private void insertError(PreparedStatement ps, long jobId, JobError e) throws SQLException {
+        new Binder(ps, tables, clock).bigint(jobId).integer(e.attempt()).now().text(e.exceptionClass()).text(e.message())
+                .text(e.stackTrace());
         ps.executeUpdate();
     }
 

@@ -2,45 +2,67 @@ package dev.stagger.jobs.internal;
 
 import dev.stagger.jdbc.Dialect;
 import dev.stagger.jdbc.SchemaMigrations;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Function;
-import javax.sql.DataSource;
 
 /**
- * The two tables of a job store ({@code <prefix>jobs} and {@code <prefix>job_errors}) and the SQL
- * that works on them. Times are epoch milliseconds from the store's clock, not the database's, so a
- * virtual clock can drive schedules in tests.
+ * The two tables of a job store ({@code <prefix>jobs} and {@code <prefix>job_errors}), their
+ * schema, and the SQL that works on them.
+ *
+ * <p>Times are epoch milliseconds. Where a statement needs "now" it uses {@link #now}: with the
+ * database clock, an SQL expression for the server's time (every machine then compares leases and
+ * run-at times against one clock); otherwise a parameter bound from the store's clock
+ * ({@link Binder#now()}), so a virtual clock can drive schedules in tests. Parameters are listed in
+ * binding order, {@code now} where {@link Binder#now()} goes.
  */
 public final class JobTables {
-    public static final String STATE_AVAILABLE = "AVAILABLE";
-
     private final String prefix;
     private final Dialect dialect;
+    private final boolean databaseClock;
     public final String jobs;
     public final String errors;
     /** The PostgreSQL NOTIFY channel that wakes idle workers of this store. */
     public final String channel;
+    /** "Now" in SQL: the database's clock, or a parameter. */
+    public final String now;
 
-    public JobTables(String prefix, Dialect dialect) {
+    public JobTables(String prefix, Dialect dialect, boolean databaseClock) {
         this.prefix = prefix;
         this.dialect = dialect;
+        this.databaseClock = databaseClock;
         this.jobs = prefix + "jobs";
         this.errors = prefix + "job_errors";
         this.channel = prefix + "jobs_ready";
+        this.now = databaseClock ? dialect.epochMillisNow() : "?";
     }
 
     public Dialect dialect() {
         return dialect;
     }
 
-    public void migrate(DataSource dataSource) throws SQLException {
-        List<Function<Dialect, List<String>>> steps = List.of(this::version1, this::version2);
-        SchemaMigrations.builder(prefix + "jobs").tablePrefix(prefix).table(jobs).table(errors).steps(steps).build()
-                .apply(dataSource);
+    /** True when times are read from the database server's clock rather than the store's. */
+    public boolean databaseClock() {
+        return databaseClock;
     }
 
-    private List<String> version1(Dialect d) {
+    /** The schema of this store: see {@link #schema(String)}. */
+    public SchemaMigrations schema() {
+        return schema(prefix);
+    }
+
+    /**
+     * The schema of a store with table prefix {@code prefix}: its numbered steps, recorded as
+     * component {@code <prefix>jobs} in {@code <prefix>schema_version}.
+     */
+    public static SchemaMigrations schema(String prefix) {
+        String jobs = prefix + "jobs";
+        String errors = prefix + "job_errors";
+        List<Function<Dialect, List<String>>> steps = List.of(d -> version1(d, jobs, errors), d -> version2(jobs),
+                d -> version3(jobs));
+        return SchemaMigrations.builder(jobs).tablePrefix(prefix).table(jobs).table(errors).steps(steps).build();
+    }
+
+    private static List<String> version1(Dialect d, String jobs, String errors) {
         boolean pg = d == Dialect.POSTGRESQL;
         String id = pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT";
         String bytes = pg ? "BYTEA" : "BLOB";
@@ -82,24 +104,32 @@ public final class JobTables {
      * (the policy's deadline counts from it) and the backoff schedule's state
      * ({@code Backoff.Schedule#state()}, decorrelated jitter's previous delay, say).
      */
-    private List<String> version2(Dialect d) {
+    private static List<String> version2(String jobs) {
         return List.of(
                 "ALTER TABLE " + jobs + " ADD COLUMN first_attempt_at BIGINT",
                 "ALTER TABLE " + jobs + " ADD COLUMN backoff_state BIGINT NOT NULL DEFAULT 0");
     }
 
+    /** Dead jobs by queue and age: the DEAD count a pool reports, listing dead jobs, and their purge by retention. */
+    private static List<String> version3(String jobs) {
+        return List.of("CREATE INDEX " + jobs + "_dead ON " + jobs + " (queue, finished_at) WHERE state = 'DEAD'");
+    }
+
     public static final String JOB_COLUMNS =
             "id, queue, type, payload, job_key, state, priority, attempt, max_attempts, run_at, created_at, finished_at";
 
-    public String insert(boolean withKey) {
-        String sql = insertForBatch();
-        return withKey ? sql + " ON CONFLICT (job_key) DO NOTHING RETURNING id" : sql + " RETURNING id";
-    }
-
-    /** The plain insert, ids returned through the driver's generated keys (for JDBC batches). */
-    public String insertForBatch() {
-        return "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
-                + "run_at, created_at) VALUES (?, ?, ?, ?, 'AVAILABLE', ?, 0, ?, ?, ?)";
+    /**
+     * Adds a job. Parameters: queue, type, payload, job_key, priority, max_attempts, the absolute
+     * run-at (null for a delay), now, the delay, now. With a key: nothing when the key is taken.
+     * Returns the id through {@code RETURNING} or, in a JDBC batch, the generated keys.
+     */
+    public String insert(boolean withKey, boolean returning) {
+        String sql = "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
+                + "run_at, created_at) VALUES (?, ?, ?, ?, 'AVAILABLE', ?, 0, ?, COALESCE(?, " + now + " + ?), " + now + ")";
+        if (withKey) {
+            sql += " ON CONFLICT (job_key) DO NOTHING";
+        }
+        return returning ? sql + " RETURNING id" : sql;
     }
 
     public String idByKey() {
@@ -109,12 +139,17 @@ public final class JobTables {
     /** The columns a claim returns: the job, and the retry state its attempt is decided with. */
     public static final String CLAIM_COLUMNS = JOB_COLUMNS + ", first_attempt_at, backoff_state";
 
+    /** What a statement returns as {@code db_now} with the database clock, so the reader can map stored times to its own clock. */
+    private String dbNowColumn() {
+        return databaseClock ? ", " + now + " AS db_now" : "";
+    }
+
     /**
      * Claims up to n due jobs of a queue in one statement. PostgreSQL skips rows other workers
      * hold; SQLite serialises writers, so the UPDATE is atomic on its own. A job's first attempt
      * (attempt 0 before the claim: new, re-driven, or snoozed before it ever failed) records when
      * it began and starts its backoff schedule afresh.
-     * Parameters: locked_by, lease_until, started_at, first_attempt_at, queue, now, [types...], limit.
+     * Parameters: locked_by, now, lease, now, now, queue, now, [types...], limit.
      */
     public String claim(int typeCount) {
         StringBuilder types = new StringBuilder();
@@ -125,62 +160,107 @@ public final class JobTables {
             }
             types.append(')');
         }
-        return "UPDATE " + jobs + " SET state = 'RUNNING', attempt = attempt + 1, locked_by = ?, lease_until = ?, "
-                + "started_at = ?, "
-                + "first_attempt_at = CASE WHEN attempt = 0 OR first_attempt_at IS NULL THEN ? ELSE first_attempt_at END, "
+        return "UPDATE " + jobs + " SET state = 'RUNNING', attempt = attempt + 1, locked_by = ?, lease_until = " + now
+                + " + ?, started_at = " + now + ", "
+                + "first_attempt_at = CASE WHEN attempt = 0 OR first_attempt_at IS NULL THEN " + now
+                + " ELSE first_attempt_at END, "
                 + "backoff_state = CASE WHEN attempt = 0 THEN 0 ELSE backoff_state END"
                 + " WHERE id IN (SELECT id FROM " + jobs
-                + " WHERE queue = ? AND state = 'AVAILABLE' AND run_at <= ?" + types
-                + " ORDER BY priority DESC, run_at, id LIMIT ?"
-                + (dialect == Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "") + ") RETURNING " + CLAIM_COLUMNS;
+                + " WHERE queue = ? AND state = 'AVAILABLE' AND run_at <= " + now + types
+                + " ORDER BY priority DESC, run_at, id LIMIT ?" + skipLocked() + ") RETURNING " + CLAIM_COLUMNS
+                + dbNowColumn();
     }
 
-    /** The WHERE clause that proves this worker still owns attempt {@code attempt} of the job. */
+    private String skipLocked() {
+        return dialect == Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "";
+    }
+
+    /** The WHERE clause that proves a worker still owns attempt {@code attempt} of the job. */
     private static final String OWNED = " WHERE id = ? AND state = 'RUNNING' AND locked_by = ? AND attempt = ?";
 
-    /** Parameters: finished_at, id, locked_by, attempt. */
+    /** Parameters: now, id, locked_by, attempt. */
     public String succeed() {
-        return "UPDATE " + jobs + " SET state = 'SUCCEEDED', finished_at = ?, locked_by = NULL, lease_until = NULL" + OWNED;
+        return "UPDATE " + jobs + " SET state = 'SUCCEEDED', finished_at = " + now + ", locked_by = NULL, "
+                + "lease_until = NULL" + OWNED;
     }
 
-    /** Parameters: backoff_state, run_at, id, locked_by, attempt. */
+    /** Parameters: backoff_state, now, delay, id, locked_by, attempt. */
     public String retry() {
-        return "UPDATE " + jobs + " SET backoff_state = ?, state = 'AVAILABLE', run_at = ?, locked_by = NULL, "
-                + "lease_until = NULL" + OWNED;
+        return "UPDATE " + jobs + " SET backoff_state = ?, state = 'AVAILABLE', run_at = " + now + " + ?, "
+                + "locked_by = NULL, lease_until = NULL" + OWNED;
     }
 
-    /** Parameters: run_at, id, locked_by, attempt. The attempt is given back. */
+    /** Parameters: now, delay, id, locked_by, attempt. The attempt is given back. */
     public String snooze() {
-        return "UPDATE " + jobs + " SET state = 'AVAILABLE', run_at = ?, attempt = attempt - 1, locked_by = NULL, "
+        return "UPDATE " + jobs + " SET state = 'AVAILABLE', run_at = " + now + " + ?, attempt = attempt - 1, "
+                + "locked_by = NULL, lease_until = NULL" + OWNED;
+    }
+
+    /** Parameters: now, id, locked_by, attempt. */
+    public String dead() {
+        return "UPDATE " + jobs + " SET state = 'DEAD', finished_at = " + now + ", locked_by = NULL, "
                 + "lease_until = NULL" + OWNED;
     }
 
-    /** Parameters: finished_at, id, locked_by, attempt. */
-    public String dead() {
-        return "UPDATE " + jobs + " SET state = 'DEAD', finished_at = ?, locked_by = NULL, lease_until = NULL" + OWNED;
-    }
-
-    /** Parameters: job_id, attempt, failed_at, error_class, message, stack_trace. */
+    /** Parameters: job_id, attempt, now, error_class, message, stack_trace. */
     public String insertError() {
         return "INSERT INTO " + errors + " (job_id, attempt, failed_at, error_class, message, stack_trace) "
-                + "VALUES (?, ?, ?, ?, ?, ?)";
+                + "VALUES (?, ?, " + now + ", ?, ?, ?)";
     }
 
-    /** Parameters: lease_until, locked_by. */
+    /**
+     * Extends the leases of the jobs one pool holds in its queue. On PostgreSQL it skips rows
+     * another transaction has locked, so a heartbeat never waits: the row is being completed or
+     * rescued, and its lease is no longer this pool's concern.
+     * Parameters: now, lease, queue, locked_by.
+     */
     public String heartbeat() {
-        return "UPDATE " + jobs + " SET lease_until = ? WHERE state = 'RUNNING' AND locked_by = ?";
+        String held = " WHERE queue = ? AND state = 'RUNNING' AND locked_by = ?";
+        return "UPDATE " + jobs + " SET lease_until = " + now + " + ?"
+                + (dialect == Dialect.POSTGRESQL ? " WHERE id IN (SELECT id FROM " + jobs + held + skipLocked() + ")" : held);
     }
 
-    /** Parameters: queue, now. */
-    public String expired() {
-        return "SELECT id, type, attempt, max_attempts, locked_by FROM " + jobs
-                + " WHERE queue = ? AND state = 'RUNNING' AND lease_until < ? ORDER BY lease_until LIMIT 100";
+    /**
+     * The jobs of a queue whose lease expired, with their retry state and owner, oldest first; on
+     * PostgreSQL locked for the rest of the transaction, skipping rows another transaction holds
+     * (a frozen worker's commit in progress), so a rescue never waits on another worker's lock.
+     * Parameters: queue, now.
+     */
+    public String expired(int limit) {
+        return "SELECT " + CLAIM_COLUMNS + ", locked_by" + dbNowColumn() + " FROM " + jobs
+                + " WHERE queue = ? AND state = 'RUNNING' AND lease_until < " + now + " ORDER BY lease_until LIMIT "
+                + limit + skipLocked();
     }
 
-    /** Parameters: new state, run_at, finished_at, id, now, attempt. */
-    public String rescue() {
-        return "UPDATE " + jobs + " SET state = ?, run_at = ?, finished_at = ?, locked_by = NULL, lease_until = NULL "
-                + "WHERE id = ? AND state = 'RUNNING' AND lease_until < ? AND attempt = ?";
+    /** {@link #retry()} for a rescued attempt, still expired. Parameters: as retry, then now. */
+    public String rescueRetry() {
+        return retry() + " AND lease_until < " + now;
+    }
+
+    /** {@link #dead()} for a rescued attempt, still expired. Parameters: as dead, then now. */
+    public String rescueDead() {
+        return dead() + " AND lease_until < " + now;
+    }
+
+    /**
+     * Up to {@code limit} jobs in a state that finished before {@code now - retention}, oldest first.
+     * Parameters: state, now, retention, [queue].
+     */
+    public String finishedBefore(boolean oneQueue, int limit) {
+        return "SELECT id FROM " + jobs + " WHERE state = ? AND finished_at < " + now + " - ?"
+                + (oneQueue ? " AND queue = ?" : "") + " ORDER BY finished_at LIMIT " + limit + skipLocked();
+    }
+
+    /** Counts of the unfinished and dead jobs of a queue. Parameters: queue. */
+    public String depth() {
+        return "SELECT state, COUNT(*) FROM " + jobs + " WHERE queue = ? AND state IN ('AVAILABLE', 'RUNNING', 'DEAD')"
+                + " GROUP BY state";
+    }
+
+    /** How long the due job of a queue that waited longest has waited, 0 when none is due. Parameters: now, queue, now. */
+    public String oldestDueWait() {
+        return "SELECT COALESCE(" + now + " - MIN(run_at), 0) FROM " + jobs + " WHERE queue = ? AND state = 'AVAILABLE'"
+                + " AND run_at <= " + now;
     }
 
     public String notifySql() {

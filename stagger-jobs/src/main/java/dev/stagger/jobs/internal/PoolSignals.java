@@ -7,14 +7,15 @@ import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
 import dev.stagger.RetryState;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 
 /**
  * The pool's run state as its threads see it, and how they pause after a database failure: the
  * waits of one core retry schedule per run of consecutive failures (exponential from 100 ms to
- * 5 s with full jitter, decided by the {@link RetryEngine}), cut short when the pool stops.
+ * 5 s with full jitter, decided by the {@link RetryEngine}), on the thread's {@link Pacer}, cut
+ * short when the pool stops. Stopping wakes every pacer registered here. Thread-safe.
  */
 public final class PoolSignals {
     private static final RetryPolicy RECONNECT = RetryPolicy.builder()
@@ -22,8 +23,10 @@ public final class PoolSignals {
             .backoff(Backoff.exponential(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(5)).jitter(Jitter.full()))
             .build();
 
-    private final CountDownLatch stopClaiming = new CountDownLatch(1);
-    private final CountDownLatch stopAll = new CountDownLatch(1);
+    private volatile boolean claiming = true;
+    private volatile boolean alive = true;
+    private final List<Pacer> pacers = new CopyOnWriteArrayList<>();
+    private final List<Runnable> onStop = new CopyOnWriteArrayList<>();
     private final RetryEngine engine;
     private final BiConsumer<Exception, Duration> onFailure;
 
@@ -32,39 +35,41 @@ public final class PoolSignals {
         this.onFailure = onFailure;
     }
 
+    /** A pacer for one thread, woken whenever the pool's state changes. */
+    public Pacer pacer(dev.stagger.Clock clock) {
+        Pacer p = new Pacer(clock);
+        pacers.add(p);
+        return p;
+    }
+
+    /** Runs {@code action} when the pool stops entirely (after {@link #stopAll()}). */
+    public void onStop(Runnable action) {
+        onStop.add(action);
+    }
+
     public boolean claiming() {
-        return stopClaiming.getCount() > 0;
+        return claiming;
     }
 
     public boolean alive() {
-        return stopAll.getCount() > 0;
+        return alive;
     }
 
     public void stopClaiming() {
-        stopClaiming.countDown();
+        claiming = false;
+        pacers.forEach(Pacer::wake);
     }
 
     public void stopAll() {
-        stopClaiming.countDown();
-        stopAll.countDown();
+        claiming = false;
+        alive = false;
+        pacers.forEach(Pacer::wake);
+        onStop.forEach(Runnable::run);
     }
 
-    /** Waits {@code d}, or until the pool stops. */
-    public void pauseFor(Duration d) {
-        pause(d.toNanos());
-    }
-
-    /** A new run of failures for one thread's database work. */
-    public Reconnect reconnect() {
-        return new Reconnect();
-    }
-
-    private void pause(long nanos) {
-        try {
-            stopAll.await(nanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** A new run of failures for one thread's database work, pausing on {@code pacer}. */
+    public Reconnect reconnect(Pacer pacer) {
+        return new Reconnect(pacer);
     }
 
     /**
@@ -72,9 +77,11 @@ public final class PoolSignals {
      * success starts the schedule over. Used by one thread.
      */
     public final class Reconnect {
+        private final Pacer pacer;
         private RetryState state;
 
-        private Reconnect() {
+        private Reconnect(Pacer pacer) {
+            this.pacer = pacer;
         }
 
         /** The database work succeeded: the next failure waits the first delay again. */
@@ -83,12 +90,12 @@ public final class PoolSignals {
         }
 
         /** Waits the schedule's next delay after {@code error}, or until the pool stops. */
-        public void pauseAfter(Exception error) {
+        public void pauseAfter(Exception error) throws InterruptedException {
             RetryEngine.Verdict verdict = engine.decide(state != null ? state : engine.firstAttempt(), null, error);
             state = verdict.next().orElse(null); // after 2^31 - 1 failures in a row, the schedule starts over
             Duration delay = verdict.delay();
             onFailure.accept(error, delay);
-            pause(delay.toNanos());
+            pacer.awaitUntil(pacer.clock().nanoTime() + delay.toNanos(), () -> !alive);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.stagger.jobs.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RandomSource;
+import dev.stagger.testing.VirtualClock;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,14 +15,15 @@ class PoolSignalsTest {
     private final List<Duration> waits = new ArrayList<>();
     // full jitter at 0.5 waits half of each step; a stopped pool does not actually wait
     private final PoolSignals signals = new PoolSignals(RandomSource.sequence(0.5), (e, d) -> waits.add(d));
+    private final Pacer pacer = signals.pacer(new VirtualClock());
 
     PoolSignalsTest() {
         signals.stopAll();
     }
 
     @Test
-    void consecutiveFailuresContinueOneScheduleAndASuccessStartsItOver() {
-        PoolSignals.Reconnect reconnect = signals.reconnect();
+    void consecutiveFailuresContinueOneScheduleAndASuccessStartsItOver() throws Exception {
+        PoolSignals.Reconnect reconnect = signals.reconnect(pacer);
         SQLException down = new SQLException("connection refused", "08001");
 
         for (int i = 0; i < 8; i++) {
@@ -35,9 +37,9 @@ class PoolSignalsTest {
     }
 
     @Test
-    void eachThreadHasItsOwnRunOfFailures() {
-        PoolSignals.Reconnect fetcher = signals.reconnect();
-        PoolSignals.Reconnect completer = signals.reconnect();
+    void eachThreadHasItsOwnRunOfFailures() throws Exception {
+        PoolSignals.Reconnect fetcher = signals.reconnect(pacer);
+        PoolSignals.Reconnect completer = signals.reconnect(pacer);
         SQLException down = new SQLException("connection refused", "08001");
 
         fetcher.pauseAfter(down);

@@ -1,0 +1,111 @@
+package dev.stagger.jobs.internal;
+
+import dev.stagger.RetryPolicy;
+import dev.stagger.jobs.JobState;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The pool's maintenance thread, while the pool claims: each task on its own cadence on the
+ * pool's clock, the first run of each at start.
+ * <ul>
+ *   <li>rescue, every {@code rescueInterval}: jobs of the queue whose lease expired are decided as
+ *       failed attempts (see {@link JobRunner#lost}); a lease that expires at {@code t} is taken
+ *       back by {@code t + rescueInterval} plus the pass's own time;</li>
+ *   <li>purge, every {@code purgeInterval}, when retentions are set: finished jobs older than
+ *       their state's retention are deleted;</li>
+ *   <li>stats, every {@code statsInterval} (if not zero): the queue's depth and lag, reported.</li>
+ * </ul>
+ * Runs in a {@link ReconnectingLoop}; a task that failed runs again after reconnecting.
+ */
+public final class Maintenance implements ReconnectingLoop.Step {
+    private static final int PURGE_BATCH = 1000;
+
+    private final JobStore store;
+    private final JobRunner runner;
+    private final Function<String, RetryPolicy> policyFor;
+    private final PoolEvents events;
+    private final PoolSignals signals;
+    private final Pacer pacer;
+    private final long rescueNanos;
+    private final Map<JobState, Long> retentionMillis;
+    private final long purgeNanos;
+    private final long statsNanos;
+    private long nextRescue;
+    private long nextPurge;
+    private long nextStats;
+
+    /**
+     * @param retentionMillis per finished state, how long its jobs are kept; empty for no purge
+     * @param statsNanos how often the queue is measured; 0 never
+     */
+    public Maintenance(JobStore store, JobRunner runner, Function<String, RetryPolicy> policyFor, PoolEvents events,
+                       PoolSignals signals, Pacer pacer, long rescueNanos, Map<JobState, Long> retentionMillis,
+                       long purgeNanos, long statsNanos) {
+        this.store = store;
+        this.runner = runner;
+        this.policyFor = policyFor;
+        this.events = events;
+        this.signals = signals;
+        this.pacer = pacer;
+        this.rescueNanos = rescueNanos;
+        this.retentionMillis = Map.copyOf(retentionMillis);
+        this.purgeNanos = purgeNanos;
+        this.statsNanos = statsNanos;
+        long now = pacer.clock().nanoTime();
+        this.nextRescue = now;
+        this.nextPurge = now;
+        this.nextStats = now;
+    }
+
+    @Override
+    public void run(Connection c) throws SQLException, InterruptedException {
+        long now = pacer.clock().nanoTime();
+        if (now - nextRescue >= 0) {
+            rescue(c);
+            nextRescue = now + rescueNanos;
+        }
+        if (!retentionMillis.isEmpty() && now - nextPurge >= 0) {
+            purge(c);
+            nextPurge = now + purgeNanos;
+        }
+        if (statsNanos > 0 && now - nextStats >= 0) {
+            events.measured(JobStore.stats(c, store.tables(), pacer.clock(), store.queue()));
+            nextStats = now + statsNanos;
+        }
+        pacer.awaitUntil(nextDue(), () -> !signals.claiming());
+    }
+
+    /** Takes back every expired lease of the queue, a batch per transaction. */
+    void rescue(Connection c) throws SQLException {
+        List<JobStore.Rescued> rescued;
+        do {
+            rescued = store.rescue(c, lost -> runner.lost(lost, policyFor.apply(lost.claimed().job().type())));
+            rescued.forEach(r -> events.rescued(r.outcome()));
+        } while (rescued.size() == JobStore.RESCUE_BATCH && signals.claiming());
+    }
+
+    private void purge(Connection c) throws SQLException {
+        for (Map.Entry<JobState, Long> e : retentionMillis.entrySet()) {
+            int deleted = JobStore.purge(c, store.tables(), pacer.clock(), e.getKey(), e.getValue(), store.queue(),
+                    PURGE_BATCH);
+            if (deleted > 0) {
+                events.purged(store.queue(), e.getKey(), deleted);
+            }
+        }
+    }
+
+    private long nextDue() {
+        long next = nextRescue;
+        if (!retentionMillis.isEmpty() && nextPurge - next < 0) {
+            next = nextPurge;
+        }
+        if (statsNanos > 0 && nextStats - next < 0) {
+            next = nextStats;
+        }
+        return next;
+    }
+}
