@@ -85,9 +85,8 @@ public final class SystemClock implements Clock {
      *
      * <p>Accuracy: a task never starts before its delay has passed; it is handed to the common
      * pool within one tick (2^20 ns) after it, plus the timer thread's wake-up latency (tens of
-     * microseconds on an idle machine, more on a loaded one). When the wheel moves a batch of far
-     * entries down a level (every 67 ms, 4.3 s, 4.6 min ... for the entries then due within the
-     * next level's span), it holds the lock for the batch: about 50 ns per entry moved.
+     * microseconds on an idle machine, more on a loaded one). When the wheel moves a slot of far
+     * entries down a level, it holds the lock for the whole slot, a time proportional to its size.
      */
     static final class Timer {
         static final Timer INSTANCE = new Timer();
