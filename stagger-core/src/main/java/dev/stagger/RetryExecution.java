@@ -44,7 +44,6 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     /** @param readsContext whether the operation is given the {@link AttemptContext} */
     RetryExecution(Retry retry, Object operation, boolean readsContext) {
-        super(retry.engine);
         this.retry = retry;
         this.operation = operation;
         this.readsContext = readsContext;
@@ -65,6 +64,11 @@ class RetryExecution<T> extends RetryEngine.Work {
         } else if (retry.policy.deadlineNanos() > 0) {
             startNanos = retry.clock.coarseNanoTime();
         }
+    }
+
+    @Override
+    final RetryEngine engine() {
+        return retry.engine;
     }
 
     @Override
