@@ -21,6 +21,10 @@ import java.util.function.Supplier;
  * registering a callback) and the clock's entry for the wait (on {@link Clock#system()}, a
  * timing-wheel node that cancelling unlinks at once). Nothing else is kept between attempts:
  * the attempt's own future is dropped when it completes.
+ *
+ * <p>Attempts are observed with {@code handle}, not {@code whenComplete}: on a failed stage,
+ * {@code whenComplete} fails the future it returns with a new {@code CompletionException}, whose
+ * stack trace costs more than the rest of scheduling a retry.
  */
 final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable {
     private static final VarHandle CURRENT;
@@ -99,7 +103,10 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         if (retry.policy.attemptTimeoutNanos() > 0) {
             awaitWithTimeout(attemptFuture, t0);
         } else {
-            attemptFuture.whenComplete((value, failure) -> onAttemptDone(value, unwrap(failure), t0));
+            attemptFuture.handle((value, failure) -> {
+                onAttemptDone(value, unwrap(failure), t0);
+                return null;
+            });
         }
         if (promise.isDone()) {
             attemptFuture.cancel(true); // cancelled or completed by hand while this attempt started
@@ -117,11 +124,12 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
                 onAttemptDone(null, new AttemptTimeoutException(thisAttempt, Duration.ofNanos(timeoutNanos)), t0);
             }
         }, timeoutNanos);
-        attemptFuture.whenComplete((value, failure) -> {
+        attemptFuture.handle((value, failure) -> {
             if (settled.compareAndSet(false, true)) {
                 timeout.cancel();
                 onAttemptDone(value, unwrap(failure), t0);
             }
+            return null;
         });
     }
 
