@@ -84,8 +84,8 @@ public final class SystemClock implements Clock {
      * woken only when a new task is due before the time it planned to wake.
      *
      * <p>Accuracy: a task never starts before its delay has passed; it is handed to the common
-     * pool within one tick (2^20 ns) after it, plus the timer thread's wake-up latency (tens of
-     * microseconds on an idle machine, more on a loaded one). When the wheel moves a slot of far
+     * pool within one tick (2^20 ns) after it, plus the timer thread's wake-up latency (the OS
+     * scheduler's: small on an idle machine, milliseconds on a saturated one). When the wheel moves a slot of far
      * entries down a level, it holds the lock for the whole slot, a time proportional to its size.
      */
     static final class Timer {
