@@ -85,11 +85,14 @@ public final class SystemClock implements Clock {
      *
      * <p>Accuracy: a task never starts before its delay has passed; it is handed to the common
      * pool within one tick (2^20 ns) after it, plus the timer thread's wake-up latency (the OS
-     * scheduler's: small on an idle machine, milliseconds on a saturated one). When the wheel moves a slot of far
-     * entries down a level, it holds the lock for the whole slot, a time proportional to its size.
+     * scheduler's: small on an idle machine, milliseconds on a saturated one). When a slot of far entries
+     * comes down a level, the thread moves them in batches of {@value #BATCH}, releasing the lock
+     * between batches, so adds and cancels wait for one batch at most.
      */
     static final class Timer {
         static final Timer INSTANCE = new Timer();
+        /** Most nodes moved or handed out per hold of the lock, so adds and cancels never wait long. */
+        private static final int BATCH = 4096;
 
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition wake = lock.newCondition();
@@ -129,8 +132,8 @@ public final class SystemClock implements Clock {
             try {
                 while (true) {
                     long now = System.nanoTime();
-                    TimerWheel.Node due = wheel.expire(now);
-                    if (due != null) {
+                    TimerWheel.Node due = wheel.expire(now, BATCH);
+                    if (due != null || wheel.isBehind()) {
                         plannedWakeTick = Long.MIN_VALUE;
                         lock.unlock();
                         try {

@@ -59,8 +59,11 @@ public final class TimerWheel {
     private final long originNanos;
     private final Node[] slots = new Node[LEVELS * SLOTS];
     private final long[] occupied = new long[LEVELS];
+    /** Nodes taken from the slots the current tick visits and not yet moved on (see {@link #expire(long, int)}). */
+    private final Node moving = sentinel();
     /** The last tick processed: everything due at or before it has been handed out. */
     private long current;
+    private boolean behind;
     private int size;
     private Node expiredHead;
     private Node expiredTail;
@@ -69,11 +72,15 @@ public final class TimerWheel {
     public TimerWheel(long originNanos) {
         this.originNanos = originNanos;
         for (int i = 0; i < slots.length; i++) {
-            Node sentinel = new Node();
-            sentinel.next = sentinel;
-            sentinel.prev = sentinel;
-            slots[i] = sentinel;
+            slots[i] = sentinel();
         }
+    }
+
+    private static Node sentinel() {
+        Node sentinel = new Node();
+        sentinel.next = sentinel;
+        sentinel.prev = sentinel;
+        return sentinel;
     }
 
     /** Number of nodes waiting. */
@@ -122,8 +129,37 @@ public final class TimerWheel {
      * {@link Node#nextExpired()} (null when none). They are out of the wheel when returned.
      */
     public Node expire(long nowNanos) {
+        Node due;
+        Node head = null;
+        Node tail = null;
+        do {
+            due = expire(nowNanos, Integer.MAX_VALUE);
+            if (due != null) {
+                if (tail == null) {
+                    head = due;
+                } else {
+                    tail.next = due;
+                }
+                tail = due;
+                while (tail.next != null) {
+                    tail = tail.next;
+                }
+            }
+        } while (isBehind());
+        return head;
+    }
+
+    /**
+     * As {@link #expire(long)}, but moves or hands out at most about {@code maxNodes} nodes, so an
+     * owner holding a lock can release it between batches: a slot of a million far entries coming
+     * down a level does not block every add and cancel for the whole move. While
+     * {@link #isBehind()} is true, call again (with the same or a later time) to go on; nodes not
+     * yet moved are still in the wheel and can be removed as usual.
+     */
+    public Node expire(long nowNanos, int maxNodes) {
         long target = (nowNanos - originNanos) >> TICK_SHIFT;
-        while (current < target) {
+        int budget = maxNodes - drainMoving(maxNodes);
+        while (budget > 0 && current < target) {
             if (size == 0) {
                 current = target;
                 break;
@@ -135,11 +171,21 @@ public final class TimerWheel {
             }
             current = tick;
             processTick(tick);
+            budget -= drainMoving(budget);
         }
+        behind = moving.next != moving || current < target;
         Node head = expiredHead;
         expiredHead = null;
         expiredTail = null;
         return head;
+    }
+
+    /**
+     * True when the last {@link #expire(long, int)} ran out of its batch before processing every
+     * tick up to the time it was given (possibly in the middle of moving a slot).
+     */
+    public boolean isBehind() {
+        return behind;
     }
 
     /**
@@ -150,6 +196,9 @@ public final class TimerWheel {
     public long nextEventTick() {
         if (size == 0) {
             return Long.MAX_VALUE;
+        }
+        if (moving.next != moving) {
+            return current;
         }
         long next = Long.MAX_VALUE;
         for (int level = 0; level < LEVELS; level++) {
@@ -176,32 +225,51 @@ public final class TimerWheel {
         return Math.max(0, (tick << TICK_SHIFT) - (nowNanos - originNanos));
     }
 
+    /** Queues the slots {@code tick} visits (on every level it is a boundary of) for moving. */
     private void processTick(long tick) {
         for (int level = LEVELS - 1; level >= 1; level--) {
             int shift = level * SLOT_BITS;
             if ((tick & ((1L << shift) - 1)) == 0) {
-                moveDown(level, (int) ((tick >>> shift) & (SLOTS - 1)), tick);
+                takeSlot(level, (int) ((tick >>> shift) & (SLOTS - 1)));
             }
         }
-        moveDown(0, (int) (tick & (SLOTS - 1)), tick);
+        takeSlot(0, (int) (tick & (SLOTS - 1)));
     }
 
-    /** Empties one slot: due nodes go to the expired chain, the others back in at their new level. */
-    private void moveDown(int level, int slot, long tick) {
+    /**
+     * Splices one slot's list onto the moving list in O(1). Each node there is then either due
+     * (at or before {@link #current}) or goes back in at the level its remaining time calls for,
+     * which is never a slot the current tick is visiting: so the slots can be emptied in any order.
+     */
+    private void takeSlot(int level, int slot) {
         long bit = 1L << slot;
         if ((occupied[level] & bit) == 0) {
             return;
         }
         occupied[level] &= ~bit;
         Node sentinel = slots[level * SLOTS + slot];
-        Node n = sentinel.next;
+        if (sentinel.next == sentinel) {
+            return;
+        }
+        Node first = sentinel.next;
+        Node last = sentinel.prev;
         sentinel.next = sentinel;
         sentinel.prev = sentinel;
-        while (n != sentinel) {
-            Node following = n.next;
-            if (n.deadlineTick <= tick) {
-                n.prev = null;
-                n.next = null;
+        Node tail = moving.prev;
+        tail.next = first;
+        first.prev = tail;
+        last.next = moving;
+        moving.prev = last;
+    }
+
+    /** Moves up to {@code max} nodes off the moving list; returns how many it moved. */
+    private int drainMoving(int max) {
+        int moved = 0;
+        while (moved < max && moving.next != moving) {
+            Node n = moving.next;
+            unlink(n);
+            moved++;
+            if (n.deadlineTick <= current) {
                 size--;
                 if (expiredTail == null) {
                     expiredHead = n;
@@ -212,8 +280,8 @@ public final class TimerWheel {
             } else {
                 insert(n);
             }
-            n = following;
         }
+        return moved;
     }
 
     private void insert(Node node) {

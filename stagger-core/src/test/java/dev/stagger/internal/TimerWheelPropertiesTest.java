@@ -12,12 +12,14 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 
 /**
  * For any mix of adds (delays from zero to days), removes and time steps of any size: every entry
  * not removed comes out exactly once, never before the tick boundary at or after its deadline, and
  * no later than the first expiry a tick past that boundary (a delay of zero comes due at the next
- * tick, so the boundary itself may already have been processed when it was added).
+ * tick, so the boundary itself may already have been processed when it was added) — also when
+ * time is processed in small batches with removals between them.
  */
 class TimerWheelPropertiesTest {
     private static final long TICK = TimerWheel.TICK_NANOS;
@@ -56,7 +58,8 @@ class TimerWheelPropertiesTest {
 
     @Property(tries = 300)
     void everyEntryComesOutOnceAtItsTickBoundaryNeverEarly(@ForAll("steps") List<Step> steps,
-                                                            @ForAll long origin) {
+                                                            @ForAll long origin,
+                                                            @ForAll @IntRange(min = 1, max = 6) int batch) {
         TimerWheel wheel = new TimerWheel(origin);
         List<Entry> added = new ArrayList<>();
         Map<TimerWheel.Node, Integer> seen = new HashMap<>();
@@ -82,11 +85,21 @@ class TimerWheelPropertiesTest {
                 default -> {
                     now += s.amount();
                     expiries.add(now);
-                    for (TimerWheel.Node n = wheel.expire(origin + now); n != null; n = n.nextExpired()) {
-                        Entry e = (Entry) n;
-                        assertThat(seen.merge(e, 1, Integer::sum)).as("fired once").isEqualTo(1);
-                        e.firedAt = now;
-                    }
+                    // In batches, as the system clock's timer does, removing an entry between
+                    // batches now and then (it may be in the middle of coming down a level).
+                    int round = 0;
+                    do {
+                        for (TimerWheel.Node n = wheel.expire(origin + now, batch); n != null; n = n.nextExpired()) {
+                            Entry e = (Entry) n;
+                            assertThat(seen.merge(e, 1, Integer::sum)).as("fired once").isEqualTo(1);
+                            e.firedAt = now;
+                        }
+                        Entry victim = added.isEmpty() ? null : added.get((int) ((s.amount() + 7L * round) % added.size()));
+                        if (round++ % 3 == 1 && victim != null && victim.isScheduled()) {
+                            assertThat(wheel.remove(victim)).isTrue();
+                            victim.removed = true;
+                        }
+                    } while (wheel.isBehind());
                 }
             }
         }

@@ -203,6 +203,31 @@ class TimerWheelTest {
     }
 
     @Test
+    void aSlotOfManyFarEntriesComesDownInBatchesWhoseEntriesStayRemovable() {
+        TimerWheel wheel = new TimerWheel(0);
+        List<Named> nodes = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            Named n = new Named("n" + i);
+            nodes.add(n);
+            wheel.add(n, 0, TimeUnit.MINUTES.toNanos(10)); // all in one far slot
+        }
+        long moveTick = wheel.nextEventTick(); // the slot's first move down a level
+        long atMove = moveTick * TICK;
+
+        assertThat(wheel.expire(atMove, 30)).as("not due yet: only moved").isNull();
+        assertThat(wheel.isBehind()).isTrue();
+        assertThat(wheel.nextEventTick()).as("the move goes on at once").isEqualTo(moveTick);
+        Named stillMoving = nodes.get(99);
+        assertThat(wheel.remove(stillMoving)).as("removable between batches").isTrue();
+        while (wheel.isBehind()) {
+            assertThat(wheel.expire(atMove, 30)).isNull();
+        }
+
+        assertThat(wheel.size()).isEqualTo(99);
+        assertThat(names(wheel.expire(TimeUnit.MINUTES.toNanos(10) + TICK))).hasSize(99).doesNotContain("n99");
+    }
+
+    @Test
     void aMillionEntriesAddedAndRemovedLeaveTheWheelEmpty() {
         TimerWheel wheel = new TimerWheel(0);
         Named[] nodes = new Named[1_000_000];
