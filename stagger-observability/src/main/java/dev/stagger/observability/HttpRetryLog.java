@@ -12,7 +12,7 @@ import dev.stagger.http.HttpRetryListener;
  * <pre>{@code
  * RetryingHttpClient client = RetryingHttpClient.builder(HttpClient.newHttpClient())
  *         .service("payments")
- *         .listener(new HttpRetryLog(RetryLog.builder().build()))
+ *         .httpListener(new HttpRetryLog(RetryLog.builder().build()))
  *         .build();
  * }</pre>
  */

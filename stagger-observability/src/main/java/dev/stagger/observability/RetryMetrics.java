@@ -26,8 +26,8 @@ import java.util.WeakHashMap;
  * RetryMetrics metrics = RetryMetrics.of(registry);
  * Retry payments = metrics.instrument(Retry.of("payments", policy).withCircuitBreaker(breaker));
  * RetryingHttpClient orders = RetryingHttpClient.builder(client)
- *         .circuitBreaker(ordersBreaker).retryBudget(ordersBudget)
- *         .retryListener(metrics.listener("orders"))   // binds ordersBreaker and ordersBudget too
+ *         .circuitBreaker(ordersBreaker).budget(ordersBudget)
+ *         .listener(metrics.listener("orders"))   // binds ordersBreaker and ordersBudget too
  *         .build();
  * metrics.bind(sharedBudget);   // a budget or breaker used outside any Retry
  * }</pre>
@@ -143,7 +143,7 @@ public final class RetryMetrics {
     /**
      * A listener recording every event it receives under {@code name}, for code that assembles
      * its own {@link Retry} ({@code retry.withListener(metrics.listener("payments"))}) or hands it
-     * to a client ({@code RetryingHttpClient.Builder.retryListener}). The circuit breaker and
+     * to a client ({@code RetryingHttpClient.Builder.listener}). The circuit breaker and
      * budget of any retry it is attached to are bound too, as {@link #bind} would.
      */
     public RetryListener listener(String name) {
