@@ -78,7 +78,7 @@ public final class CircuitBreaker {
      *
      * @param at the clock's wall time ({@link Clock#currentTimeMillis()}) when the change was made
      */
-    public record Transition(String breaker, State from, State to, Instant at) {
+    public record Transition(String circuitBreakerName, State from, State to, Instant at) {
     }
 
     /** Receives transitions, synchronously, on the thread that caused them. Must not throw. */
