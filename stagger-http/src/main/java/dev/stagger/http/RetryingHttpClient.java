@@ -553,7 +553,7 @@ public final class RetryingHttpClient {
 
         private static <T> T require(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

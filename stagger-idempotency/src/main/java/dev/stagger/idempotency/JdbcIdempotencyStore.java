@@ -1,5 +1,6 @@
 package dev.stagger.idempotency;
 
+import dev.stagger.jdbc.StoreException;
 import dev.stagger.Clock;
 import dev.stagger.idempotency.internal.ClaimRules;
 import dev.stagger.idempotency.internal.ConnectionPool;
@@ -120,7 +121,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      */
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new NullPointerException("dataSource must not be null");
         }
         return new Builder(dataSource);
     }
@@ -177,7 +178,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder clock(Clock clock) {
             if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
+                throw new NullPointerException("clock must not be null");
             }
             this.clock = clock;
             return this;
@@ -201,7 +202,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder schemaMode(SchemaMode schemaMode) {
             if (schemaMode == null) {
-                throw new IllegalArgumentException("schemaMode must not be null");
+                throw new NullPointerException("schemaMode must not be null");
             }
             this.schemaMode = schemaMode;
             return this;
@@ -234,7 +235,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         /** Hears the scheduled purges. Default {@link IdempotencyListener#none()}. */
         public Builder idempotencyListener(IdempotencyListener listener) {
             if (listener == null) {
-                throw new IllegalArgumentException("idempotencyListener must not be null");
+                throw new NullPointerException("idempotencyListener must not be null");
             }
             this.listener = listener;
             return this;
@@ -268,7 +269,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          *     a schema is set on SQLite
          * @throws SchemaNotReadyException in {@link SchemaMode#VALIDATE} when the table or its
          *     recorded version is missing
-         * @throws IdempotencyStoreException when the database cannot be reached
+         * @throws StoreException when the database cannot be reached
          */
         public JdbcIdempotencyStore build() {
             try {
@@ -285,7 +286,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                 store.schedulePurge();
                 return store;
             } catch (SQLException e) {
-                throw new IdempotencyStoreException("cannot prepare table " + qualifiedTable(), e);
+                throw new StoreException("cannot prepare table " + qualifiedTable(), e);
             }
         }
     }
@@ -361,10 +362,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                         throw new IllegalStateException("unknown claim rule");
                 }
             }
-            throw new IdempotencyStoreException("no stable answer for a claim after " + MAX_CLAIM_ROUNDS
+            throw new StoreException("no stable answer for a claim after " + MAX_CLAIM_ROUNDS
                     + " rounds of concurrent changes", null);
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("claim failed on table " + table, e);
+            throw new StoreException("claim failed on table " + table, e);
         }
     }
 
@@ -375,7 +376,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             return update(c, complete, response.status(), HeaderCodec.encode(response.headers()), response.body(),
                     NOW, expiryMillis, scope.id(), leaseToken) == 1;
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("complete failed on table " + table, e);
+            throw new StoreException("complete failed on table " + table, e);
         }
     }
 
@@ -385,7 +386,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             return update(c, "DELETE FROM " + table + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?",
                     scope.id(), leaseToken) == 1;
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("release failed on table " + table, e);
+            throw new StoreException("release failed on table " + table, e);
         }
     }
 
@@ -398,7 +399,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                     Instant.ofEpochMilli(row.leaseUntil), Instant.ofEpochMilli(row.expiresAt),
                     row.completed ? Optional.of(row.response()) : Optional.empty()));
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("find failed on table " + table, e);
+            throw new StoreException("find failed on table " + table, e);
         }
     }
 
@@ -410,7 +411,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         try (Connection c = connection()) {
             return update(c, purge, NOW, batchSize);
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("purge failed on table " + table, e);
+            throw new StoreException("purge failed on table " + table, e);
         }
     }
 
@@ -422,7 +423,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("count failed on table " + table, e);
+            throw new StoreException("count failed on table " + table, e);
         }
     }
 
@@ -548,7 +549,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             try {
                 ownPool.close();
             } catch (SQLException e) {
-                throw new IdempotencyStoreException("closing the SQLite connections failed", e);
+                throw new StoreException("closing the SQLite connections failed", e);
             }
         }
     }

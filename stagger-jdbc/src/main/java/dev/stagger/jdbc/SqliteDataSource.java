@@ -35,7 +35,7 @@ public final class SqliteDataSource extends SimpleDataSource {
     /** A data source for {@code file} with the given busy timeout (zero: fail at once on a lock). */
     public static SqliteDataSource file(Path file, Duration busyTimeout) {
         if (file == null) {
-            throw new IllegalArgumentException("file must not be null");
+            throw new NullPointerException("file must not be null");
         }
         if (busyTimeout == null || busyTimeout.isNegative()) {
             throw new IllegalArgumentException("busyTimeout must not be negative, got " + busyTimeout);

@@ -24,7 +24,7 @@ public final class HttpRetryLog implements HttpRetryListener {
 
     public HttpRetryLog(RetryLog log) {
         if (log == null) {
-            throw new IllegalArgumentException("log must not be null");
+            throw new NullPointerException("log must not be null");
         }
         this.log = log;
     }

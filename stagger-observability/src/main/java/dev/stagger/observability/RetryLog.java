@@ -292,7 +292,7 @@ public final class RetryLog implements RetryListener {
 
         private static <T> T notNull(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

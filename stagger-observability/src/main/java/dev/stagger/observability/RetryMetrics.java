@@ -107,7 +107,7 @@ public final class RetryMetrics {
     /** A binder publishing to {@code registry}. */
     public static RetryMetrics of(MeterRegistry registry) {
         if (registry == null) {
-            throw new IllegalArgumentException("registry must not be null");
+            throw new NullPointerException("registry must not be null");
         }
         return new RetryMetrics(registry, Tags.empty());
     }
@@ -118,7 +118,7 @@ public final class RetryMetrics {
      */
     public RetryMetrics withTags(Iterable<Tag> tags) {
         if (tags == null) {
-            throw new IllegalArgumentException("tags must not be null");
+            throw new NullPointerException("tags must not be null");
         }
         return new RetryMetrics(registry, commonTags.and(tags));
     }
@@ -129,7 +129,7 @@ public final class RetryMetrics {
      */
     public Retry instrument(Retry retry) {
         if (retry == null) {
-            throw new IllegalArgumentException("retry must not be null");
+            throw new NullPointerException("retry must not be null");
         }
         if (retry.circuitBreaker() != null) {
             bind(retry.circuitBreaker());
@@ -148,7 +148,7 @@ public final class RetryMetrics {
      */
     public RetryListener listener(String name) {
         if (name == null) {
-            throw new IllegalArgumentException("name must not be null");
+            throw new NullPointerException("name must not be null");
         }
         return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind);
     }
@@ -156,7 +156,7 @@ public final class RetryMetrics {
     /** Publishes the breaker's state, transitions and rejections. Idempotent per breaker. */
     public void bind(CircuitBreaker breaker) {
         if (breaker == null) {
-            throw new IllegalArgumentException("breaker must not be null");
+            throw new NullPointerException("breaker must not be null");
         }
         if (bound.add(breaker)) {
             BreakerMeters.bind(registry, commonTags.and("name", breaker.name()), breaker);
@@ -166,7 +166,7 @@ public final class RetryMetrics {
     /** Publishes the budget's tokens, allowed retries and refusals. Idempotent per budget. */
     public void bind(RetryBudget budget) {
         if (budget == null) {
-            throw new IllegalArgumentException("budget must not be null");
+            throw new NullPointerException("budget must not be null");
         }
         if (bound.add(budget)) {
             BudgetMeters.bind(registry, commonTags.and("name", budget.name()), budget);
