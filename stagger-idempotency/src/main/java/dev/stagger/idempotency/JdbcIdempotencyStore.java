@@ -313,7 +313,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         return table;
     }
 
-    public Dialect dialect() {
+    Dialect dialect() {
         return dialect;
     }
 
