@@ -7,5 +7,5 @@ module dev.stagger.jdbc {
 
     exports dev.stagger.jdbc;
 
-    exports dev.stagger.jdbc.internal to dev.stagger.idempotency, dev.stagger.jobs;
+    exports dev.stagger.jdbc.internal to dev.stagger.idempotency, dev.stagger.jobs, dev.stagger.inbox;
 }

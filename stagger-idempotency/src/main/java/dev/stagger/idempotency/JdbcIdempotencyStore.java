@@ -7,8 +7,9 @@ import dev.stagger.idempotency.internal.ConnectionPool;
 import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.HeaderCodec;
 import dev.stagger.idempotency.internal.SafeListener;
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.Database;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
@@ -242,11 +243,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
 
         /**
-         * The store's schema as configured here (prefix, schema), without touching the database:
-         * {@code schemaMigrations().script(Dialect.POSTGRESQL)} prints the SQL a migration tool
-         * would apply for a prefix or schema other than the shipped files' defaults.
+         * The SQL that creates (version by version) the store's tables as configured here (prefix,
+         * schema) on {@code database}, without touching any database: for a migration tool, when
+         * the prefix or schema differs from the shipped files' defaults. A store built with
+         * {@link SchemaMode#VALIDATE} accepts a database it was applied to.
          */
-        public SchemaMigrations schemaMigrations() {
+        public String schemaScript(Database database) {
+            if (database == null) {
+                throw new NullPointerException("database must not be null");
+            }
+            return schemaMigrations().script(Dialect.of(database));
+        }
+
+        /** The store's schema definition as configured here. */
+        SchemaMigrations schemaMigrations() {
             String name = tablePrefix + "idempotency";
             String qualified = qualifiedTable();
             SchemaMigrations.Builder b = SchemaMigrations.builder("idempotency:" + name).tablePrefix(tablePrefix)

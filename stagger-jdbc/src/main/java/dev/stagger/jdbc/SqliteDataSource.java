@@ -1,10 +1,6 @@
 package dev.stagger.jdbc;
 
 import dev.stagger.jdbc.internal.Drivers;
-import dev.stagger.jdbc.internal.SimpleDataSource;
-import java.io.PrintWriter;
-import java.sql.SQLFeatureNotSupportedException;
-import java.util.logging.Logger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -20,7 +16,7 @@ import javax.sql.DataSource;
  * instead of failing at once), {@code synchronous=NORMAL} (durable with WAL) and foreign keys on.
  * Each {@link #getConnection()} opens a new connection; pool them (HikariCP) under load.
  */
-public final class SqliteDataSource implements DataSource {
+public final class SqliteDataSource extends FactoryDataSource {
     private final Path file;
     private final String url;
     private final long busyTimeoutMillis;
@@ -82,56 +78,5 @@ public final class SqliteDataSource implements DataSource {
     @Override
     public String toString() {
         return "SqliteDataSource{" + url + "}";
-    }
-
-    // DataSource's optional parts, as for every Stagger connection factory
-    private final SimpleDataSource support = new SimpleDataSource() {
-        @Override
-        public Connection getConnection() throws SQLException {
-            return SqliteDataSource.this.getConnection();
-        }
-    };
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return support.getConnection(username, password);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        support.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return support.getLoginTimeout();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return support.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        support.setLogWriter(out);
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return support.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        throw new SQLException("not a wrapper for " + iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return iface.isInstance(this);
     }
 }

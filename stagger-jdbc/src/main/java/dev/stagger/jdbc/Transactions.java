@@ -1,5 +1,6 @@
 package dev.stagger.jdbc;
 
+import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.AttemptContext;
 import dev.stagger.Backoff;
 import dev.stagger.Jitter;

@@ -1,10 +1,6 @@
 package dev.stagger.jdbc;
 
 import dev.stagger.jdbc.internal.Drivers;
-import dev.stagger.jdbc.internal.SimpleDataSource;
-import java.io.PrintWriter;
-import java.sql.SQLFeatureNotSupportedException;
-import java.util.logging.Logger;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -14,7 +10,7 @@ import javax.sql.DataSource;
  * A {@link DataSource} that opens a new connection per call from a JDBC URL (no pooling). Handy
  * for command-line tools and tests; use a pool (HikariCP) in services.
  */
-public final class UrlDataSource implements DataSource {
+public final class UrlDataSource extends FactoryDataSource {
     private final String url;
     private final String user;
     private final String password;
@@ -62,41 +58,5 @@ public final class UrlDataSource implements DataSource {
     @Override
     public String toString() {
         return "UrlDataSource{" + url + "}";
-    }
-
-    // DataSource's optional parts, as for every Stagger connection factory
-    private final SimpleDataSource support = new SimpleDataSource() {
-        @Override
-        public Connection getConnection() throws SQLException {
-            return UrlDataSource.this.getConnection();
-        }
-    };
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return support.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        support.setLogWriter(out);
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return support.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        throw new SQLException("not a wrapper for " + iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return iface.isInstance(this);
     }
 }

@@ -4,7 +4,7 @@ import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
-import dev.stagger.jdbc.Dialect;
+import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jdbc.internal.Echo;
 import dev.stagger.jobs.internal.Completer;
 import dev.stagger.jobs.internal.Fetcher;

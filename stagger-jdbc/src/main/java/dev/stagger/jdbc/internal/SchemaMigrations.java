@@ -1,6 +1,7 @@
-package dev.stagger.jdbc;
+package dev.stagger.jdbc.internal;
 
-import dev.stagger.jdbc.internal.Echo;
+import dev.stagger.jdbc.SchemaMode;
+import dev.stagger.jdbc.SchemaNotReadyException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
