@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /** A circuit breaker refused a call. It says when the breaker will next let a probe through. */
 public class CircuitOpenException extends RetryRefusedException {
@@ -9,7 +10,7 @@ public class CircuitOpenException extends RetryRefusedException {
     private final String circuitBreakerName;
     private final Duration retryIn;
 
-    public CircuitOpenException(String circuitBreakerName, Duration retryIn, Throwable cause, Object lastResult) {
+    public CircuitOpenException(String circuitBreakerName, Duration retryIn, @Nullable Throwable cause, @Nullable Object lastResult) {
         super(EndReason.CIRCUIT_OPEN, "circuit '" + circuitBreakerName + "' is open; next probe allowed in " + retryIn,
                 cause, lastResult);
         this.circuitBreakerName = circuitBreakerName;
