@@ -109,34 +109,16 @@ final class ClassFile {
         }
         List<Member> fields = members(in, pool, classIndex);
         List<Member> methods = members(in, pool, classIndex);
-        String signature = null;
-        boolean nested = false;
+        Attributes found = attributes(in, pool, classIndex, name);
+        boolean nested = found.innerClass != null;
         String outer = null;
         boolean local = false;
-        int attributes = in.readUnsignedShort();
-        for (int a = 0; a < attributes; a++) {
-            String attribute = (String) pool[in.readUnsignedShort()];
-            int length = in.readInt();
-            if (attribute.equals("Signature")) {
-                signature = (String) pool[in.readUnsignedShort()];
-            } else if (attribute.equals("InnerClasses")) {
-                int entries = in.readUnsignedShort();
-                for (int e = 0; e < entries; e++) {
-                    String inner = className(pool, classIndex, in.readUnsignedShort());
-                    int outerIndex = in.readUnsignedShort();
-                    int innerName = in.readUnsignedShort();
-                    int innerAccess = in.readUnsignedShort();
-                    if (name.equals(inner)) {
-                        nested = true;
-                        access = innerAccess;
-                        outer = outerIndex == 0 ? null : className(pool, classIndex, outerIndex);
-                        local = outerIndex == 0 || innerName == 0;
-                    }
-                }
-            } else {
-                in.skipNBytes(length);
-            }
+        if (nested) {
+            access = found.innerClass[2];
+            outer = found.innerClass[0] == 0 ? null : className(pool, classIndex, found.innerClass[0]);
+            local = found.innerClass[0] == 0 || found.innerClass[1] == 0;
         }
+        String signature = found.signature;
         return new ClassFile(name, access, nested, outer, local, superName, List.copyOf(interfaces), signature,
                 List.copyOf(fields), List.copyOf(methods));
     }
@@ -148,26 +130,48 @@ final class ClassFile {
             int access = in.readUnsignedShort();
             String name = (String) pool[in.readUnsignedShort()];
             String descriptor = (String) pool[in.readUnsignedShort()];
-            String signature = null;
-            List<String> exceptions = new ArrayList<>();
-            int attributes = in.readUnsignedShort();
-            for (int a = 0; a < attributes; a++) {
-                String attribute = (String) pool[in.readUnsignedShort()];
-                int length = in.readInt();
-                if (attribute.equals("Signature")) {
-                    signature = (String) pool[in.readUnsignedShort()];
-                } else if (attribute.equals("Exceptions")) {
-                    int n = in.readUnsignedShort();
-                    for (int e = 0; e < n; e++) {
-                        exceptions.add(className(pool, classIndex, in.readUnsignedShort()));
-                    }
-                } else {
-                    in.skipNBytes(length);
-                }
-            }
-            members.add(new Member(access, name, descriptor, signature, List.copyOf(exceptions)));
+            Attributes found = attributes(in, pool, classIndex, null);
+            members.add(new Member(access, name, descriptor, found.signature, List.copyOf(found.exceptions)));
         }
         return members;
+    }
+
+    /** The attributes the surface needs; the rest are skipped. */
+    private static final class Attributes {
+        String signature;
+        final List<String> exceptions = new ArrayList<>();
+        int[] innerClass; // this class's own InnerClasses entry: outer class index, inner name index, flags
+    }
+
+    private static Attributes attributes(DataInputStream in, Object[] pool, int[] classIndex, String self)
+            throws IOException {
+        Attributes found = new Attributes();
+        int count = in.readUnsignedShort();
+        for (int a = 0; a < count; a++) {
+            String attribute = (String) pool[in.readUnsignedShort()];
+            int length = in.readInt();
+            switch (attribute) {
+                case "Signature" -> found.signature = (String) pool[in.readUnsignedShort()];
+                case "Exceptions" -> {
+                    int n = in.readUnsignedShort();
+                    for (int e = 0; e < n; e++) {
+                        found.exceptions.add(className(pool, classIndex, in.readUnsignedShort()));
+                    }
+                }
+                case "InnerClasses" -> {
+                    int entries = in.readUnsignedShort();
+                    for (int e = 0; e < entries; e++) {
+                        String inner = className(pool, classIndex, in.readUnsignedShort());
+                        int[] entry = {in.readUnsignedShort(), in.readUnsignedShort(), in.readUnsignedShort()};
+                        if (inner.equals(self)) {
+                            found.innerClass = entry;
+                        }
+                    }
+                }
+                default -> in.skipNBytes(length);
+            }
+        }
+        return found;
     }
 
     private static String className(Object[] pool, int[] classIndex, int index) {
