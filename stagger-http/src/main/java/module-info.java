@@ -2,7 +2,7 @@
 module dev.stagger.http {
     requires transitive dev.stagger.core;
     requires transitive java.net.http;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.http;
 }

@@ -6,7 +6,7 @@ module dev.stagger.idempotency {
     requires transitive dev.stagger.core;
     requires transitive dev.stagger.jdbc;
     requires static transitive jakarta.servlet;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.idempotency;
     exports dev.stagger.idempotency.servlet;

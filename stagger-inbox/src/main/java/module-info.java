@@ -2,7 +2,7 @@
 module dev.stagger.inbox {
     requires transitive dev.stagger.core;
     requires transitive dev.stagger.jdbc;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.inbox;
 }

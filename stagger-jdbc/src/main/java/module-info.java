@@ -3,7 +3,7 @@
 module dev.stagger.jdbc {
     requires transitive dev.stagger.core;
     requires transitive java.sql;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.jdbc;
 

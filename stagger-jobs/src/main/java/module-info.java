@@ -7,7 +7,7 @@ module dev.stagger.jobs {
     requires transitive dev.stagger.core;
     requires transitive dev.stagger.jdbc;
     requires static org.postgresql.jdbc;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.jobs;
 }

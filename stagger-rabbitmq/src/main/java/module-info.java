@@ -3,7 +3,7 @@
 module dev.stagger.rabbitmq {
     requires transitive dev.stagger.core;
     requires transitive com.rabbitmq.client;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.rabbitmq;
 }

@@ -2,7 +2,7 @@
 module dev.stagger.shedding {
     requires transitive dev.stagger.core;
     requires static transitive jakarta.servlet;
-    requires static org.jspecify;
+    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
 
     exports dev.stagger.shedding;
 }
