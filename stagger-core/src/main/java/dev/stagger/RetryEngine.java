@@ -4,6 +4,7 @@ import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place where Stagger decides what follows an attempt: whether its outcome is a success,
@@ -120,7 +121,7 @@ public final class RetryEngine {
      * threw {@code failure} (exactly one is meaningful; {@code failure} is non-null when it threw).
      * The deadline is measured from {@link RetryState#startedAt()} on this engine's wall clock.
      */
-    public Verdict decide(RetryState state, Object result, Throwable failure) {
+    public Verdict decide(RetryState state, @Nullable Object result, @Nullable Throwable failure) {
         Checks.notNull("state", state);
         Durable work = new Durable(this, state);
         Decision decision = classify(work, result, failure);
@@ -283,7 +284,7 @@ public final class RetryEngine {
         }
 
         @Override
-        public final Throwable lastFailure() {
+        public final @Nullable Throwable lastFailure() {
             return lastFailure;
         }
     }

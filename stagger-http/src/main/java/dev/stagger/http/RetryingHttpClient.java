@@ -79,8 +79,8 @@ import java.util.function.Predicate;
  * connection; the returned response's body is the caller's to close.
  *
  * <h2>Observing</h2>
- * {@link Builder#listener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
- * fields of the {@code http_retry} log line); {@link Builder#retryListener(dev.stagger.RetryListener)}
+ * {@link Builder#httpListener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
+ * fields of the {@code http_retry} log line); {@link Builder#listener(dev.stagger.RetryListener)}
  * receives the core events of every call, for metrics.
  *
  * <h2>Timeouts</h2>
@@ -454,8 +454,8 @@ public final class RetryingHttpClient {
         }
 
         /** Asked before every retry; share one budget among all clients of one downstream. */
-        public Builder retryBudget(RetryBudget budget) {
-            this.budget = require("retryBudget", budget);
+        public Builder budget(RetryBudget budget) {
+            this.budget = require("budget", budget);
             return this;
         }
 
@@ -523,8 +523,8 @@ public final class RetryingHttpClient {
         }
 
         /** Adds a listener told about each scheduled retry; listeners are called in the order added. */
-        public Builder listener(HttpRetryListener listener) {
-            listeners.add(require("listener", listener));
+        public Builder httpListener(HttpRetryListener listener) {
+            listeners.add(require("httpListener", listener));
             return this;
         }
 
@@ -532,8 +532,8 @@ public final class RetryingHttpClient {
          * Adds a listener for the core retry events of every call (attempts, scheduled retries,
          * end reasons) — e.g. {@code RetryMetrics.of(registry).listener("payments")} for metrics.
          */
-        public Builder retryListener(RetryListener listener) {
-            retryListeners.add(require("retryListener", listener));
+        public Builder listener(RetryListener listener) {
+            retryListeners.add(require("listener", listener));
             return this;
         }
 
@@ -553,7 +553,7 @@ public final class RetryingHttpClient {
 
         private static <T> T require(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

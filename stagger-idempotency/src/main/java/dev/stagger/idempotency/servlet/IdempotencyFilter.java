@@ -7,7 +7,7 @@ import dev.stagger.idempotency.IdempotencyListener;
 import dev.stagger.idempotency.IdempotencyOutcome;
 import dev.stagger.idempotency.IdempotencyScope;
 import dev.stagger.idempotency.IdempotencyStore;
-import dev.stagger.idempotency.IdempotencyStoreException;
+import dev.stagger.jdbc.StoreException;
 import dev.stagger.idempotency.RequestFingerprint;
 import dev.stagger.idempotency.StoredResponse;
 import dev.stagger.idempotency.internal.BufferedRequest;
@@ -104,7 +104,7 @@ public final class IdempotencyFilter implements Filter {
 
     public static Builder builder(IdempotencyStore store) {
         if (store == null) {
-            throw new IllegalArgumentException("store must not be null");
+            throw new NullPointerException("store must not be null");
         }
         return new Builder(store);
     }
@@ -168,7 +168,7 @@ public final class IdempotencyFilter implements Filter {
         Claim claim;
         try {
             claim = store.claim(scope, fingerprint, lease, expiry);
-        } catch (IdempotencyStoreException e) {
+        } catch (StoreException e) {
             refuse(IdempotencyOutcome.STORE_UNAVAILABLE, request, response, method, route);
             return;
         }
@@ -233,7 +233,7 @@ public final class IdempotencyFilter implements Filter {
             try {
                 completion = store.complete(scope, leaseToken, StoredResponse.of(status, storableHeaders(response), body),
                         expiry) ? IdempotencyCompletion.STORED : IdempotencyCompletion.LEASE_LOST;
-            } catch (IdempotencyStoreException | IllegalArgumentException e) {
+            } catch (StoreException | IllegalArgumentException e) {
                 // the response still goes out; the key is freed so a retry runs again rather than waiting on the lease
                 releaseQuietly(scope, leaseToken);
                 completion = IdempotencyCompletion.STORE_FAILED;
@@ -255,7 +255,7 @@ public final class IdempotencyFilter implements Filter {
     private void releaseQuietly(IdempotencyScope scope, String leaseToken) {
         try {
             store.release(scope, leaseToken);
-        } catch (IdempotencyStoreException e) {
+        } catch (StoreException e) {
             // the lease expires by itself; nothing more can be done here
         }
     }
@@ -464,7 +464,7 @@ public final class IdempotencyFilter implements Filter {
 
         private static <T> T notNull(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

@@ -513,8 +513,8 @@ class IdempotencyFilterTest {
     @Test
     void whenTheStoreIsDownTheHandlerDoesNotRunAndTheClientGets503() throws Exception {
         dev.stagger.idempotency.IdempotencyStore down = new dev.stagger.idempotency.IdempotencyStore() {
-            private dev.stagger.idempotency.IdempotencyStoreException failure() {
-                return new dev.stagger.idempotency.IdempotencyStoreException("database unreachable",
+            private dev.stagger.jdbc.StoreException failure() {
+                return new dev.stagger.jdbc.StoreException("database unreachable",
                         new java.sql.SQLException("connection refused"));
             }
 
