@@ -4,7 +4,7 @@
  */
 @SuppressWarnings("module") // qualified exports name Stagger modules that are compiled later
 module dev.stagger.core {
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger;
     exports dev.stagger.testing;

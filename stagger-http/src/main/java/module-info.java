@@ -2,7 +2,7 @@
 module dev.stagger.http {
     requires transitive dev.stagger.core;
     requires transitive java.net.http;
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger.http;
 }

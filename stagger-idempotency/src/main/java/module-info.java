@@ -6,7 +6,7 @@ module dev.stagger.idempotency {
     requires transitive dev.stagger.core;
     requires transitive dev.stagger.jdbc;
     requires static transitive jakarta.servlet;
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger.idempotency;
     exports dev.stagger.idempotency.servlet;

@@ -2,7 +2,7 @@
 module dev.stagger.inbox {
     requires transitive dev.stagger.core;
     requires transitive dev.stagger.jdbc;
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger.inbox;
 }

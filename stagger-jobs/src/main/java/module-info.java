@@ -7,7 +7,7 @@ module dev.stagger.jobs {
     requires transitive dev.stagger.core;
     requires transitive dev.stagger.jdbc;
     requires static org.postgresql.jdbc;
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger.jobs;
 }

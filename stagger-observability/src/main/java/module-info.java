@@ -13,7 +13,7 @@ module dev.stagger.observability {
     requires static transitive dev.stagger.idempotency;
     requires static transitive dev.stagger.shedding;
     requires static jakarta.servlet;
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger.observability;
 }

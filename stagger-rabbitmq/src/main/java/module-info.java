@@ -3,7 +3,7 @@
 module dev.stagger.rabbitmq {
     requires transitive dev.stagger.core;
     requires transitive com.rabbitmq.client;
-    requires static transitive org.jspecify; // the nullness annotations in the API: compile time only
+    requires static org.jspecify; // the nullness annotations: compile time only, and not required of readers
 
     exports dev.stagger.rabbitmq;
 }
