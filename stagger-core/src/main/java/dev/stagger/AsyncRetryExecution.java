@@ -137,7 +137,19 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
     @SuppressWarnings("unchecked")
     private void completePromise() {
         if (promise.isDone()) {
+            if (fallbackTakesEnd(endReason)) {
+                reportDeferredEnd(null); // cancelled after the end: nobody to answer, but the end is reported
+            }
             return; // cancelled meanwhile: the end was already reported as CANCELLED
+        }
+        if (fallbackTakesEnd(endReason)) {
+            FallbackAnswer answer = answerWithFallback();
+            if (answer.failure != null) {
+                promise.completeExceptionally(answer.failure);
+            } else {
+                promise.complete((T) answer.value);
+            }
+            return;
         }
         if (refusal != null) {
             promise.completeExceptionally(refusal);
