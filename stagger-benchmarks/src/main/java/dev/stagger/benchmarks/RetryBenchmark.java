@@ -49,6 +49,7 @@ public class RetryBenchmark {
 
     private Downstream downstream;
     private Retry stagger;
+    private Retry staggerFallback;
     private Callable<Object> resilience4j;
     private FailsafeExecutor<Object> failsafe;
     private RetryTemplate spring;
@@ -60,6 +61,8 @@ public class RetryBenchmark {
 
         // No listener, breaker, budget or deadline: the configuration the 0 B/op target is about.
         stagger = Retry.of("bench", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Backoff.none()).build());
+        // The same with a fallback: a first attempt that succeeds must cost exactly what it costs without one.
+        staggerFallback = stagger.withFallback(dev.stagger.Fallback.of(context -> "fallback"));
 
         // Resilience4j sleeps even for a zero interval (Thread.sleep(0) costs over a microsecond on
         // a VM), so its sleep is replaced by a no-op; the setting is static but this fork runs no
@@ -115,6 +118,11 @@ public class RetryBenchmark {
     @Benchmark
     public Object happyPath_stagger() throws Exception {
         return stagger.call((Callable<Object>) downstream);
+    }
+
+    @Benchmark
+    public Object happyPath_staggerFallback() throws Exception {
+        return staggerFallback.call((Callable<Object>) downstream);
     }
 
     @Benchmark
