@@ -7,6 +7,7 @@ import dev.stagger.Fallback;
 import dev.stagger.FallbackCache;
 import dev.stagger.FallbackContext;
 import dev.stagger.http.internal.ResponseBodies;
+import dev.stagger.internal.Checks;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -357,10 +358,7 @@ public final class StaleResponseCache {
 
         /** URIs kept at most; the least recently used is evicted first. Default 1000. */
         public Builder maxEntries(int maxEntries) {
-            if (maxEntries < 1) {
-                throw new IllegalArgumentException("maxEntries must be at least 1, got " + maxEntries);
-            }
-            this.maxEntries = maxEntries;
+            this.maxEntries = Checks.atLeast("maxEntries", maxEntries, 1);
             return this;
         }
 
@@ -369,34 +367,19 @@ public final class StaleResponseCache {
          * served. Default zero: only responses whose server allowed it are served stale.
          */
         public Builder staleIfError(Duration staleIfError) {
-            if (staleIfError == null) {
-                throw new IllegalArgumentException("staleIfError must not be null");
-            }
-            if (staleIfError.isNegative()) {
-                throw new IllegalArgumentException("staleIfError must not be negative, got " + staleIfError);
-            }
-            this.staleIfError = staleIfError;
+            this.staleIfError = Checks.nonNegative("staleIfError", staleIfError);
             return this;
         }
 
         /** The oldest response ever served, whatever its headers allow. Default one day. */
         public Builder maxStaleness(Duration maxStaleness) {
-            if (maxStaleness == null) {
-                throw new IllegalArgumentException("maxStaleness must not be null");
-            }
-            if (maxStaleness.isNegative() || maxStaleness.isZero()) {
-                throw new IllegalArgumentException("maxStaleness must be positive, got " + maxStaleness);
-            }
-            this.maxStaleness = maxStaleness;
+            this.maxStaleness = Checks.positive("maxStaleness", maxStaleness);
             return this;
         }
 
         /** The clock ages are measured on: the client's ({@link RetryingHttpClient.Builder#clock}) in tests. */
         public Builder clock(Clock clock) {
-            if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
-            }
-            this.clock = clock;
+            this.clock = Checks.notNull("clock", clock);
             return this;
         }
 

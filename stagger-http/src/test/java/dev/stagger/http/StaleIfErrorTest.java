@@ -235,4 +235,10 @@ class StaleIfErrorTest {
 
         assertThat(catchThrowable(() -> send(http, get(nowhere)))).isInstanceOf(ConnectException.class);
     }
+
+    @Test
+    void refusesANegativeStaleIfError() {
+        assertThat(catchThrowable(() -> StaleResponseCache.builder().staleIfError(Duration.ofSeconds(-1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("staleIfError must not be negative, got PT-1S");
+    }
 }
