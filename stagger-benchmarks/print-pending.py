@@ -4,7 +4,7 @@
 Each row is a library: bytes held per pending call, ns to create one (first attempt failed, wait
 scheduled), bytes still held per call after cancelling them all, each the median of the runs with
 the min-max spread. Ratios compare with Resilience4j (the anchor the goals are stated against).
-Then the goals of issue 18 (goal 1) at the largest size, marked met or NOT MET, and the classes
+Then the scale goals at the largest size, marked met or NOT MET, and the classes
 Stagger keeps per pending call.
 
 Usage: print-pending.py target/pending.jsonl
@@ -74,7 +74,7 @@ def main():
         a_held, a_ns = stat(a, "heldBytesPerCall")[0], stat(a, "scheduleNanosPerCall")[0]
         verdict = lambda ok: "met" if ok else "NOT MET"
         print()
-        print(f"Goal 1 of issue 18 at {n:,} pending calls, this run:")
+        print(f"Goals at {n:,} pending calls, this run:")
         print(f"  <= 150 B per pending call: {held:.0f} B -> {verdict(held <= 150)}")
         print(f"  <= 0.65x Resilience4j's bytes: {held / a_held:.2f}x -> {verdict(held <= 0.65 * a_held)}")
         print(f"  scheduling <= 0.5x Resilience4j's cost: {ns / a_ns:.2f}x -> {verdict(ns <= 0.5 * a_ns)}")

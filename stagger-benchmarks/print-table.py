@@ -5,7 +5,7 @@ A benchmark method is named scenario_variant (happyPath_stagger); its group is t
 scenario. Each row shows ns/op (with JMH's 99.9 % error), B/op (gc.alloc.rate.norm, needs
 -prof gc) and how the row compares with Stagger in the same group: an anchor library as
 "Resilience4j 8.3x Stagger" (its time divided by Stagger's), the direct call as Stagger's
-overhead over it in ns. Then the targets of the issues, each marked met or not met in this run.
+overhead over it in ns. Then the performance targets, each marked met or not met in this run.
 
 Usage: print-table.py target/jmh.json
 """
@@ -131,7 +131,7 @@ def print_targets(groups):
                      f"{fastest['ns']:.1f} ns): {two['ns']:.2f} ns = {share:.3f} -> {verdict(share <= 0.1)}")
     if lines:
         print()
-        print("Targets (issues #2 and #3), this run:")
+        print("Targets, this run:")
         for line in lines:
             print("  " + line)
 

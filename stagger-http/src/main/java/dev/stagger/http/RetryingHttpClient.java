@@ -111,6 +111,14 @@ public final class RetryingHttpClient {
     private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
     private static final String KEY_HEADER = "Idempotency-Key";
 
+    /**
+     * {@value}: the attempt number (1 on the first attempt, 2, 3, ... on retries), sent on every
+     * attempt so a server can tell retries from first attempts (a load-shedding filter sheds
+     * retries first). Transports given to {@link #execute} set it from
+     * {@link AttemptContext#attempt()}.
+     */
+    public static final String ATTEMPT_HEADER = HttpCall.ATTEMPT_HEADER;
+
     private final HttpClient client;
     private final RetryPolicy policy;
     private final CircuitBreaker breaker;
@@ -264,7 +272,7 @@ public final class RetryingHttpClient {
         HttpCall call = newCall(request);
         try {
             HttpResponse<T> response = retryFor(call, staleFallback(request, bodyHandler))
-                    .call(context -> client.send(call.attemptRequest(context.attemptTimeout()), bodyHandler));
+                    .call(context -> client.send(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
             if (staleCache != null) {
                 staleCache.remember(request, response);
             }
@@ -286,7 +294,7 @@ public final class RetryingHttpClient {
         HttpClient client = client();
         HttpCall call = newCall(request);
         CompletableFuture<HttpResponse<T>> response = retryFor(call, staleFallback(request, bodyHandler)).callAsync(
-                context -> client.sendAsync(call.attemptRequest(context.attemptTimeout()), bodyHandler));
+                context -> client.sendAsync(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
         if (staleCache == null) {
             return response;
         }

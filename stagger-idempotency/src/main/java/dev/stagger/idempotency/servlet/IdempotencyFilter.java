@@ -56,7 +56,8 @@ import java.util.function.Function;
  *
  * <p>5xx responses and exceptions release the key by default, so the client's retry runs the
  * handler again; {@link Builder#storeServerErrors(boolean)} stores 5xx responses too (Stripe's
- * choice). Responses whose body exceeds {@link Builder#maxStoredBodySize(int)}, that use
+ * choice). A {@code 429} or {@code 503} is never stored: it says the request was refused, not
+ * processed, and replaying it would refuse every retry of the key. Responses whose body exceeds {@link Builder#maxStoredBodySize(int)}, that use
  * {@code sendError}, or that go async are sent as usual but not stored, and the key is released.
  * Requests the {@link KeyRequirement} ignores (by default GET, HEAD, OPTIONS) and requests without
  * a key where it is optional pass through with no wrapping at all, so streaming is untouched.
@@ -221,7 +222,7 @@ public final class IdempotencyFilter implements Filter {
         }
         byte[] body = capture.body();
         IdempotencyCompletion completion;
-        if (status >= 500 && !storeServerErrors) {
+        if (saysNotProcessed(status) || (status >= 500 && !storeServerErrors)) {
             releaseQuietly(scope, leaseToken);
             completion = IdempotencyCompletion.RELEASED;
         } else if (body.length > maxStoredBodySize) {
@@ -240,6 +241,15 @@ public final class IdempotencyFilter implements Filter {
         }
         listener.completed(completion, scope.method(), scope.route(), status);
         capture.release();
+    }
+
+    /**
+     * 429 and 503 say the request was refused, not processed (a rate limit, a shedding filter,
+     * an overloaded handler): storing one would replay the refusal to every retry of the key until
+     * it expires, so the key is released whatever {@code storeServerErrors} says.
+     */
+    private static boolean saysNotProcessed(int status) {
+        return status == 429 || status == 503;
     }
 
     private void releaseQuietly(IdempotencyScope scope, String leaseToken) {
@@ -359,7 +369,8 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
-         * Store 5xx responses for replay too (Stripe's choice) instead of releasing the key.
+         * Store 5xx responses for replay too (Stripe's choice) instead of releasing the key; a
+         * {@code 503}, like a {@code 429}, is still released (a refusal, not a result).
          * Exceptions thrown by the handler always release it: there is no response to store.
          * Default false.
          */

@@ -293,6 +293,27 @@ class IdempotencyFilterTest {
         assertThat(executions).hasValue(1);
     }
 
+    @ParameterizedTest(name = "status {0}")
+    @ValueSource(ints = {429, 503})
+    void aRefusalIsNeverStoredEvenWhenServerErrorsAre(int status) throws Exception {
+        behaviour = (req, res) -> {
+            if (executions.incrementAndGet() == 1) {
+                res.setStatus(status);
+                res.setHeader("Retry-After", "1");
+                return;
+            }
+            res.setStatus(201);
+        };
+        start(b -> b.storeServerErrors(true));
+
+        assertThat(order("k-1", "alice", ORDER).statusCode()).isEqualTo(status);
+        HttpResponse<byte[]> retry = order("k-1", "alice", ORDER);
+
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(executions).hasValue(2);
+    }
+
     @Test
     void anExceptionFromTheHandlerReleasesTheKey() throws Exception {
         behaviour = (req, res) -> {
