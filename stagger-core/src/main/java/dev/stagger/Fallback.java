@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * What a call answers once retrying has stopped without success: a stale value, a deferred
@@ -76,20 +77,22 @@ public final class Fallback<T> {
     private final String kind;
     private final Set<EndReason> reasons;
     private final List<Class<? extends Throwable>> failureTypes;
+    private final Predicate<? super FallbackContext> condition;
     private final Source source;
     private final Fallback<? extends T> next;
 
     private Fallback(String kind, Set<EndReason> reasons, List<Class<? extends Throwable>> failureTypes,
-                     Source source, Fallback<? extends T> next) {
+                     Predicate<? super FallbackContext> condition, Source source, Fallback<? extends T> next) {
         this.kind = kind;
         this.reasons = reasons;
         this.failureTypes = failureTypes;
+        this.condition = condition;
         this.source = source;
         this.next = next;
     }
 
     static <T> Fallback<T> make(String kind, Source source) {
-        return new Fallback<>(kind, DEFAULT_REASONS, List.of(), source, null);
+        return new Fallback<>(kind, DEFAULT_REASONS, List.of(), null, source, null);
     }
 
     /** A fallback that always answers with {@code function}'s value; its kind is "custom". */
@@ -162,7 +165,7 @@ public final class Fallback<T> {
             throw new IllegalArgumentException("kind must be a lower-case word of at most 32 characters, got '"
                     + (kind.length() > 64 ? kind.substring(0, 64) + "'... (" + kind.length() + " chars)" : kind + "'"));
         }
-        return new Fallback<>(kind, reasons, failureTypes, source, next);
+        return new Fallback<>(kind, reasons, failureTypes, condition, source, next);
     }
 
     /**
@@ -183,7 +186,7 @@ public final class Fallback<T> {
             }
             set.add(reason);
         }
-        return new Fallback<>(kind, Collections.unmodifiableSet(set), failureTypes, source, next);
+        return new Fallback<>(kind, Collections.unmodifiableSet(set), failureTypes, condition, source, next);
     }
 
     /**
@@ -200,7 +203,19 @@ public final class Fallback<T> {
         for (Class<? extends Throwable> type : types) {
             Checks.notNull("type", type);
         }
-        return new Fallback<>(kind, reasons, List.copyOf(Arrays.asList(types)), source, next);
+        return new Fallback<>(kind, reasons, List.copyOf(Arrays.asList(types)), condition, source, next);
+    }
+
+    /**
+     * The same fallback, running only when {@code condition} holds for the ended call (as well as
+     * its reasons and failure types): a message only when the last response was a 503, say. A
+     * condition that throws counts as the fallback throwing.
+     */
+    public Fallback<T> when(Predicate<? super FallbackContext> condition) {
+        Checks.notNull("condition", condition);
+        Predicate<? super FallbackContext> both = this.condition == null ? condition
+                : context -> this.condition.test(context) && condition.test(context);
+        return new Fallback<>(kind, reasons, failureTypes, both, source, next);
     }
 
     /**
@@ -209,7 +224,7 @@ public final class Fallback<T> {
      */
     public Fallback<T> orElse(Fallback<? extends T> other) {
         Checks.notNull("other", other);
-        return new Fallback<>(kind, reasons, failureTypes, source, next == null ? other : chain(next, other));
+        return new Fallback<>(kind, reasons, failureTypes, condition, source, next == null ? other : chain(next, other));
     }
 
     private static <T> Fallback<? extends T> chain(Fallback<? extends T> first, Fallback<? extends T> then) {
@@ -261,6 +276,9 @@ public final class Fallback<T> {
             }
             Object served;
             try {
+                if (f.condition != null && !f.condition.test(context)) {
+                    continue;
+                }
                 served = f.source.serve(context);
             } catch (Throwable own) {
                 if (thrown != null && own != thrown) {
@@ -299,6 +317,7 @@ public final class Fallback<T> {
     @Override
     public String toString() {
         return "Fallback{" + kind + ", " + reasons + (failureTypes.isEmpty() ? "" : ", " + failureTypes)
+                + (condition != null ? ", when ..." : "")
                 + (next != null ? ", orElse " + next : "") + "}";
     }
 }

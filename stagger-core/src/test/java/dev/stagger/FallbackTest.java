@@ -413,4 +413,29 @@ class FallbackTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage(
                         "kind must be a lower-case word of at most 32 characters, got 'Not A Word'");
     }
+
+    @Test
+    void runsOnlyWhenItsConditionHolds() throws Exception {
+        Retry retry = endingWith(EndReason.EXHAUSTED).withFallback(Fallback.of(c -> "fallback")
+                .when(c -> c.attempts() > 3));
+
+        Throwable thrown = catchThrowable(() -> retry.call(this::failing));
+
+        assertThat(thrown).isInstanceOf(IOException.class);
+        assertThat(events.onlyFinish().fallback()).isNull();
+    }
+
+    @Test
+    void aConditionThatThrowsFailsTheCallLikeTheFallbackThrowing() {
+        IllegalStateException broken = new IllegalStateException("condition broke");
+        Retry retry = endingWith(EndReason.EXHAUSTED).withFallback(Fallback.of(c -> "fallback").when(c -> {
+            throw broken;
+        }));
+
+        Throwable thrown = catchThrowable(() -> retry.call(this::failing));
+
+        assertThat(thrown).isSameAs(broken);
+        assertThat(broken.getSuppressed()[0]).isInstanceOf(IOException.class);
+        assertThat(events.onlyFinish().fallback().outcome()).isEqualTo(RetryEvent.FallbackRun.Outcome.FAILED);
+    }
 }

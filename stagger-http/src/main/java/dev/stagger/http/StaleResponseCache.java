@@ -6,7 +6,7 @@ import dev.stagger.EndReason;
 import dev.stagger.Fallback;
 import dev.stagger.FallbackCache;
 import dev.stagger.FallbackContext;
-import dev.stagger.http.internal.ResponseBodies;
+import dev.stagger.http.internal.RetryAfter;
 import dev.stagger.internal.Checks;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,6 +49,11 @@ import javax.net.ssl.SSLSession;
  * {@code must-revalidate} without a {@code stale-if-error} forbid serving it stale (RFC 9111
  * §4.2.4). {@link Builder#maxStaleness} caps every entry.
  *
+ * <h2>Nothing to serve</h2>
+ * With {@link Builder#userMessage}, a failed GET with nothing fresh enough ends with a
+ * {@link dev.stagger.UserFacingException}: the message and when to try again (the last
+ * response's {@code Retry-After}, else the breaker's next probe).
+ *
  * <h2>How the caller knows</h2>
  * A served response carries {@code Age} (RFC 9111 §5.1: seconds since the origin made it, the
  * origin's own {@code Age} included) and {@value #STALE_HEADER}, whose value is the end reason in
@@ -67,6 +72,7 @@ public final class StaleResponseCache {
     private final FallbackCache<String, Stored> responses;
     private final long defaultStaleIfErrorMillis;
     private final Clock clock;
+    private final String userMessage;
 
     /** A stored response: what to replay and how long it may be served. */
     private record Stored(int status, HttpHeaders headers, byte[] body, HttpClient.Version version,
@@ -79,6 +85,7 @@ public final class StaleResponseCache {
                 .maxStaleness(b.maxStaleness).clock(b.clock).build();
         this.defaultStaleIfErrorMillis = b.staleIfError.toMillis();
         this.clock = b.clock;
+        this.userMessage = b.userMessage;
     }
 
     public static Builder builder() {
@@ -135,7 +142,31 @@ public final class StaleResponseCache {
 
     /** The fallback for one GET: the stored response, replayed through {@code bodyHandler}, when the call failed on an error. */
     <T> Fallback<HttpResponse<T>> fallbackFor(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler) {
-        return Fallback.<HttpResponse<T>>ofOptional(context -> serve(request, bodyHandler, context)).withKind("cache");
+        Fallback<HttpResponse<T>> stale = Fallback.<HttpResponse<T>>ofOptional(context -> serve(request, bodyHandler, context))
+                .withKind("cache");
+        if (userMessage == null) {
+            return stale;
+        }
+        return stale.orElse(Fallback.<HttpResponse<T>>message(context -> userMessage, StaleResponseCache::retryIn)
+                .when(StaleResponseCache::endedOnError));
+    }
+
+    /**
+     * When trying again is worthwhile after a call that ended on an error: the last response's
+     * {@code Retry-After} (seconds or HTTP-date, at most a day), else the circuit breaker's next
+     * probe ({@link FallbackContext#retryIn()}). For messages made by hand with
+     * {@link Fallback#message(java.util.function.Function, java.util.function.Function)}.
+     */
+    public static Optional<Duration> retryIn(FallbackContext context) {
+        Object last = context.lastResult().orElse(null);
+        if (last instanceof HttpResponse<?> response) {
+            Optional<Duration> hint = RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null),
+                    context.clock().currentTimeMillis(), Duration.ofDays(1));
+            if (hint.isPresent()) {
+                return hint;
+            }
+        }
+        return context.retryIn();
     }
 
     private <T> Optional<HttpResponse<T>> serve(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler,
@@ -158,9 +189,7 @@ public final class StaleResponseCache {
             }
         }
         long ageSeconds = stored.originAgeSeconds + ageMillis / 1000;
-        HttpResponse<T> replayed = replay(stored, bodyHandler, ageSeconds, context.reason());
-        context.lastResult().ifPresent(error -> ResponseBodies.discard(error, clock)); // replaced: release its connection
-        return Optional.of(replayed);
+        return Optional.of(replay(stored, bodyHandler, ageSeconds, context.reason())); // the client releases the replaced error's body
     }
 
     private static boolean endedOnError(FallbackContext context) {
@@ -352,8 +381,25 @@ public final class StaleResponseCache {
         private Duration staleIfError = Duration.ZERO;
         private Duration maxStaleness = Duration.ofDays(1);
         private Clock clock = Clock.system();
+        private String userMessage;
 
         private Builder() {
+        }
+
+        /**
+         * When a failed GET has nothing stored fresh enough to serve, end it with a
+         * {@link dev.stagger.UserFacingException} carrying {@code userMessage} (shown as is: no
+         * internal detail) and when to try again ({@link StaleResponseCache#retryIn}: the last
+         * response's {@code Retry-After}, else the breaker's next probe), instead of the error.
+         * Default: none, the error is returned or thrown as without a cache. Its kind is "message".
+         */
+        public Builder userMessage(String userMessage) {
+            Checks.notNull("userMessage", userMessage);
+            if (userMessage.isBlank()) {
+                throw new IllegalArgumentException("userMessage must not be blank");
+            }
+            this.userMessage = userMessage;
+            return this;
         }
 
         /** URIs kept at most; the least recently used is evicted first. Default 1000. */

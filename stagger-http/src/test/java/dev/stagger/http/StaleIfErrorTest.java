@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
+import dev.stagger.UserFacingException;
 import dev.stagger.testing.VirtualClock;
 import java.net.ConnectException;
 import java.net.URI;
@@ -240,5 +241,59 @@ class StaleIfErrorTest {
     void refusesANegativeStaleIfError() {
         assertThat(catchThrowable(() -> StaleResponseCache.builder().staleIfError(Duration.ofSeconds(-1))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("staleIfError must not be negative, got PT-1S");
+    }
+
+    @Test
+    void withNothingStoredTheUserMessageSaysWhenToTryAgainFromRetryAfter() {
+        server.otherwise(ScriptedServer.retryAfter(503, "30"));
+        RetryingHttpClient http = client(clock, 2).fallback(StaleResponseCache.builder().clock(clock)
+                .userMessage("Prices are unavailable right now.").build()).build();
+
+        Throwable thrown = catchThrowable(() -> send(http, get(server.uri("/prices"))));
+
+        assertThat(thrown).isInstanceOf(UserFacingException.class).hasMessage("Prices are unavailable right now.");
+        assertThat(((UserFacingException) thrown).retryIn()).contains(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void withNothingStoredTheUserMessageSaysWhenTheBreakerLetsAProbeThrough() throws Exception {
+        server.otherwise(status(503, "down"));
+        CircuitBreaker breaker = CircuitBreaker.builder("prices").consecutiveFailures(1).openDuration(Duration.ofSeconds(20))
+                .failurePredicate(StatusTable.defaults().failures()).clock(clock).build();
+        RetryingHttpClient http = client(clock, 2).circuitBreaker(breaker).fallback(StaleResponseCache.builder()
+                .clock(clock).userMessage("Prices are unavailable right now.").build()).build();
+        catchThrowable(() -> send(http, get(server.uri("/prices")))); // opens the breaker
+        clock.advance(Duration.ofSeconds(5));
+
+        UserFacingException message = (UserFacingException) catchThrowable(() -> send(http, get(server.uri("/prices"))));
+
+        assertThat(message.reason()).isEqualTo(dev.stagger.EndReason.CIRCUIT_OPEN);
+        assertThat(message.retryIn()).contains(Duration.ofSeconds(15));
+    }
+
+    @Test
+    void aNotFoundGetsNoUserMessage() throws Exception {
+        server.otherwise(status(404, "gone"));
+        RetryingHttpClient http = client(clock, 2).fallback(StaleResponseCache.builder().clock(clock)
+                .userMessage("Prices are unavailable right now.").build()).build();
+
+        assertThat(send(http, get(server.uri("/prices"))).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void theStreamedBodyOfTheErrorAStaleAnswerReplacesIsReleased() throws Exception {
+        server.then(status(200, STALE_10_MIN, "ACME 41.50"));
+        RetryingHttpClient http = client(clock, 1).fallback(cache).build();
+        send(http, get(server.uri("/prices")));
+        for (int i = 0; i < 50; i++) {
+            server.then(status(503, "down ".repeat(2_000)));
+            HttpResponse<java.io.InputStream> stale = http.send(get(server.uri("/prices")),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            try (java.io.InputStream body = stale.body()) {
+                assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("ACME 41.50");
+            }
+        }
+
+        assertThat(server.acceptedConnections()).as("each 503's connection was released and reused").isLessThanOrEqualTo(4);
     }
 }
