@@ -66,7 +66,8 @@ final class StoreLab implements AutoCloseable {
         RetryPolicy quick = RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMillis(50))).build();
         this.prices = RetryingHttpClient.builder(http).service("store").policy(quick).circuitBreaker(breaker)
                 .retryListener(metrics.listener("store"))
-                .fallback(StaleResponseCache.builder().maxEntries(100).build()).build();
+                .fallback(StaleResponseCache.builder().maxEntries(100).userMessage("Prices are unavailable right now.")
+                        .build()).build();
         Retry base = Retry.of("store", quick).withCircuitBreaker(breaker).withListener(metrics.listener("store"));
         this.orderRetry = base;
         this.account = base.withFallback(Fallback.message("Your account is unavailable right now."));
@@ -146,8 +147,9 @@ final class StoreLab implements AutoCloseable {
                     StaleResponseCache.age(response).map(Duration::getSeconds).orElse(null),
                     response.headers().firstValue(StaleResponseCache.STALE_HEADER).orElse(null), null,
                     breaker.state().name());
-        } catch (IOException | dev.stagger.RetryRefusedException unavailable) {
-            return new Prices(null, false, null, null, "Prices are unavailable right now.", breaker.state().name());
+        } catch (UserFacingException unavailable) {
+            return new Prices(null, false, null, null, unavailable.userMessage() + tryAgain(unavailable),
+                    breaker.state().name());
         }
     }
 
@@ -174,11 +176,15 @@ final class StoreLab implements AutoCloseable {
         try {
             return new Account(account.call(() -> get("account")), null, null);
         } catch (UserFacingException unavailable) {
-            Long retryIn = unavailable.retryIn().map(Duration::toMillis).orElse(null);
-            String when = retryIn == null ? " Please try again later."
-                    : " Please try again in " + Math.max(1, (retryIn + 999) / 1000) + " s.";
-            return new Account(null, unavailable.userMessage() + when, retryIn);
+            return new Account(null, unavailable.userMessage() + tryAgain(unavailable),
+                    unavailable.retryIn().map(Duration::toMillis).orElse(null));
         }
+    }
+
+    private static String tryAgain(UserFacingException unavailable) {
+        Long retryIn = unavailable.retryIn().map(Duration::toMillis).orElse(null);
+        return retryIn == null ? " Please try again later."
+                : " Please try again in " + Math.max(1, (retryIn + 999) / 1000) + " s.";
     }
 
     record QueuedOrder(long jobId, String order, String state, int attempt) {
