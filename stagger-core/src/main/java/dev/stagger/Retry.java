@@ -29,6 +29,11 @@ import java.util.function.Supplier;
  * {@code attemptTimeout} fails an attempt that runs too long with an {@link AttemptTimeoutException}
  * (retryable under the default classifier).
  *
+ * <h2>Fallback: {@link #withFallback(Fallback)}</h2>
+ * A call that ends without success may be answered by a {@link Fallback} (a stale value, a
+ * deferred answer, a message for the user) instead of its failure, chosen by the end reason and
+ * the failure; it runs once, after the end, and the call's end event then says so.
+ *
  * <h2>Cost</h2>
  * With no listener, breaker, budget, deadline or result predicate, a call whose first attempt
  * succeeds reads no clock and allocates nothing beyond what the operation allocates.
