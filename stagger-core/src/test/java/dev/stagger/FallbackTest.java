@@ -438,4 +438,30 @@ class FallbackTest {
         assertThat(broken.getSuppressed()[0]).isInstanceOf(IOException.class);
         assertThat(events.onlyFinish().fallback().outcome()).isEqualTo(RetryEvent.FallbackRun.Outcome.FAILED);
     }
+
+    @Test
+    void answersGetWithItsValue() {
+        Retry retry = endingWith(EndReason.EXHAUSTED).withFallback(Fallback.of(c -> "fallback"));
+
+        Object answer = retry.get(() -> {
+            throw new IllegalStateException("down");
+        });
+
+        assertThat(answer).isEqualTo("fallback");
+    }
+
+    @Test
+    void answersRunSoThatItReturnsNormally() {
+        Retry retry = endingWith(EndReason.EXHAUSTED).withFallback(Fallback.of(c -> {
+            fallbackRuns.incrementAndGet();
+            return null;
+        }));
+
+        retry.run(() -> {
+            throw new IllegalStateException("down");
+        });
+
+        assertThat(fallbackRuns).hasValue(1);
+        assertThat(events.onlyFinish().servedByFallback()).isTrue();
+    }
 }
