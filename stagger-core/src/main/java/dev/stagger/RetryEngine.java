@@ -217,15 +217,16 @@ public final class RetryEngine {
      * its operation and classifier see. Used by one thread at a time.
      */
     abstract static class Work implements AttemptContext {
-        final RetryEngine engine;
         int attempt;
         Object lastResult;
         Throwable lastFailure;
         Backoff.Schedule schedule;
 
-        Work(RetryEngine engine) {
-            this.engine = engine;
-        }
+        /**
+         * The engine deciding for this work. A method, not a field: an in-process call reaches it
+         * through its {@code Retry}, and a million pending async calls would pay for the field.
+         */
+        abstract RetryEngine engine();
 
         /** Time since the first attempt began; read only when something needs it. */
         abstract long elapsedNanos();
@@ -235,13 +236,13 @@ public final class RetryEngine {
 
         /** Time left before the deadline, or -1 without one. */
         final long remainingNanos() {
-            long deadline = engine.policy.deadlineNanos();
+            long deadline = engine().policy.deadlineNanos();
             return deadline == 0 ? -1 : Math.max(0, deadline - Math.max(0, elapsedNanos()));
         }
 
         /** The per-attempt timeout shortened to the remaining deadline, or -1 with neither. */
         final long attemptTimeoutNanos() {
-            long timeout = engine.policy.attemptTimeoutNanos();
+            long timeout = engine().policy.attemptTimeoutNanos();
             long remaining = remainingNanos();
             if (timeout == 0) {
                 return remaining;
@@ -251,7 +252,7 @@ public final class RetryEngine {
 
         @Override
         public final String name() {
-            return engine.name;
+            return engine().name;
         }
 
         @Override
@@ -261,7 +262,7 @@ public final class RetryEngine {
 
         @Override
         public final int maxAttempts() {
-            return engine.maxAttempts;
+            return engine().maxAttempts;
         }
 
         @Override
@@ -289,14 +290,20 @@ public final class RetryEngine {
 
     /** One decision for work whose state travels with it. */
     private static final class Durable extends Work {
+        private final RetryEngine engine;
         private final long startedAtMillis;
         private final long backoffState;
 
         Durable(RetryEngine engine, RetryState state) {
-            super(engine);
+            this.engine = engine;
             this.attempt = state.attempt();
             this.startedAtMillis = state.startedAt().toEpochMilli();
             this.backoffState = state.backoffState();
+        }
+
+        @Override
+        RetryEngine engine() {
+            return engine;
         }
 
         @Override
