@@ -186,9 +186,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         if (fallbackTakesEnd(endReason)) {
             FallbackAnswer answer = answerWithFallback();
             if (answer.failure != null) {
-                promise.completeExceptionally(answer.failure);
+                promise.settleExceptionally(answer.failure);
             } else {
-                promise.complete((T) answer.value);
+                promise.settle((T) answer.value);
             }
             return;
         }
