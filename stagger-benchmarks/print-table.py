@@ -17,6 +17,7 @@ NAMES = {
     "direct": "direct call",
     "stagger": "Stagger",
     "staggerDeadline": "Stagger, with deadline",
+    "staggerFallback": "Stagger, with fallback",
     "staggerConsecutive": "Stagger, consecutive mode",
     "resilience4j": "Resilience4j",
     "resilience4jCount": "Resilience4j count window",
@@ -72,7 +73,7 @@ def load(path):
 
 def order(row):
     """The baseline first, then Stagger, then the other libraries by name."""
-    rank = {"direct": 0, "stagger": 1, "staggerDeadline": 1.5}.get(row["variant"], 2)
+    rank = {"direct": 0, "stagger": 1, "staggerDeadline": 1.5, "staggerFallback": 1.6}.get(row["variant"], 2)
     return rank, NAMES.get(row["variant"], row["variant"]).lower()
 
 

@@ -9,5 +9,5 @@ module dev.stagger.core {
     exports dev.stagger;
     exports dev.stagger.testing;
 
-    exports dev.stagger.internal to dev.stagger.jobs;
+    exports dev.stagger.internal to dev.stagger.http, dev.stagger.jobs;
 }

@@ -445,3 +445,75 @@ $("jobs-redrive").addEventListener("click", async () => {
 setInterval(refreshJobs, 1000);
 refreshState();
 refreshJobs();
+
+// ---- 6. When it is down ----
+function storeStrip(store) {
+  const strip = $("store-state");
+  strip.innerHTML = "";
+  const add = (text, cls, data) => {
+    const p = document.createElement("span"); p.className = "pill " + (cls || ""); p.textContent = text;
+    Object.assign(p.dataset, data || {}); strip.appendChild(p);
+  };
+  add(store.down ? "store DOWN" : "store up", store.down ? "OPEN" : "CLOSED", { down: store.down });
+  add("breaker " + store.breaker, store.breaker, { breaker: store.breaker });
+  add("orders placed " + store.placed, "", { placed: store.placed });
+}
+async function refreshStore() {
+  try {
+    const r = await api("store-orders");
+    storeStrip(r.store);
+    table("store-orders", [["job", "job"], ["order", "order"], ["state", "state"], ["attempt", "attempts"]],
+      r.orders.map((o) => [o.jobId, o.order, o.state === "SUCCEEDED" ? "placed" : o.state === "AVAILABLE" ? "queued" : o.state,
+        o.attempt]),
+      (i) => ({ order: r.orders[i].order, state: r.orders[i].state }));
+  } catch (e) { /* next poll */ }
+}
+function ago(seconds) {
+  if (seconds < 60) return seconds + " s ago";
+  const m = Math.floor(seconds / 60);
+  return m + (m === 1 ? " minute" : " minutes") + " ago";
+}
+async function storePrices() {
+  const box = $("store-prices-box");
+  try {
+    const r = await api("store-prices");
+    if (r.message) {
+      status("store-prices-box", r.message, true);
+      box.dataset.stale = "none";
+    } else {
+      const prices = Object.entries(JSON.parse(r.prices)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(" · ");
+      status("store-prices-box", r.stale ? `${prices} — as of ${ago(r.ageSeconds)} (the store is not answering: ${r.reason})` : `${prices} — live`);
+      box.dataset.stale = r.stale;
+      box.dataset.age = r.ageSeconds === null ? "" : r.ageSeconds;
+    }
+  } catch (e) { status("store-prices-box", e.message, true); }
+  refreshStore();
+}
+$("store-down").addEventListener("click", async () => { await api("store-down", { down: true }); refreshStore(); });
+$("store-up").addEventListener("click", async () => { await api("store-down", { down: false }); refreshStore(); });
+$("store-prices").addEventListener("click", storePrices);
+$("store-order").addEventListener("click", async () => {
+  try {
+    const r = await api("store-order", {});
+    status("store-order-status", `${r.order}: ${r.message}` + (r.deferred ? ` (job ${r.jobId})` : ` Receipt ${JSON.parse(r.receipt).receipt}.`));
+    $("store-order-status").dataset.order = r.order;
+    $("store-order-status").dataset.deferred = r.deferred;
+  } catch (e) { status("store-order-status", e.message, true); }
+  refreshStore();
+});
+$("store-account").addEventListener("click", async () => {
+  try {
+    const r = await api("store-account", {});
+    if (r.message) {
+      status("store-message", r.message, true);
+      $("store-message").dataset.retryInMs = r.retryInMs === null ? "" : r.retryInMs;
+    } else {
+      const a = JSON.parse(r.account);
+      status("store-message", `Hello ${a.name}: balance ${a.balance.toFixed(2)}.`);
+      $("store-message").dataset.retryInMs = "";
+    }
+  } catch (e) { status("store-message", e.message, true); }
+  refreshStore();
+});
+setInterval(refreshStore, 1000);
+storePrices();

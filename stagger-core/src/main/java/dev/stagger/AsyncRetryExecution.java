@@ -178,7 +178,19 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
     @SuppressWarnings("unchecked")
     private void completePromise() {
         if (promise.isDone()) {
+            if (fallbackTakesEnd(endReason)) {
+                reportDeferredEnd(null); // cancelled after the end: nobody to answer, but the end is reported
+            }
             return; // cancelled meanwhile: the end was already reported as CANCELLED
+        }
+        if (fallbackTakesEnd(endReason)) {
+            FallbackAnswer answer = answerWithFallback();
+            if (answer.failure != null) {
+                promise.settleExceptionally(answer.failure);
+            } else {
+                promise.settle((T) answer.value);
+            }
+            return;
         }
         if (refusal != null) {
             promise.settleExceptionally(refusal);

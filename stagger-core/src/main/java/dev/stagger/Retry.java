@@ -29,6 +29,11 @@ import java.util.function.Supplier;
  * {@code attemptTimeout} fails an attempt that runs too long with an {@link AttemptTimeoutException}
  * (retryable under the default classifier).
  *
+ * <h2>Fallback: {@link #withFallback(Fallback)}</h2>
+ * A call that ends without success may be answered by a {@link Fallback} (a stale value, a
+ * deferred answer, a message for the user) instead of its failure, chosen by the end reason and
+ * the failure; it runs once, after the end, and the call's end event then says so.
+ *
  * <h2>Cost</h2>
  * With no listener, breaker, budget or result predicate, a call whose first attempt succeeds reads no OS
  * clock and allocates nothing beyond what the operation allocates. A deadline costs one volatile
@@ -44,6 +49,8 @@ public final class Retry {
     final CircuitBreaker breaker;
     final RetryBudget budget;
     final RetryListener[] listeners;
+    /** Answers a call that ended without success; null without one. */
+    final Fallback<?> fallback;
     final Clock clock;
     final RandomSource random;
     /** Decides what follows each attempt; built once per Retry, so a call allocates none. */
@@ -51,8 +58,9 @@ public final class Retry {
     private final boolean fastPath;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
-                  RetryListener[] listeners, Clock clock, RandomSource random) {
+                  RetryListener[] listeners, Clock clock, RandomSource random, Fallback<?> fallback) {
         this.name = name;
+        this.fallback = fallback;
         this.policy = policy;
         this.breaker = breaker;
         this.budget = budget;
@@ -72,17 +80,17 @@ public final class Retry {
 
     public static Retry of(String name, RetryPolicy policy) {
         return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, NO_LISTENERS,
-                Clock.system(), RandomSource.threadLocal());
+                Clock.system(), RandomSource.threadLocal(), null);
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
-        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, listeners, clock, random);
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, listeners, clock, random, fallback);
     }
 
     /** Asks {@code budget} before every retry (never before a first attempt). */
     public Retry withBudget(RetryBudget budget) {
-        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), listeners, clock, random);
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), listeners, clock, random, fallback);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -90,17 +98,28 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, more, clock, random);
+        return new Retry(name, policy, breaker, budget, more, clock, random, fallback);
+    }
+
+    /**
+     * Answers calls that end without success with {@code fallback} (a cached value, a deferred
+     * answer, a message for the user) instead of their failure; see {@link Fallback}. Replaces any
+     * fallback set before; chain several with {@link Fallback#orElse}. The fallback's value is
+     * returned as the call's result, unchecked: use the returned {@code Retry} for calls of the
+     * fallback's type.
+     */
+    public Retry withFallback(Fallback<?> fallback) {
+        return new Retry(name, policy, breaker, budget, listeners, clock, random, Checks.notNull("fallback", fallback));
     }
 
     /** Time and waiting; {@link dev.stagger.testing.VirtualClock} in tests. */
     public Retry withClock(Clock clock) {
-        return new Retry(name, policy, breaker, budget, listeners, Checks.notNull("clock", clock), random);
+        return new Retry(name, policy, breaker, budget, listeners, Checks.notNull("clock", clock), random, fallback);
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
-        return new Retry(name, policy, breaker, budget, listeners, clock, Checks.notNull("random", random));
+        return new Retry(name, policy, breaker, budget, listeners, clock, Checks.notNull("random", random), fallback);
     }
 
     public String name() {
@@ -121,6 +140,11 @@ public final class Retry {
 
     public Clock clock() {
         return clock;
+    }
+
+    /** The fallback answering calls that end without success, if any. */
+    public java.util.Optional<Fallback<?>> fallback() {
+        return java.util.Optional.ofNullable(fallback);
     }
 
     public List<RetryListener> listeners() {
@@ -187,7 +211,7 @@ public final class Retry {
     @Override
     public String toString() {
         return "Retry{" + name + ", " + policy + (breaker != null ? ", " + breaker : "")
-                + (budget != null ? ", " + budget : "") + "}";
+                + (budget != null ? ", " + budget : "") + (fallback != null ? ", " + fallback : "") + "}";
     }
 
     @SuppressWarnings("unchecked")

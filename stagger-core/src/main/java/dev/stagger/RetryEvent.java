@@ -41,12 +41,44 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
     }
 
     /**
-     * The call ended.
+     * The call ended. With a {@link Fallback} that runs for {@code reason}, this is reported after
+     * the fallback ran, and {@code result} and {@code failure} are what the caller receives from it.
      *
+     * @param reason why retrying stopped (a fallback does not change it)
      * @param attempts attempts actually made (0 if refused before the first)
      * @param failure the exception the caller receives, or null when a result is returned
+     * @param fallback the fallback that ran and how it went, or null when none ran
      */
     record CallFinished(String name, EndReason reason, int attempts, int maxAttempts, Duration elapsed,
-                        @Nullable Object result, @Nullable Throwable failure) implements RetryEvent {
+                        @Nullable Object result, @Nullable Throwable failure, @Nullable FallbackRun fallback)
+            implements RetryEvent {
+
+        /** An end no fallback took part in. */
+        public CallFinished(String name, EndReason reason, int attempts, int maxAttempts, Duration elapsed,
+                            @Nullable Object result, @Nullable Throwable failure) {
+            this(name, reason, attempts, maxAttempts, elapsed, result, failure, null);
+        }
+
+        /** True when a fallback answered the call (its value, or its message for the user). */
+        public boolean servedByFallback() {
+            return fallback != null && fallback.outcome() == FallbackRun.Outcome.SERVED;
+        }
+    }
+
+    /**
+     * How a call's {@link Fallback} went (not an event itself: it rides on {@link CallFinished}).
+     *
+     * @param kind the fallback's {@link Fallback#kind() kind} ("cache", "queue", "message", ...)
+     */
+    record FallbackRun(String kind, Outcome outcome) {
+        /** What the fallback did. */
+        public enum Outcome {
+            /** It answered the call. */
+            SERVED,
+            /** It had nothing to answer with (nothing cached): the call ended as without it. */
+            DECLINED,
+            /** It threw; the caller receives its exception, the call's own failure suppressed on it. */
+            FAILED
+        }
     }
 }

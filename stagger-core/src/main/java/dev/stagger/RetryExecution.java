@@ -147,6 +147,13 @@ class RetryExecution<T> extends RetryEngine.Work {
     /** The caller's answer once the call has ended. */
     @SuppressWarnings("unchecked")
     final T conclude() throws Exception {
+        if (fallbackTakesEnd(endReason)) {
+            FallbackAnswer answer = answerWithFallback();
+            if (answer.failure != null) {
+                throw Retry.<Exception>sneaky(answer.failure);
+            }
+            return (T) answer.value;
+        }
         if (refusal != null) {
             throw refusal;
         }
@@ -273,25 +280,61 @@ class RetryExecution<T> extends RetryEngine.Work {
         if (!claimEnd(reason)) {
             return false;
         }
-        if (retry.listeners.length > 0) {
-            RetryEvent.CallFinished e = finishedEvent(reason);
-            for (RetryListener l : retry.listeners) {
-                try {
-                    l.onCallFinished(e);
-                } catch (RuntimeException ignored) {
-                    // listeners must not change the call's outcome
-                }
-            }
+        if (retry.listeners.length > 0 && !fallbackTakesEnd(reason)) {
+            notifyFinished(finishedEvent(reason));
         }
         return true;
     }
 
+    private void notifyFinished(RetryEvent.CallFinished e) {
+        for (RetryListener l : retry.listeners) {
+            try {
+                l.onCallFinished(e);
+            } catch (RuntimeException ignored) {
+                // listeners must not change the call's outcome
+            }
+        }
+    }
+
     /** The end as the caller sees it: the result returned or the exception thrown. */
     RetryEvent.CallFinished finishedEvent(EndReason reason) {
-        Throwable thrown = refusal != null ? refusal
-                : reason.isSuccess() || lastFailure == null ? null : finalFailure();
+        Throwable thrown = thrownAtEnd(reason);
         return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.engine.maxAttempts, elapsed(),
                 thrown == null ? lastResult : null, thrown);
+    }
+
+    /** What the caller receives without a fallback: the exception, or null when a result is returned. */
+    private Throwable thrownAtEnd(EndReason reason) {
+        return refusal != null ? refusal : reason.isSuccess() || lastFailure == null ? null : finalFailure();
+    }
+
+    // ---- fallback: runs at the call's boundary, once the end is known ----
+
+    /** Whether the retry's fallback may answer a call ending with {@code reason}; its end event then waits for it. */
+    final boolean fallbackTakesEnd(EndReason reason) {
+        return retry.fallback != null && retry.fallback.considers(reason);
+    }
+
+    /** Runs the fallback for the ended call (once: the caller's answer is made here only), then reports the end. */
+    final FallbackAnswer answerWithFallback() {
+        Throwable thrown = thrownAtEnd(endReason);
+        FallbackAnswer answer = retry.fallback.answer(retry.name, endReason, attempt, lastFailure, lastResult,
+                thrown == null ? lastResult : null, thrown, retry.breaker, retry.clock);
+        reportDeferredEnd(answer);
+        return answer;
+    }
+
+    /** Reports an end that {@link #end} left to the fallback; {@code answer} is null when the fallback never ran. */
+    final void reportDeferredEnd(FallbackAnswer answer) {
+        if (retry.listeners.length == 0) {
+            return;
+        }
+        if (answer == null) {
+            notifyFinished(finishedEvent(endReason));
+            return;
+        }
+        notifyFinished(new RetryEvent.CallFinished(retry.name, endReason, attempt, retry.engine.maxAttempts,
+                elapsed(), answer.failure == null ? answer.value : null, answer.failure, answer.run));
     }
 
     /** Sets the end reason if none is set yet; a sync call ends on one thread, so no atomics. */

@@ -50,6 +50,7 @@ public class RetryBenchmark {
     private Downstream downstream;
     private Retry stagger;
     private Retry staggerDeadline;
+    private Retry staggerFallback;
     private Callable<Object> resilience4j;
     private FailsafeExecutor<Object> failsafe;
     private RetryTemplate spring;
@@ -65,6 +66,8 @@ public class RetryBenchmark {
         // volatile read), not the OS clock, so the happy path should cost the same and allocate nothing.
         staggerDeadline = Retry.of("bench-deadline", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS)
                 .backoff(Backoff.none()).deadline(Duration.ofSeconds(10)).build());
+        // The same with a fallback: a first attempt that succeeds must cost exactly what it costs without one.
+        staggerFallback = stagger.withFallback(dev.stagger.Fallback.of(context -> "fallback"));
 
         // Resilience4j sleeps even for a zero interval (Thread.sleep(0) costs over a microsecond on
         // a VM), so its sleep is replaced by a no-op; the setting is static but this fork runs no
@@ -130,6 +133,11 @@ public class RetryBenchmark {
     @Benchmark
     public Object happyPath_staggerDeadline() throws Exception {
         return staggerDeadline.call((Callable<Object>) downstream);
+    }
+
+    @Benchmark
+    public Object happyPath_staggerFallback() throws Exception {
+        return staggerFallback.call((Callable<Object>) downstream);
     }
 
     @Benchmark

@@ -4,6 +4,7 @@ import dev.stagger.AttemptCallable;
 import dev.stagger.AttemptContext;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
+import dev.stagger.Fallback;
 import dev.stagger.RandomSource;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
@@ -78,6 +79,12 @@ import java.util.function.Predicate;
  * ({@code BodyHandlers.ofInputStream()}, {@code ofLines()}, {@code ofPublisher()}) never leak a
  * connection; the returned response's body is the caller's to close.
  *
+ * <h2>Stale if error</h2>
+ * With {@link Builder#fallback(StaleResponseCache)}, a GET that fails on an error (breaker open,
+ * budget, deadline or attempts exhausted, with an exception or a 500, 502, 503 or 504) is answered
+ * with its last good response, marked with {@code Age} and {@value StaleResponseCache#STALE_HEADER}
+ * (RFC 5861 {@code stale-if-error}; the response's own {@code Cache-Control} decides for how long).
+ *
  * <h2>Observing</h2>
  * {@link Builder#httpListener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
  * fields of the {@code http_retry} log line); {@link Builder#listener(dev.stagger.RetryListener)}
@@ -126,6 +133,7 @@ public final class RetryingHttpClient {
     private final List<HttpRetryListener> listeners;
     private final List<RetryListener> retryListeners;
     private final Function<HttpRequest, String> operationName;
+    private final StaleResponseCache staleCache;
 
     private RetryingHttpClient(Builder b) {
         this.client = b.client;
@@ -142,6 +150,7 @@ public final class RetryingHttpClient {
         this.listeners = List.copyOf(b.listeners);
         this.retryListeners = List.copyOf(b.retryListeners);
         this.operationName = b.operationName;
+        this.staleCache = b.staleCache;
     }
 
     /** Starts a builder around {@code client}, which does the actual sending. */
@@ -262,7 +271,12 @@ public final class RetryingHttpClient {
         HttpClient client = client();
         HttpCall call = newCall(request);
         try {
-            return retryFor(call).call(context -> client.send(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
+            HttpResponse<T> response = retryFor(call, staleFallback(request, bodyHandler))
+                    .call(context -> client.send(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
+            if (staleCache != null) {
+                staleCache.remember(request, response);
+            }
+            return response;
         } catch (IOException | InterruptedException | RuntimeException e) {
             throw e;
         } catch (Exception other) {
@@ -279,8 +293,15 @@ public final class RetryingHttpClient {
         Objects.requireNonNull(bodyHandler, "bodyHandler");
         HttpClient client = client();
         HttpCall call = newCall(request);
-        return retryFor(call).callAsync(
+        CompletableFuture<HttpResponse<T>> response = retryFor(call, staleFallback(request, bodyHandler)).callAsync(
                 context -> client.sendAsync(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
+        if (staleCache == null) {
+            return response;
+        }
+        return response.thenApply(r -> {
+            staleCache.remember(request, r);
+            return r;
+        });
     }
 
     /**
@@ -337,12 +358,18 @@ public final class RetryingHttpClient {
         b.listeners.addAll(listeners);
         b.retryListeners.addAll(retryListeners);
         b.operationName = operationName;
+        b.staleCache = staleCache;
         return b;
     }
 
     /** The breaker guarding every attempt, if any. */
     public Optional<CircuitBreaker> circuitBreaker() {
         return Optional.ofNullable(breaker);
+    }
+
+    /** The stale-if-error cache serving failed GETs, if any. */
+    public Optional<StaleResponseCache> fallback() {
+        return Optional.ofNullable(staleCache);
     }
 
     /** The budget asked before every retry, if any. */
@@ -387,7 +414,17 @@ public final class RetryingHttpClient {
         return keyMode == IdempotencyKeyMode.REQUIRE && !keyed && !IDEMPOTENT_METHODS.contains(method);
     }
 
+    /** The stale-if-error fallback for a GET, when the client has a cache; else null. */
+    private <T> Fallback<HttpResponse<T>> staleFallback(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler) {
+        return staleCache != null && "GET".equalsIgnoreCase(request.method())
+                ? staleCache.fallbackFor(request, bodyHandler) : null;
+    }
+
     private Retry retryFor(HttpCall call) {
+        return retryFor(call, null);
+    }
+
+    private Retry retryFor(HttpCall call, Fallback<?> fallback) {
         Retry retry = Retry.of(service, policy.toBuilder().classifier(call).build())
                 .withClock(clock)
                 .withRandom(random)
@@ -400,6 +437,9 @@ public final class RetryingHttpClient {
         }
         if (budget != null) {
             retry = retry.withBudget(budget);
+        }
+        if (fallback != null) {
+            retry = retry.withFallback(fallback);
         }
         return retry;
     }
@@ -436,6 +476,7 @@ public final class RetryingHttpClient {
         private final List<HttpRetryListener> listeners = new ArrayList<>();
         private final List<RetryListener> retryListeners = new ArrayList<>();
         private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
+        private StaleResponseCache staleCache;
 
         private Builder(HttpClient client) {
             this.client = client;
@@ -544,6 +585,17 @@ public final class RetryingHttpClient {
          */
         public Builder operationName(Function<HttpRequest, String> operationName) {
             this.operationName = require("operationName", operationName);
+            return this;
+        }
+
+        /**
+         * Serves a GET's last good response again, stale, when a later request for it fails on
+         * an error (breaker open, budget or deadline reached, attempts exhausted): RFC 5861
+         * {@code stale-if-error}. See {@link StaleResponseCache}. For {@link RetryingHttpClient#send}
+         * and {@link RetryingHttpClient#sendAsync}; not for {@link RetryingHttpClient#execute}.
+         */
+        public Builder fallback(StaleResponseCache cache) {
+            this.staleCache = require("fallback", cache);
             return this;
         }
 

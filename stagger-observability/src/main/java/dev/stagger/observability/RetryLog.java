@@ -37,6 +37,15 @@ import org.slf4j.spi.LoggingEventBuilder;
  * {@code request_id}, {@code error} (the last failure's simple class name) when known.
  * Keys whose value is unknown are left out rather than written as null.
  *
+ * <p>A call whose {@link dev.stagger.Fallback} ran writes a fallback line instead of a give-up
+ * line: {@code event} ({@value #FALLBACK}), {@code service}, {@code operation}, {@code reason},
+ * {@code kind} (the fallback's: {@code cache}, {@code queue}, {@code message}, ...),
+ * {@code outcome} ({@code served}, {@code declined} or {@code failed}), {@code attempts},
+ * {@code max_attempts}, {@code elapsed_ms}, and {@code error} when the fallback itself threw. It
+ * is written at the retry level (degraded answers are routine while a downstream is down, and an
+ * open breaker would otherwise flood WARN), at WARN when the fallback threw. A declined fallback
+ * (nothing cached) is followed by the give-up line as without one.
+ *
  * <p>A give-up is a call that failed at least once and then ended without success, except a
  * permanent failure on the first attempt (a 404 is not a retry giving up, and logging every one at
  * WARN would bury the lines that matter). Calls refused before their first attempt (an open
@@ -49,6 +58,8 @@ public final class RetryLog implements RetryListener {
     public static final String RETRY = "retry";
     /** The {@code event} value of a give-up line. */
     public static final String GIVE_UP = "give_up";
+    /** The {@code event} value of a fallback line. */
+    public static final String FALLBACK = "fallback";
     /** The logger used unless {@link Builder#loggerName(String)} names another. */
     public static final String DEFAULT_LOGGER = "dev.stagger.retry";
 
@@ -88,6 +99,13 @@ public final class RetryLog implements RetryListener {
 
     @Override
     public void onCallFinished(RetryEvent.CallFinished event) {
+        RetryEvent.FallbackRun fallback = event.fallback();
+        if (fallback != null) {
+            logFallback(event, fallback);
+            if (fallback.outcome() != RetryEvent.FallbackRun.Outcome.DECLINED) {
+                return; // the fallback line says why the call ended; its answer is not the downstream's
+            }
+        }
         if (!isGiveUp(event.reason(), event.attempts()) || !logger.isEnabledForLevel(Level.WARN)) {
             return;
         }
@@ -101,6 +119,38 @@ public final class RetryLog implements RetryListener {
                 event.maxAttempts(), extract(status, result, failure), millis(event.elapsed()),
                 extract(requestId, result, failure), event.reason().name().toLowerCase(Locale.ROOT),
                 failure == null ? null : failure.getClass().getSimpleName());
+    }
+
+    private void logFallback(RetryEvent.CallFinished event, RetryEvent.FallbackRun fallback) {
+        boolean failed = fallback.outcome() == RetryEvent.FallbackRun.Outcome.FAILED;
+        Level level = failed ? Level.WARN : retryLevel;
+        if (!logger.isEnabledForLevel(level)) {
+            return;
+        }
+        String target = service != null ? service : event.name();
+        String reasonTag = event.reason().name().toLowerCase(Locale.ROOT);
+        String outcome = fallback.outcome().name().toLowerCase(Locale.ROOT);
+        LoggingEventBuilder line = logger.atLevel(level);
+        line.addKeyValue("event", FALLBACK);
+        addIfKnown(line, "service", target);
+        addIfKnown(line, "operation", operation);
+        line.addKeyValue("reason", reasonTag);
+        line.addKeyValue("kind", fallback.kind());
+        line.addKeyValue("outcome", outcome);
+        line.addKeyValue("attempts", event.attempts());
+        line.addKeyValue("max_attempts", event.maxAttempts());
+        line.addKeyValue("elapsed_ms", millis(event.elapsed()));
+        if (failed && event.failure() != null) {
+            line.addKeyValue("error", event.failure().getClass().getSimpleName());
+        }
+        line.setMessage("{}: {} after {} attempts ({}): fallback '{}' {}")
+                .addArgument(target(target, operation))
+                .addArgument(reasonTag)
+                .addArgument(event.attempts())
+                .addArgument(millis(event.elapsed()) + " ms")
+                .addArgument(fallback.kind())
+                .addArgument(outcome)
+                .log();
     }
 
     /** See the class comment: failed at least once, and not a permanent failure of the first attempt. */

@@ -41,6 +41,11 @@ import java.util.WeakHashMap;
  *   <tr><th>Name</th><th>Type</th><th>Extra tags</th><th>Counts</th></tr>
  *   <tr><td>{@value #CALLS}</td><td>counter</td><td>{@code reason}</td>
  *       <td>calls ended, by {@link dev.stagger.EndReason} in lower case</td></tr>
+ *   <tr><td>{@value #FALLBACKS}</td><td>counter</td><td>{@code kind}, {@code reason}</td>
+ *       <td>calls answered by a {@link dev.stagger.Fallback} (a stale value, a deferred answer, a
+ *       message for the user), by the fallback's kind ({@code cache}, {@code queue},
+ *       {@code message}, {@code custom} or the user's own word) and the call's end reason; a
+ *       fallback that declined or threw is not counted. Made on first use.</td></tr>
  *   <tr><td>{@value #CALL_ATTEMPTS}</td><td>distribution summary</td><td></td>
  *       <td>attempts per call (0 when refused before the first); percentiles 0.5, 0.9, 0.99
  *       and cumulative buckets at 1, 2, 3, 4, 5, 8 attempts</td></tr>
@@ -72,6 +77,8 @@ import java.util.WeakHashMap;
  * transitions twice.
  */
 public final class RetryMetrics {
+    /** Calls answered by a fallback, tagged {@code name}, {@code kind} and {@code reason}. */
+    public static final String FALLBACKS = "stagger.fallbacks";
     /** Calls ended, tagged {@code name} and {@code reason}. */
     public static final String CALLS = "stagger.calls";
     /** Attempts per call, a distribution summary tagged {@code name}. */

@@ -46,6 +46,7 @@ public final class DemoServer implements AutoCloseable {
     private final Map<String, DemoRoute> routes = new LinkedHashMap<>();
     private final JdbcIdempotencyStore idempotencyStore;
     private final JobsLab jobsLab;
+    private volatile StoreLab storeLab;
     private final HerdRoute herd = new HerdRoute();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
@@ -59,17 +60,20 @@ public final class DemoServer implements AutoCloseable {
         JobsLab jobs = null;
         try {
             jobs = new JobsLab(dataDir);
-            start(jobs);
+            start(jobs, dataDir);
         } catch (Exception | Error e) {
             // nothing half-started may outlive a failed start: Jetty's threads would keep the JVM alive
             herd.close();
+            if (storeLab != null) {
+                storeLab.close();
+            }
             closeAll(server, jobs, idempotencyStore, e);
             throw e;
         }
         jobsLab = jobs;
     }
 
-    private void start(JobsLab jobs) throws Exception {
+    private void start(JobsLab jobs, Path dataDir) throws Exception {
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
         FlakyDownstream downstream = new FlakyDownstream();
@@ -82,6 +86,10 @@ public final class DemoServer implements AutoCloseable {
         context.addFilter(new FilterHolder(PaymentShop.idempotencyFilter(idempotencyStore)), "/shop/*",
                 EnumSet.of(DispatcherType.REQUEST));
         context.addServlet(new ServletHolder(new MetricsServlet()), "/metrics");
+        StoreLab store = new StoreLab(dataDir, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
+                RetryMetrics.of(registry));
+        storeLab = store;
+        context.addServlet(new ServletHolder(store.servlet()), "/store/*");
         context.addServlet(new ServletHolder(new AssetServlet()), "/");
         server.setHandler(context);
         server.start();
@@ -107,6 +115,13 @@ public final class DemoServer implements AutoCloseable {
         routes.put("budget", lab::drainBudget);
         routes.put("heal", lab::heal);
         routes.put("state", request -> lab.state());
+
+        store.connect(base.resolve("store/"));
+        routes.put("store-down", store::setDown);
+        routes.put("store-prices", store::prices);
+        routes.put("store-order", store::order);
+        routes.put("store-account", store::account);
+        routes.put("store-orders", store::list);
     }
 
     /** Starts the demo on {@code host:port} (port 0 picks a free one), keeping its files in {@code dataDir}. */
@@ -127,6 +142,9 @@ public final class DemoServer implements AutoCloseable {
     public void close() throws Exception {
         herd.close();
         Exception failed = closeAll(server, jobsLab, idempotencyStore, null);
+        if (storeLab != null) {
+            storeLab.close();
+        }
         if (failed != null) {
             throw failed;
         }

@@ -7,7 +7,6 @@ import dev.stagger.Clock;
 import dev.stagger.Decision;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
-import dev.stagger.RetryRefusedException;
 import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.HttpRetryListener;
 import dev.stagger.http.HttpTransport;
@@ -224,8 +223,8 @@ public final class HttpCall implements Classifier, RetryListener {
     @Override
     public void onCallFinished(RetryEvent.CallFinished event) {
         Object last = lastResult;
-        if (event.failure() instanceof RetryRefusedException && !lastAccepted && last != null) {
-            transport.discard(last); // refused by breaker or budget: the caller never sees it
+        if (!lastAccepted && last != null && event.result() != last) {
+            transport.discard(last); // refused, or replaced by a fallback's answer: the caller never sees it
         }
     }
 }

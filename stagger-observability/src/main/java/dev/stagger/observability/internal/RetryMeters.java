@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -35,6 +36,10 @@ public final class RetryMeters implements RetryListener {
     private final Timer retryDelays;
     private final Consumer<CircuitBreaker> bindBreaker;
     private final Consumer<RetryBudget> bindBudget;
+    private final MeterRegistry registry;
+    private final Tags tags;
+    /** Fallback counters by kind, each an array by end reason; made on first use (kinds are the user's words). */
+    private final ConcurrentHashMap<String, Counter[]> fallbacks = new ConcurrentHashMap<>();
     private volatile CircuitBreaker boundBreaker;
     private volatile RetryBudget boundBudget;
 
@@ -46,6 +51,8 @@ public final class RetryMeters implements RetryListener {
                        Consumer<RetryBudget> bindBudget) {
         this.bindBreaker = bindBreaker;
         this.bindBudget = bindBudget;
+        this.registry = registry;
+        this.tags = tags;
         for (EndReason reason : REASONS) {
             calls[reason.ordinal()] = Counter.builder(RetryMetrics.CALLS)
                     .description("Calls ended, by the reason they ended")
@@ -113,6 +120,22 @@ public final class RetryMeters implements RetryListener {
     public void onCallFinished(RetryEvent.CallFinished event) {
         calls[event.reason().ordinal()].increment();
         attemptsPerCall.record(event.attempts());
+        if (event.servedByFallback()) {
+            fallbackCounter(event.fallback().kind(), event.reason()).increment();
+        }
+    }
+
+    private Counter fallbackCounter(String kind, EndReason reason) {
+        Counter[] byReason = fallbacks.computeIfAbsent(kind, k -> new Counter[REASONS.length]);
+        Counter counter = byReason[reason.ordinal()];
+        if (counter == null) {
+            counter = Counter.builder(RetryMetrics.FALLBACKS)
+                    .description("Calls answered by a fallback, by its kind and the reason the call ended")
+                    .tags(tags).tag("kind", kind).tag("reason", reasonTag(reason))
+                    .register(registry); // registering twice returns the same counter
+            byReason[reason.ordinal()] = counter;
+        }
+        return counter;
     }
 
     /** Publishes the breaker and budget of the retry this listener was attached to, once each. */

@@ -1,0 +1,59 @@
+package dev.stagger;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A call's answer for a person: a message that is safe to show (it names no host, class, status
+ * or stack) and, when known, when to try again. Thrown by {@link Fallback#message(String)}.
+ *
+ * <p>{@link #getMessage()} and {@link #toString()} carry only the safe message; the call's own
+ * failure is attached as suppressed, so a log that prints the stack trace still shows what went
+ * wrong while a page that prints the message shows nothing internal.
+ */
+public class UserFacingException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final EndReason reason;
+    private final Duration retryIn;
+    private final Instant retryAt;
+
+    /**
+     * @param userMessage the text to show; must contain no internal detail
+     * @param reason why the call ended
+     * @param retryIn how long until trying again is worthwhile, or null when not known
+     * @param retryAt the same as a point in time, or null when not known
+     */
+    public UserFacingException(String userMessage, EndReason reason, Duration retryIn, Instant retryAt) {
+        super(userMessage, null, true, false); // no stack trace of our own: it would say nothing a user needs
+        this.reason = reason;
+        this.retryIn = retryIn;
+        this.retryAt = retryAt;
+    }
+
+    /** The text to show the user (the same as {@link #getMessage()}). */
+    public String userMessage() {
+        return getMessage();
+    }
+
+    /** Why the call ended. */
+    public EndReason reason() {
+        return reason;
+    }
+
+    /** How long until trying again is worthwhile, when known. */
+    public Optional<Duration> retryIn() {
+        return Optional.ofNullable(retryIn);
+    }
+
+    /** When trying again is worthwhile, when known. */
+    public Optional<Instant> retryAt() {
+        return Optional.ofNullable(retryAt);
+    }
+
+    @Override
+    public String toString() {
+        return "UserFacingException: " + getMessage();
+    }
+}
