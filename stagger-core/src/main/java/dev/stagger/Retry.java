@@ -9,16 +9,17 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker} and
- * a shared {@link RetryBudget}. What follows each attempt is decided by the {@link RetryEngine}
- * (the same rules a job worker follows); the breaker and the budget may then refuse a retry. Immutable and thread-safe: one {@code Retry} serves any number of
+ * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker}, a
+ * shared {@link RetryBudget} and an {@link AdaptiveThrottle}. What follows each attempt is decided by the {@link RetryEngine}
+ * (the same rules a job worker follows); the breaker and the budget may then refuse a retry, and the breaker and the throttle
+ * an attempt. Immutable and thread-safe: one {@code Retry} serves any number of
  * concurrent calls; the {@code with...} methods return new instances.
  *
  * <h2>Sync: {@link #call(Callable)}</h2>
  * On success returns the result. On giving up it rethrows the <em>last</em> failure unchanged,
  * with earlier attempts' failures attached as suppressed exceptions; when a result (not an
- * exception) was being retried, the last result is returned. When the breaker or the budget
- * refuses an attempt it throws a {@link RetryRefusedException} subtype with the last failure as
+ * exception) was being retried, the last result is returned. When the breaker, the budget or the
+ * throttle refuses an attempt it throws a {@link RetryRefusedException} subtype with the last failure as
  * cause. Interruption during a wait stops at once and keeps the thread's interrupt status.
  * Waits never hold a lock, so virtual threads are never pinned.
  *
@@ -30,7 +31,7 @@ import java.util.function.Supplier;
  * (retryable under the default classifier).
  *
  * <h2>Cost</h2>
- * With no listener, breaker, budget, deadline or result predicate, a call whose first attempt
+ * With no listener, breaker, throttle, budget, deadline or result predicate, a call whose first attempt
  * succeeds reads no clock and allocates nothing beyond what the operation allocates.
  */
 public final class Retry {
@@ -40,6 +41,7 @@ public final class Retry {
     final RetryPolicy policy;
     final CircuitBreaker breaker;
     final RetryBudget budget;
+    final AdaptiveThrottle throttle;
     final RetryListener[] listeners;
     final Clock clock;
     final RandomSource random;
@@ -48,16 +50,17 @@ public final class Retry {
     private final boolean fastPath;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
-                  RetryListener[] listeners, Clock clock, RandomSource random) {
+                  AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random) {
         this.name = name;
         this.policy = policy;
         this.breaker = breaker;
         this.budget = budget;
+        this.throttle = throttle;
         this.listeners = listeners;
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
-        this.fastPath = breaker == null && listeners.length == 0 && policy.deadlineNanos() == 0
+        this.fastPath = breaker == null && throttle == null && listeners.length == 0 && policy.deadlineNanos() == 0
                 && policy.acceptsAllResults();
         for (RetryListener listener : listeners) {
             try {
@@ -69,18 +72,26 @@ public final class Retry {
     }
 
     public static Retry of(String name, RetryPolicy policy) {
-        return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, NO_LISTENERS,
+        return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, null, NO_LISTENERS,
                 Clock.system(), RandomSource.threadLocal());
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
-        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, listeners, clock, random);
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, throttle, listeners, clock, random);
     }
 
     /** Asks {@code budget} before every retry (never before a first attempt). */
     public Retry withBudget(RetryBudget budget) {
-        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), listeners, clock, random);
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), throttle, listeners, clock, random);
+    }
+
+    /**
+     * Asks {@code throttle} before every attempt, first attempts included, and tells it which
+     * attempts the backend accepted; a local refusal ends the call (reason THROTTLED).
+     */
+    public Retry withThrottle(AdaptiveThrottle throttle) {
+        return new Retry(name, policy, breaker, budget, Checks.notNull("throttle", throttle), listeners, clock, random);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -88,17 +99,17 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, more, clock, random);
+        return new Retry(name, policy, breaker, budget, throttle, more, clock, random);
     }
 
     /** Time and waiting; {@link dev.stagger.testing.VirtualClock} in tests. */
     public Retry withClock(Clock clock) {
-        return new Retry(name, policy, breaker, budget, listeners, Checks.notNull("clock", clock), random);
+        return new Retry(name, policy, breaker, budget, throttle, listeners, Checks.notNull("clock", clock), random);
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
-        return new Retry(name, policy, breaker, budget, listeners, clock, Checks.notNull("random", random));
+        return new Retry(name, policy, breaker, budget, throttle, listeners, clock, Checks.notNull("random", random));
     }
 
     public String name() {
@@ -115,6 +126,11 @@ public final class Retry {
 
     public RetryBudget budget() {
         return budget;
+    }
+
+    /** The adaptive throttle, or null when there is none. */
+    public AdaptiveThrottle throttle() {
+        return throttle;
     }
 
     public Clock clock() {
@@ -183,7 +199,7 @@ public final class Retry {
     @Override
     public String toString() {
         return "Retry{" + name + ", " + policy + (breaker != null ? ", " + breaker : "")
-                + (budget != null ? ", " + budget : "") + "}";
+                + (budget != null ? ", " + budget : "") + (throttle != null ? ", " + throttle : "") + "}";
     }
 
     @SuppressWarnings("unchecked")
