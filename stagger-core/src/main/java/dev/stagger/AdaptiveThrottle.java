@@ -10,47 +10,60 @@ import java.util.concurrent.atomic.LongAdder;
  * backend reject more and more of what it sends starts rejecting requests itself, before they
  * leave the process, so an overloaded backend spends nothing on them.
  *
- * <p>Over a trailing {@code window} (default 2 minutes) the throttle counts {@code requests} — every
- * {@link #tryAcquire()}, including the ones it refuses — and {@code accepts} — every
- * {@link #onAccepted()}, one for each attempt the backend accepted. Each request is refused with
- * probability
+ * <p>Over a trailing {@code window} (default 2 minutes) the throttle counts {@code requests} and
+ * {@code accepts}: a request the backend accepted counts as both ({@link #onAccepted()}), one it
+ * rejected or that failed as one request ({@link #onRejected()}), and one the throttle refused
+ * locally as one request, when it refuses it. Each {@link #tryAcquire()} is refused with probability
  * <pre>
  *   p = max(0, (requests - K &times; accepts) / (requests + 1))
  * </pre>
- * computed on the counts before that request. {@code K} (default 2) is how many requests per accept
- * the client tolerates: with K = 2 nothing is refused until the backend rejects half of what it
- * gets; a lower K refuses sooner. A healthy backend accepts nearly everything, so {@code p} stays 0
- * and no random number is drawn. When the backend recovers, accepts grow again and {@code p} falls
- * back to 0 — the refused requests keep counting, so the throttle never shuts the door completely.
+ * {@code K} (default 2) is how many requests per accept the client tolerates: with K = 2 nothing is
+ * refused until the backend rejects half of what it gets; a lower K refuses sooner. A healthy
+ * backend accepts nearly everything, so {@code p} stays 0 and no random number is drawn. When the
+ * backend recovers, accepts grow again and {@code p} falls back to 0 — the refused requests keep
+ * counting, so the throttle never shuts the door completely.
+ *
+ * <p><b>Counted when the outcome is known.</b> A request sent is counted when its outcome is
+ * recorded, not when it is sent, so requests still in flight weigh on neither side: counted at
+ * sending, the requests of a client's first round trip (or of any burst) would have no accepts yet
+ * and be refused at once. A request that is sent but whose outcome is never recorded is not
+ * counted at all.
  *
  * <p><b>What counts as accepted.</b> Used on a {@link Retry} ({@link Retry#withThrottle}), every
  * attempt asks {@link #tryAcquire()} first (a refusal ends the call with
  * {@link EndReason#THROTTLED} and a {@link ThrottledException}), and its outcome is judged by the
- * {@link AcceptancePredicate} ({@link Builder#acceptedWhen}). The default counts an attempt as
+ * {@link AcceptancePredicate} ({@link Builder#acceptedWhen}) and recorded with {@link #record}. The default counts an attempt as
  * accepted unless the classifier wants to retry it: a result or a permanent failure (an HTTP 404)
  * is the backend answering, while a retryable failure — a timeout, a 503, a 429 with Retry-After —
- * is the backend pushing back. Used directly, call {@link #tryAcquire()} before each request and
- * {@link #onAccepted()} when the backend accepted it.
+ * is the backend pushing back. Used directly, call {@link #tryAcquire()} before each request and,
+ * for each request sent, {@link #onAccepted()} or {@link #onRejected()} once its outcome is known.
  *
  * <p><b>The window</b> is {@code buckets} (default 20) buckets of {@code window / buckets}, rolled
  * on the clock's {@link Clock#coarseNanoTime() coarse time}: a bucket older than the window is
  * forgotten as a whole, so the counts cover between {@code window - window / buckets} and
- * {@code window} of the past. Counts per bucket saturate at 2<sup>36</sup> - 1.
+ * {@code window} of the past. A bucket holds up to 4,194,303 requests (700,000 a second in the
+ * default 6-second buckets); one that would hold more halves both its counts, keeping their ratio.
  *
- * <p><b>Concurrency.</b> Thread-safe and lock-free; {@link #tryAcquire()} and {@link #onAccepted()}
- * allocate nothing and read the coarse clock once. Each count is a compare-and-set on a word that
- * carries its bucket's number, so a count is never added to a bucket that was recycled, and a count
- * made on a clock reading older than the window is dropped. The probability is computed from a
- * reading of the buckets that is not one atomic snapshot: it can miss at most the requests and
- * accepts recorded concurrently with it. {@link #rejections()} is a {@link LongAdder} total, exact
- * when the throttle is quiescent.
+ * <p><b>Concurrency.</b> Thread-safe and lock-free; {@link #tryAcquire()}, {@link #onAccepted()}
+ * and {@link #onRejected()} allocate nothing and read the coarse clock once. A bucket is one word
+ * holding its number, its requests and its accepts, changed by compare-and-set: an outcome's
+ * request and accept are counted together, a count never lands in a bucket that was recycled, and
+ * a count made on a clock reading older than the window is dropped. Within one bucket everything is
+ * linearizable, a refusal included (it is counted on the same reading of the bucket it was decided
+ * on). Across buckets the reading is not one atomic snapshot: a decision can miss the outcomes
+ * recorded in other buckets while it reads, at most the calls in flight at a bucket's edge.
+ * {@link #rejections()} is a {@link LongAdder} total, exact when the throttle is quiescent.
  */
 public final class AdaptiveThrottle {
-    /** Bits of a bucket word holding its count; the bits above hold the bucket's number. */
-    private static final int COUNT_BITS = 36;
+    /** A bucket word: its bucket's number (low bits) | requests | accepts. */
+    private static final int COUNT_BITS = 22;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
-    private static final long TAG_MASK = (1L << (64 - COUNT_BITS)) - 1;
-    private static final long HALF_TAG_RANGE = 1L << (64 - COUNT_BITS - 1);
+    private static final int ACCEPTS_SHIFT = 0;
+    private static final int REQUESTS_SHIFT = COUNT_BITS;
+    private static final int TAG_SHIFT = 2 * COUNT_BITS;
+    private static final long TAG_MASK = (1L << (64 - TAG_SHIFT)) - 1;
+    private static final long ONE_REQUEST = 1L << REQUESTS_SHIFT;
+    private static final long ONE_ACCEPT = 1L << ACCEPTS_SHIFT;
     private static final int MAX_BUCKETS = 1000;
 
     /** Judges whether the backend accepted an attempt. */
@@ -72,8 +85,7 @@ public final class AdaptiveThrottle {
     private final AcceptancePredicate acceptedWhen;
     private final Clock clock;
     private final RandomSource random;
-    private final AtomicLongArray requests;
-    private final AtomicLongArray accepts;
+    private final AtomicLongArray counts;
     private final LongAdder rejections = new LongAdder();
 
     private AdaptiveThrottle(Builder b) {
@@ -85,14 +97,11 @@ public final class AdaptiveThrottle {
         this.acceptedWhen = b.acceptedWhen;
         this.clock = b.clock;
         this.random = b.random;
-        this.requests = new AtomicLongArray(b.buckets);
-        this.accepts = new AtomicLongArray(b.buckets);
+        this.counts = new AtomicLongArray(b.buckets);
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
         for (int i = 0; i < b.buckets; i++) {
-            // every slot starts as an empty bucket older than the window
-            long stale = (epoch - b.buckets - Math.floorMod(epoch - i, b.buckets)) & TAG_MASK;
-            requests.set(i, stale << COUNT_BITS);
-            accepts.set(i, stale << COUNT_BITS);
+            // every slot starts as an empty bucket one lap older than the window
+            counts.set(i, ((currentEpochOf(i, epoch) - b.buckets) & TAG_MASK) << TAG_SHIFT);
         }
     }
 
@@ -110,32 +119,63 @@ public final class AdaptiveThrottle {
     }
 
     /**
-     * Asks to send one request: counts it, then refuses it with the probability in the class
-     * comment.
+     * Asks to send one request: refuses it with the probability in the class comment, and counts
+     * it as a request when it does. A request it lets through is counted by {@link #onAccepted()}
+     * or {@link #onRejected()}.
      *
      * @return false when the request must not be sent
      */
     public boolean tryAcquire() {
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
-        long req = sum(requests, epoch);
-        long acc = sum(accepts, epoch);
-        add(requests, epoch);
-        double p = probability(req, acc);
-        if (p > 0 && random.nextDouble() < p) {
-            rejections.increment();
-            return false;
+        int slot = (int) Math.floorMod(epoch, buckets);
+        double draw = -1;
+        while (true) {
+            long req = 0;
+            long acc = 0;
+            long mine = 0;
+            for (int i = 0; i < buckets; i++) {
+                long w = counts.get(i);
+                if (i == slot) {
+                    mine = w;
+                }
+                if (tag(w) == (currentEpochOf(i, epoch) & TAG_MASK)) {
+                    req += (w >>> REQUESTS_SHIFT) & COUNT_MASK;
+                    acc += (w >>> ACCEPTS_SHIFT) & COUNT_MASK;
+                }
+            }
+            double p = probability(req, acc);
+            if (p <= 0) {
+                return true;
+            }
+            if (draw < 0) {
+                draw = random.nextDouble(); // once per call, however often the counts are read again
+            }
+            if (draw >= p) {
+                return true;
+            }
+            long next = plus(mine, epoch, ONE_REQUEST);
+            // the refusal is counted on the very reading of this bucket it was decided on
+            if (next == mine || counts.compareAndSet(slot, mine, next)) {
+                rejections.increment();
+                return false;
+            }
         }
-        return true;
     }
 
-    /** Records that the backend accepted a request. */
+    /** Records a request the backend accepted: one request and one accept. */
     public void onAccepted() {
-        add(accepts, Math.floorDiv(clock.coarseNanoTime(), bucketNanos));
+        add(Math.floorDiv(clock.coarseNanoTime(), bucketNanos), ONE_REQUEST | ONE_ACCEPT);
+    }
+
+    /** Records a request that was sent and not accepted (rejected, failed, timed out): one request. */
+    public void onRejected() {
+        add(Math.floorDiv(clock.coarseNanoTime(), bucketNanos), ONE_REQUEST);
     }
 
     /**
-     * Judges an attempt's outcome with the {@link AcceptancePredicate} and records an accept when
-     * it says so. A predicate that throws counts the attempt as not accepted.
+     * Judges an attempt's outcome with the {@link AcceptancePredicate} and records it with
+     * {@link #onAccepted()} or {@link #onRejected()}. A predicate that throws counts the attempt as
+     * not accepted.
      */
     public void record(Object result, Throwable failure, Decision decision) {
         boolean accepted;
@@ -146,23 +186,25 @@ public final class AdaptiveThrottle {
         }
         if (accepted) {
             onAccepted();
+        } else {
+            onRejected();
         }
     }
 
     /** The probability with which the next request would be refused, from the counts now. */
     public double rejectionProbability() {
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
-        return probability(sum(requests, epoch), sum(accepts, epoch));
+        return probability(sum(epoch, REQUESTS_SHIFT), sum(epoch, ACCEPTS_SHIFT));
     }
 
-    /** Requests counted in the window now (refused ones included). */
+    /** Requests counted in the window now (refused ones included, ones in flight not). */
     public long requests() {
-        return sum(requests, Math.floorDiv(clock.coarseNanoTime(), bucketNanos));
+        return sum(Math.floorDiv(clock.coarseNanoTime(), bucketNanos), REQUESTS_SHIFT);
     }
 
     /** Accepts counted in the window now. */
     public long accepts() {
-        return sum(accepts, Math.floorDiv(clock.coarseNanoTime(), bucketNanos));
+        return sum(Math.floorDiv(clock.coarseNanoTime(), bucketNanos), ACCEPTS_SHIFT);
     }
 
     /** Requests refused since creation. */
@@ -194,38 +236,54 @@ public final class AdaptiveThrottle {
         return epoch - Math.floorMod(epoch - slot, buckets);
     }
 
-    private long sum(AtomicLongArray counts, long epoch) {
+    private static long tag(long word) {
+        return word >>> TAG_SHIFT;
+    }
+
+    private long sum(long epoch, int shift) {
         long total = 0;
         for (int slot = 0; slot < buckets; slot++) {
             long w = counts.get(slot);
-            if ((w >>> COUNT_BITS) == (currentEpochOf(slot, epoch) & TAG_MASK)) {
-                total += w & COUNT_MASK;
+            if (tag(w) == (currentEpochOf(slot, epoch) & TAG_MASK)) {
+                total += (w >>> shift) & COUNT_MASK;
             }
         }
         return total;
     }
 
-    private void add(AtomicLongArray counts, long epoch) {
+    private void add(long epoch, long increment) {
         int slot = (int) Math.floorMod(epoch, buckets);
-        long tag = epoch & TAG_MASK;
         while (true) {
             long w = counts.get(slot);
-            long held = w >>> COUNT_BITS;
-            long next;
-            if (held == tag) {
-                if ((w & COUNT_MASK) == COUNT_MASK) {
-                    return; // saturated
-                }
-                next = w + 1;
-            } else if (((tag - held) & TAG_MASK) < HALF_TAG_RANGE) {
-                next = (tag << COUNT_BITS) | 1; // the slot holds an older bucket: recycle it
-            } else {
-                return; // the slot already holds a newer bucket: this reading is older than the window
-            }
-            if (counts.compareAndSet(slot, w, next)) {
+            long next = plus(w, epoch, increment);
+            if (next == w || counts.compareAndSet(slot, w, next)) {
                 return;
             }
         }
+    }
+
+    /**
+     * The bucket word {@code w} (in the slot of {@code epoch}) after adding {@code increment} at
+     * {@code epoch}; {@code w} itself when the count is to be dropped.
+     */
+    private long plus(long w, long epoch, long increment) {
+        long tag = epoch & TAG_MASK;
+        long held = tag(w);
+        if (held == tag) {
+            long req = ((w >>> REQUESTS_SHIFT) & COUNT_MASK) + ((increment >>> REQUESTS_SHIFT) & COUNT_MASK);
+            long acc = ((w >>> ACCEPTS_SHIFT) & COUNT_MASK) + ((increment >>> ACCEPTS_SHIFT) & COUNT_MASK);
+            if (req > COUNT_MASK) { // full: halve both counts, which keeps their ratio
+                req >>>= 1;
+                acc >>>= 1;
+            }
+            return (tag << TAG_SHIFT) | (req << REQUESTS_SHIFT) | (acc << ACCEPTS_SHIFT);
+        }
+        long ahead = (held - tag) & TAG_MASK;
+        if (ahead <= 2L * buckets) {
+            // the slot already holds a bucket a lap or two newer: this clock reading is older than the window
+            return w;
+        }
+        return (tag << TAG_SHIFT) | increment; // the slot holds an older bucket: recycle it
     }
 
     @Override

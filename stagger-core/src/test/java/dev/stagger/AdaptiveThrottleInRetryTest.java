@@ -30,7 +30,7 @@ class AdaptiveThrottleInRetryTest {
     private AdaptiveThrottle rejectingThrottle(int requests) {
         AdaptiveThrottle throttle = throttle().random(RandomSource.sequence(0.0)).build();
         for (int i = 0; i < requests; i++) {
-            throttle.tryAcquire();
+            throttle.onRejected();
         }
         return throttle;
     }

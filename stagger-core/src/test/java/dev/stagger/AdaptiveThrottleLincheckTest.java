@@ -7,22 +7,17 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: an {@link AdaptiveThrottle} with a one-bucket window of 1 s, counting requests and
- * accepts while the clock moves on, checked against {@link Model}. With one bucket each count is
- * one word, so requests, accepts and the window's roll are linearizable; a request made on a clock
- * reading from before a roll is dropped, as if it had been counted just before the roll.
- *
- * <p>The draw is fixed at 0.999, above any probability a scenario of this size reaches, so every
- * request is admitted: the refusal decision reads the two counts one after the other, which is
- * deliberately not an atomic snapshot (see the class comment), and is tested sequentially in
- * {@link AdaptiveThrottleTest}.
+ * Lincheck: an {@link AdaptiveThrottle} with a one-bucket window of 1 s (K = 1, every draw 0.3),
+ * refusing, counting outcomes and rolling its window in any interleaving, checked against
+ * {@link Model}: within one bucket the throttle promises linearizability, refusals included. An
+ * outcome recorded on a clock reading from before a roll is dropped, as if counted just before it.
  */
 public class AdaptiveThrottleLincheckTest {
     private static final Duration STEP = Duration.ofSeconds(1);
 
     private final VirtualClock clock = new VirtualClock();
-    private final AdaptiveThrottle throttle = AdaptiveThrottle.builder("lincheck").window(STEP).buckets(1)
-            .random(RandomSource.sequence(0.999)).clock(clock).build();
+    private final AdaptiveThrottle throttle = AdaptiveThrottle.builder("lincheck").window(STEP).buckets(1).k(1)
+            .random(RandomSource.sequence(0.3)).clock(clock).build();
 
     @Operation
     public boolean tryAcquire() {
@@ -32,6 +27,16 @@ public class AdaptiveThrottleLincheckTest {
     @Operation
     public void onAccepted() {
         throttle.onAccepted();
+    }
+
+    @Operation
+    public void onRejected() {
+        throttle.onRejected();
+    }
+
+    @Operation
+    public double rejectionProbability() {
+        return throttle.rejectionProbability();
     }
 
     @Operation
@@ -56,12 +61,25 @@ public class AdaptiveThrottleLincheckTest {
         private long accepts;
 
         public boolean tryAcquire() {
+            if (requests == 0 || rejectionProbability() <= 0.3) {
+                return true;
+            }
             requests++;
-            return true;
+            return false;
         }
 
         public void onAccepted() {
+            requests++;
             accepts++;
+        }
+
+        public void onRejected() {
+            requests++;
+        }
+
+        public double rejectionProbability() {
+            double excess = requests - accepts;
+            return excess <= 0 ? 0 : excess / (requests + 1);
         }
 
         public long requests() {

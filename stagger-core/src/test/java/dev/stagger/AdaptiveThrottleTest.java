@@ -18,12 +18,19 @@ class AdaptiveThrottleTest {
         return AdaptiveThrottle.builder("downstream").clock(clock);
     }
 
-    /** Counts {@code requests} requests of which the first {@code accepted} were accepted. */
+    /**
+     * Makes {@code requests} requests, of which the first {@code accepted} the backend accepts and
+     * the rest it rejects (unless the throttle refuses them first).
+     */
     private static void traffic(AdaptiveThrottle throttle, int requests, int accepted) {
         for (int i = 0; i < requests; i++) {
-            throttle.tryAcquire();
+            if (!throttle.tryAcquire()) {
+                continue;
+            }
             if (i < accepted) {
                 throttle.onAccepted();
+            } else {
+                throttle.onRejected();
             }
         }
     }
@@ -50,14 +57,30 @@ class AdaptiveThrottleTest {
     @Test
     void aRequestIsRefusedWhenTheDrawFallsBelowTheProbability() {
         double[] draw = {0.999};
-        AdaptiveThrottle throttle = throttle().random(() -> draw[0]).build();
-        traffic(throttle, 100, 20); // p = (100 - 40) / 101 = 0.594
+        AdaptiveThrottle below = throttle().random(() -> draw[0]).build();
+        AdaptiveThrottle above = throttle().random(() -> draw[0]).build();
+        traffic(below, 100, 20); // p = (100 - 40) / 101 = 0.594059
+        traffic(above, 100, 20);
 
-        draw[0] = 0.595;
-        assertThat(throttle.tryAcquire()).isTrue(); // now 101 requests: p = 61 / 102 = 0.598
-        draw[0] = 0.597;
-        assertThat(throttle.tryAcquire()).isFalse();
-        assertThat(throttle.rejections()).isEqualTo(1);
+        draw[0] = 0.5940;
+        assertThat(below.tryAcquire()).isFalse();
+        draw[0] = 0.5941;
+        assertThat(above.tryAcquire()).isTrue();
+        assertThat(below.rejections()).isEqualTo(1);
+        assertThat(below.requests()).as("a refusal is a request").isEqualTo(101);
+        assertThat(above.requests()).as("a request let through counts when its outcome is known").isEqualTo(100);
+    }
+
+    @Test
+    void requestsInFlightWeighOnNeitherSide() {
+        // a burst sent before any answer came back must not refuse itself
+        AdaptiveThrottle throttle = throttle().random(RandomSource.sequence(0.0)).build();
+        traffic(throttle, 10, 10);
+
+        for (int i = 0; i < 100; i++) {
+            assertThat(throttle.tryAcquire()).isTrue();
+        }
+        assertThat(throttle.requests()).isEqualTo(10);
     }
 
     @Test
@@ -99,6 +122,8 @@ class AdaptiveThrottleTest {
                     if (accepted < 100) {
                         accepted++;
                         throttle.onAccepted();
+                    } else {
+                        throttle.onRejected();
                     }
                 }
             }
@@ -143,6 +168,41 @@ class AdaptiveThrottleTest {
         assertThat(throttle.requests()).isEqualTo(20);
         assertThat(throttle.accepts()).isEqualTo(20);
         assertThat(throttle.rejectionProbability()).isZero();
+    }
+
+    @Test
+    void anOutcomeRecordedOnAClockReadingOlderThanTheWindowIsDropped() {
+        long[] readings = {5_000_000_000L, 0};
+        Clock stale = new Clock() {
+            private int next;
+
+            @Override
+            public long nanoTime() {
+                return readings[Math.min(next++, readings.length - 1)];
+            }
+
+            @Override
+            public long currentTimeMillis() {
+                return 0;
+            }
+
+            @Override
+            public void sleep(long nanos) {
+            }
+
+            @Override
+            public Cancellable schedule(Runnable task, long delayNanos) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        // 2 buckets of 1 s; the first reading (building) is at 5 s, the outcome reads 0 s: four buckets back
+        AdaptiveThrottle throttle = AdaptiveThrottle.builder("stale").window(Duration.ofSeconds(2)).buckets(2)
+                .clock(stale).build();
+
+        throttle.onAccepted(); // reads 0 s: slot 0 holds 4 s, two laps newer
+
+        readings[1] = 4_000_000_000L;
+        assertThat(throttle.requests()).isZero();
     }
 
     @Test
@@ -194,6 +254,7 @@ class AdaptiveThrottleTest {
         throttle.record(null, new IOException("timeout"), Decision.retry());
 
         assertThat(throttle.accepts()).isEqualTo(2);
+        assertThat(throttle.requests()).isEqualTo(4);
     }
 
     @Test
@@ -217,6 +278,7 @@ class AdaptiveThrottleTest {
         throttle.record("ok", null, Decision.accept());
 
         assertThat(throttle.accepts()).isZero();
+        assertThat(throttle.requests()).isEqualTo(1);
     }
 
     // ---- configuration ----
