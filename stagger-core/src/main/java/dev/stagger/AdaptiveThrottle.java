@@ -86,7 +86,21 @@ public final class AdaptiveThrottle {
     private final Clock clock;
     private final RandomSource random;
     private final AtomicLongArray counts;
-    private final LongAdder rejections = new LongAdder();
+    private final LongAdder rejections;
+
+    /** A view of {@code shared} that judges outcomes with {@code acceptedWhen}. */
+    private AdaptiveThrottle(AdaptiveThrottle shared, AcceptancePredicate acceptedWhen) {
+        this.name = shared.name;
+        this.k = shared.k;
+        this.buckets = shared.buckets;
+        this.bucketNanos = shared.bucketNanos;
+        this.windowNanos = shared.windowNanos;
+        this.acceptedWhen = acceptedWhen;
+        this.clock = shared.clock;
+        this.random = shared.random;
+        this.counts = shared.counts;
+        this.rejections = shared.rejections;
+    }
 
     private AdaptiveThrottle(Builder b) {
         this.name = b.name;
@@ -98,6 +112,7 @@ public final class AdaptiveThrottle {
         this.clock = b.clock;
         this.random = b.random;
         this.counts = new AtomicLongArray(b.buckets);
+        this.rejections = new LongAdder();
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
         for (int i = 0; i < b.buckets; i++) {
             // every slot starts as an empty bucket one lap older than the window
@@ -116,6 +131,15 @@ public final class AdaptiveThrottle {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * This throttle — the same window, counts and refusals — judging the outcomes handed to
+     * {@link #record} with {@code acceptedWhen}. For an integration that knows better than a
+     * {@link Decision} what the backend said (the HTTP client reads the status and Retry-After).
+     */
+    public AdaptiveThrottle withAcceptedWhen(AcceptancePredicate acceptedWhen) {
+        return new AdaptiveThrottle(this, Checks.notNull("acceptedWhen", acceptedWhen));
     }
 
     /**

@@ -270,6 +270,19 @@ class AdaptiveThrottleTest {
     }
 
     @Test
+    void aViewWithAnotherPredicateSharesTheCounts() {
+        AdaptiveThrottle throttle = throttle().build();
+        AdaptiveThrottle strict = throttle.withAcceptedWhen((result, failure, decision) -> "200".equals(result));
+
+        strict.record("404", null, Decision.stop()); // accepted by the default rule, not by the view's
+        throttle.record("404", null, Decision.stop());
+
+        assertThat(throttle.requests()).isEqualTo(2);
+        assertThat(strict.accepts()).isEqualTo(1);
+        assertThat(strict.name()).isEqualTo(throttle.name());
+    }
+
+    @Test
     void aPredicateThatThrowsCountsTheAttemptAsNotAccepted() {
         AdaptiveThrottle throttle = throttle().acceptedWhen((result, failure, decision) -> {
             throw new IllegalStateException("broken predicate");
