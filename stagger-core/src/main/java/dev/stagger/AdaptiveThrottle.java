@@ -87,6 +87,8 @@ public final class AdaptiveThrottle {
     private final RandomSource random;
     private final AtomicLongArray counts;
     private final LongAdder rejections;
+    /** The throttle built by the builder, whose counts a view shares; this one itself if not a view. */
+    private final AdaptiveThrottle origin;
 
     /** A view of {@code shared} that judges outcomes with {@code acceptedWhen}. */
     private AdaptiveThrottle(AdaptiveThrottle shared, AcceptancePredicate acceptedWhen) {
@@ -100,6 +102,7 @@ public final class AdaptiveThrottle {
         this.random = shared.random;
         this.counts = shared.counts;
         this.rejections = shared.rejections;
+        this.origin = shared.origin;
     }
 
     private AdaptiveThrottle(Builder b) {
@@ -113,6 +116,7 @@ public final class AdaptiveThrottle {
         this.random = b.random;
         this.counts = new AtomicLongArray(b.buckets);
         this.rejections = new LongAdder();
+        this.origin = this;
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
         for (int i = 0; i < b.buckets; i++) {
             // every slot starts as an empty bucket one lap older than the window
@@ -213,6 +217,15 @@ public final class AdaptiveThrottle {
         } else {
             onRejected();
         }
+    }
+
+    /**
+     * The throttle whose counts this one shares: the one {@link Builder#build()} made, which is
+     * this one unless it was made by {@link #withAcceptedWhen}. Metrics bind it, so that views
+     * made per call do not each publish their own meters.
+     */
+    public AdaptiveThrottle origin() {
+        return origin;
     }
 
     /** The probability with which the next request would be refused, from the counts now. */
