@@ -17,6 +17,7 @@ NAMES = {
     "direct": "direct call",
     "stagger": "Stagger",
     "staggerConsecutive": "Stagger, consecutive mode",
+    "staggerThrottle": "Stagger adaptive throttle",
     "resilience4j": "Resilience4j",
     "resilience4jCount": "Resilience4j count window",
     "resilience4jTime": "Resilience4j time window",
