@@ -33,8 +33,8 @@ final class MetastableReport {
         out.printf(Locale.ROOT, "%-10s %-42s %9s %9s %10s %9s %9s %9s%n", "set-up", "clients", "during/s", "after/s",
                 "recovered", "p99", "attempts", "ok");
         for (MetastableResult r : results) {
-            out.printf(Locale.ROOT, "%-10s %-42s %9.0f %9.0f %10s %9s %9d %9d%n", r.scenario().label(),
-                    r.scenario().description(), r.meanGoodputDuringTrigger(), r.meanGoodputAfterTrigger(),
+            out.printf(Locale.ROOT, "%-10s %-42s %9.0f %9.0f %10s %9s %9d %9d%n", r.setup().label(),
+                    r.setup().description(), r.meanGoodputDuringTrigger(), r.meanGoodputAfterTrigger(),
                     r.timeToRecover().map(d -> d.toSeconds() + " s").orElse("never"), ms(r.p99LatencyMs()), r.attempts(),
                     r.succeeded());
         }
@@ -65,8 +65,8 @@ final class MetastableReport {
 
     private static Map<String, Object> json(MetastableResult r) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("setup", r.scenario().label());
-        m.put("description", r.scenario().description());
+        m.put("setup", r.setup().label());
+        m.put("description", r.setup().description());
         m.put("goodputDuringTrigger", round(r.meanGoodputDuringTrigger()));
         m.put("minGoodputDuringTrigger", r.minGoodputDuringTrigger());
         m.put("goodputAfterTrigger", round(r.meanGoodputAfterTrigger()));

@@ -23,7 +23,7 @@ public final class MetastableResult {
     /** The share of the offered rate that goodput must hold to count as recovered. */
     public static final double RECOVERED_SHARE = 0.9;
 
-    private final MetastableScenario scenario;
+    private final MetastableSetup setup;
     private final double capacity;
     private final double reducedCapacity;
     private final double offeredRate;
@@ -40,10 +40,10 @@ public final class MetastableResult {
     private final Map<EndReason, Long> reasons;
 
     /** Built by the simulator. */
-    public MetastableResult(MetastableScenario scenario, MetastableConfig config, int[] goodput, int[] load, long calls,
+    public MetastableResult(MetastableSetup setup, MetastableConfig config, int[] goodput, int[] load, long calls,
                             long attempts, long shed, long dropped, double p50LatencyMs, double p99LatencyMs,
                             Map<EndReason, Long> reasons) {
-        this.scenario = scenario;
+        this.setup = setup;
         this.capacity = config.capacity();
         this.reducedCapacity = capacity * config.workersDuringTrigger() / config.workers();
         this.offeredRate = config.offeredRate();
@@ -62,8 +62,9 @@ public final class MetastableResult {
         this.reasons = Collections.unmodifiableMap(copy);
     }
 
-    public MetastableScenario scenario() {
-        return scenario;
+    /** The clients and server this run had. */
+    public MetastableSetup setup() {
+        return setup;
     }
 
     /** Requests per second the server completes with every worker. */
@@ -194,7 +195,7 @@ public final class MetastableResult {
 
     @Override
     public String toString() {
-        return "MetastableResult{" + scenario.label() + ", goodput during trigger " + Math.round(meanGoodputDuringTrigger())
+        return "MetastableResult{" + setup.label() + ", goodput during trigger " + Math.round(meanGoodputDuringTrigger())
                 + "/s, after " + Math.round(meanGoodputAfterTrigger()) + "/s, recovered "
                 + timeToRecover().map(Duration::toString).orElse("never") + ", p99 " + Math.round(p99LatencyMs) + " ms}";
     }

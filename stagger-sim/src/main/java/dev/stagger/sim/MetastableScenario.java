@@ -40,16 +40,11 @@ public enum MetastableScenario {
         return description;
     }
 
-    boolean budget() {
-        return compareTo(BUDGET) >= 0;
-    }
-
-    boolean throttle() {
-        return compareTo(THROTTLE) >= 0;
-    }
-
-    boolean shedding() {
-        return this == SHEDDING;
+    /** What this scenario's clients and server do. */
+    public MetastableSetup setup() {
+        MetastableSetup.Retries retries = this == NAIVE ? MetastableSetup.Retries.NAIVE
+                : this == EXPONENTIAL ? MetastableSetup.Retries.EXPONENTIAL : MetastableSetup.Retries.DEFAULTS;
+        return new MetastableSetup(label, retries, compareTo(BUDGET) >= 0, compareTo(THROTTLE) >= 0, this == SHEDDING);
     }
 
     /**

@@ -93,13 +93,22 @@ public final class Simulation {
 
     /** As {@link #metastable(MetastableConfig)}, reporting each finished run to {@code progress}. */
     public static List<MetastableResult> metastable(MetastableConfig config, Progress progress) {
-        List<MetastableScenario> scenarios = config.scenarios();
-        MetastableResult[] results = new MetastableResult[scenarios.size()];
+        return metastable(config, config.scenarios().stream().map(MetastableScenario::setup).toList(), progress);
+    }
+
+    /**
+     * Runs the {@code metastable} scenario of {@code config} once for each of {@code setups} (any
+     * combination of retry policy and guards) instead of the configuration's scenarios.
+     */
+    public static List<MetastableResult> metastable(MetastableConfig config, List<MetastableSetup> setups,
+                                                    Progress progress) {
+        List<MetastableSetup> chosen = List.copyOf(setups);
+        MetastableResult[] results = new MetastableResult[chosen.size()];
         long seed = runSeed(config.seed(), 0);
-        ParallelRuns.inOrder(scenarios.size(), k -> new MetastableRun(config, scenarios.get(k), seed).run(),
+        ParallelRuns.inOrder(chosen.size(), k -> new MetastableRun(config, chosen.get(k), seed).run(),
                 (result, k) -> {
                     results[k] = result;
-                    progress.onRun(k + 1, scenarios.size());
+                    progress.onRun(k + 1, chosen.size());
                 });
         return List.of(results);
     }

@@ -105,7 +105,7 @@ public final class SvgChart {
             seconds = Math.max(seconds, r.goodput().size());
         }
         max = niceCeiling(max);
-        List<String> legends = results.stream().map(r -> r.scenario().label() + ": recovered "
+        List<String> legends = results.stream().map(r -> r.setup().label() + ": recovered "
                 + r.timeToRecover().map(d -> format("after %d s", d.toSeconds())).orElse("never")).toList();
         StringBuilder svg = open(title, width(legends));
         double plotW = PLOT_WIDTH;

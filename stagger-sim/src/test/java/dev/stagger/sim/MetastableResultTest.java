@@ -13,7 +13,7 @@ class MetastableResultTest {
             .withTrigger(Duration.ofSeconds(2), Duration.ofSeconds(2), 0.5).withDuration(Duration.ofSeconds(8));
 
     private static MetastableResult goodput(int... perSecond) {
-        return new MetastableResult(MetastableScenario.NAIVE, CONFIG, perSecond, new int[perSecond.length], 0, 0, 0, 0,
+        return new MetastableResult(MetastableScenario.NAIVE.setup(), CONFIG, perSecond, new int[perSecond.length], 0, 0, 0, 0,
                 0, 0, Map.of());
     }
 

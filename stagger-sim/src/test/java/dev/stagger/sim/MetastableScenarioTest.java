@@ -21,7 +21,7 @@ class MetastableScenarioTest {
     private static synchronized MetastableResult result(MetastableScenario scenario) {
         if (RESULTS.isEmpty()) {
             for (MetastableResult r : Simulation.metastable(CONFIG)) {
-                RESULTS.put(r.scenario(), r);
+                RESULTS.put(MetastableScenario.parse(r.setup().label()), r);
             }
         }
         return RESULTS.get(scenario);
@@ -76,8 +76,8 @@ class MetastableScenarioTest {
                 .withDuration(Duration.ofSeconds(20)).withScenarios(List.of(MetastableScenario.NAIVE, MetastableScenario.SHEDDING)));
 
         for (MetastableResult r : calm) {
-            assertThat(r.timeToRecover()).as(r.scenario().label()).contains(Duration.ZERO);
-            assertThat(r.attempts()).as(r.scenario().label() + ": no retries were needed")
+            assertThat(r.timeToRecover()).as(r.setup().label()).contains(Duration.ZERO);
+            assertThat(r.attempts()).as(r.setup().label() + ": no retries were needed")
                     .isLessThanOrEqualTo(r.calls());
         }
     }
@@ -92,6 +92,18 @@ class MetastableScenarioTest {
         assertThat(a.goodput()).isEqualTo(b.goodput());
         assertThat(a.load()).isEqualTo(b.load());
         assertThat(a.reasons()).isEqualTo(b.reasons());
+    }
+
+    @Test
+    void aSetUpBuiltFromSwitchesRunsLikeTheScenarioWithTheSameGuards() {
+        MetastableConfig short25 = CONFIG.withDuration(Duration.ofSeconds(25));
+        MetastableSetup fromSwitches = MetastableSetup.of(MetastableSetup.Retries.DEFAULTS, true, false, false);
+
+        MetastableResult custom = Simulation.metastable(short25, List.of(fromSwitches), (done, total) -> { }).get(0);
+        MetastableResult named = Simulation.metastable(short25.withScenarios(List.of(MetastableScenario.BUDGET))).get(0);
+
+        assertThat(custom.setup().label()).isEqualTo("defaults+budget");
+        assertThat(custom.goodput()).isEqualTo(named.goodput());
     }
 
     @Test

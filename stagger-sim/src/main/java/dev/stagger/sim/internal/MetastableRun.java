@@ -11,7 +11,7 @@ import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.sim.MetastableConfig;
 import dev.stagger.sim.MetastableResult;
-import dev.stagger.sim.MetastableScenario;
+import dev.stagger.sim.MetastableSetup;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.SplittableRandom;
@@ -29,7 +29,7 @@ public final class MetastableRun {
     private static final double RETRY_AFTER_JITTER = 0.5;
 
     private final MetastableConfig config;
-    private final MetastableScenario scenario;
+    private final MetastableSetup setup;
     private final EventLoop clock = new EventLoop();
     private final NetworkDelay network;
     private final SplittableRandom phases;
@@ -61,9 +61,9 @@ public final class MetastableRun {
     private long shed;
     private long dropped;
 
-    public MetastableRun(MetastableConfig config, MetastableScenario scenario, long seed) {
+    public MetastableRun(MetastableConfig config, MetastableSetup setup, long seed) {
         this.config = config;
-        this.scenario = scenario;
+        this.setup = setup;
         SplittableRandom random = new SplittableRandom(seed);
         this.network = new NetworkDelay(random.split(), config.networkMean().toNanos(), config.networkSd().toNanos());
         SplittableRandom jitter = random.split();
@@ -80,29 +80,29 @@ public final class MetastableRun {
         this.goodput = new int[seconds];
         this.load = new int[seconds];
 
-        Retry r = Retry.of("sim", policy(scenario, config.attemptTimeout())).withClock(clock)
+        Retry r = Retry.of("sim", policy(setup.retries(), config.attemptTimeout())).withClock(clock)
                 .withRandom(jitter::nextDouble).withListener(new RetryListener() {
                     @Override
                     public void onCallFinished(RetryEvent.CallFinished event) {
                         reasons.merge(event.reason(), 1L, Long::sum);
                     }
                 });
-        if (scenario.compareTo(MetastableScenario.BUDGET) >= 0) {
+        if (setup.budget()) {
             r = r.withBudget(RetryBudget.builder("sim").clock(clock).build());
         }
-        if (scenario.compareTo(MetastableScenario.THROTTLE) >= 0) {
+        if (setup.throttle()) {
             r = r.withThrottle(AdaptiveThrottle.builder("sim").clock(clock).random(throttleDraws::nextDouble).build());
         }
         this.retry = r;
     }
 
     /** The client's retry policy in each set-up; every one times an attempt out after {@code timeout}. */
-    static RetryPolicy policy(MetastableScenario scenario, Duration timeout) {
-        RetryPolicy.Builder policy = switch (scenario) {
+    static RetryPolicy policy(MetastableSetup.Retries retries, Duration timeout) {
+        RetryPolicy.Builder policy = switch (retries) {
             case NAIVE -> RetryPolicy.builder().maxAttempts(Integer.MAX_VALUE).backoff(Backoff.none());
             case EXPONENTIAL -> RetryPolicy.builder()
                     .backoff(Backoff.exponential(Duration.ofMillis(200)).maxDelay(Duration.ofSeconds(5)));
-            default -> RetryPolicy.builder();
+            case DEFAULTS -> RetryPolicy.builder();
         };
         // Retry-After is honoured as a minimum, as Stagger's HTTP client does; everything else is retried
         return policy.attemptTimeout(timeout).classifier((result, failure, context) -> {
@@ -127,7 +127,7 @@ public final class MetastableRun {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        return new MetastableResult(scenario, config, goodput, load, calls, attempts, shed, dropped,
+        return new MetastableResult(setup, config, goodput, load, calls, attempts, shed, dropped,
                 latencies.size() == 0 ? 0 : latencies.percentile(50) / 1e6,
                 latencies.size() == 0 ? 0 : latencies.percentile(99) / 1e6, reasons);
     }
@@ -178,7 +178,7 @@ public final class MetastableRun {
         }
         attempts++;
         int workers = workersNow(now);
-        if (scenario == MetastableScenario.SHEDDING && busy + queued >= sheddingLimit(workers)) {
+        if (setup.shedding() && busy + queued >= sheddingLimit(workers)) {
             shed++;
             count(shedCounts, now);
             Rejection answer = Rejection.shed(retryAfter(now));
