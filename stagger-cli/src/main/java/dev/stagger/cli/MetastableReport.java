@@ -35,7 +35,7 @@ final class MetastableReport {
         for (MetastableResult r : results) {
             out.printf(Locale.ROOT, "%-10s %-62s %9.0f %9.0f %10s %9s %9d %9d%n", r.setup().label(),
                     r.setup().description(), r.meanGoodputDuringTrigger(), r.meanGoodputAfterTrigger(),
-                    r.timeToRecover().map(d -> d.toSeconds() + " s").orElse("never"), ms(r.p99LatencyMs()), r.attempts(),
+                    r.timeToRecover().map(d -> d.toSeconds() + " s").orElse("never"), SimReport.ms(r.p99LatencyMs()), r.attempts(),
                     r.succeeded());
         }
         out.println("during/after: mean goodput (calls succeeded per second) during the trigger and after it;");
@@ -67,12 +67,12 @@ final class MetastableReport {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("setup", r.setup().label());
         m.put("description", r.setup().description());
-        m.put("goodputDuringTrigger", round(r.meanGoodputDuringTrigger()));
+        m.put("goodputDuringTrigger", SimReport.round(r.meanGoodputDuringTrigger()));
         m.put("minGoodputDuringTrigger", r.minGoodputDuringTrigger());
-        m.put("goodputAfterTrigger", round(r.meanGoodputAfterTrigger()));
+        m.put("goodputAfterTrigger", SimReport.round(r.meanGoodputAfterTrigger()));
         m.put("recoveredAfterSeconds", r.timeToRecover().map(Duration::toSeconds).orElse(null));
-        m.put("p50Ms", round(r.p50LatencyMs()));
-        m.put("p99Ms", round(r.p99LatencyMs()));
+        m.put("p50Ms", SimReport.round(r.p50LatencyMs()));
+        m.put("p99Ms", SimReport.round(r.p99LatencyMs()));
         m.put("calls", r.calls());
         m.put("succeeded", r.succeeded());
         m.put("attempts", r.attempts());
@@ -84,14 +84,5 @@ final class MetastableReport {
         m.put("goodput", r.goodput());
         m.put("load", r.load());
         return m;
-    }
-
-    private static double round(double v) {
-        return Math.round(v * 1000) / 1000.0;
-    }
-
-    private static String ms(double millis) {
-        return millis >= 10_000 ? String.format(Locale.ROOT, "%.1fs", millis / 1000)
-                : String.format(Locale.ROOT, "%.0fms", millis);
     }
 }
