@@ -158,20 +158,8 @@ public final class AdaptiveThrottle {
         int slot = (int) Math.floorMod(epoch, buckets);
         double draw = -1;
         while (true) {
-            long req = 0;
-            long acc = 0;
-            long mine = 0;
-            for (int i = 0; i < buckets; i++) {
-                long w = counts.get(i);
-                if (i == slot) {
-                    mine = w;
-                }
-                if (tag(w) == (currentEpochOf(i, epoch) & TAG_MASK)) {
-                    req += (w >>> REQUESTS_SHIFT) & COUNT_MASK;
-                    acc += (w >>> ACCEPTS_SHIFT) & COUNT_MASK;
-                }
-            }
-            double p = probability(req, acc);
+            long mine = counts.get(slot);
+            double p = probability(epoch, slot, mine);
             if (p <= 0) {
                 return true;
             }
@@ -231,7 +219,8 @@ public final class AdaptiveThrottle {
     /** The probability with which the next request would be refused, from the counts now. */
     public double rejectionProbability() {
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
-        return probability(sum(epoch, REQUESTS_SHIFT), sum(epoch, ACCEPTS_SHIFT));
+        int slot = (int) Math.floorMod(epoch, buckets);
+        return probability(epoch, slot, counts.get(slot));
     }
 
     /** Requests counted in the window now (refused ones included, ones in flight not). */
@@ -261,6 +250,24 @@ public final class AdaptiveThrottle {
 
     public int buckets() {
         return buckets;
+    }
+
+    /**
+     * The probability from every bucket in the window at {@code epoch}, with {@code slotWord} as
+     * the word of {@code slot} (already read by the caller). Each word is read once, so its
+     * requests and accepts belong together.
+     */
+    private double probability(long epoch, int slot, long slotWord) {
+        long req = 0;
+        long acc = 0;
+        for (int i = 0; i < buckets; i++) {
+            long w = i == slot ? slotWord : counts.get(i);
+            if (tag(w) == (currentEpochOf(i, epoch) & TAG_MASK)) {
+                req += (w >>> REQUESTS_SHIFT) & COUNT_MASK;
+                acc += (w >>> ACCEPTS_SHIFT) & COUNT_MASK;
+            }
+        }
+        return probability(req, acc);
     }
 
     private double probability(long req, long acc) {
