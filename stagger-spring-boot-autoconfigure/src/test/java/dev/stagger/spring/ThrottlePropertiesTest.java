@@ -41,6 +41,22 @@ class ThrottlePropertiesTest {
     }
 
     @Test
+    void aRetrysThrottleAndTheApplicationsOwnThrottleAreMetered() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(StaggerAutoConfiguration.class,
+                        StaggerObservabilityAutoConfiguration.class))
+                .withBean(io.micrometer.core.instrument.MeterRegistry.class,
+                        io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+                .withBean("ownThrottle", AdaptiveThrottle.class, () -> AdaptiveThrottle.of("own"))
+                .withPropertyValues("stagger.throttles.search.k=2", "stagger.retries.search.max-attempts=2")
+                .run(context -> {
+                    var registry = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+                    assertThat(registry.find("stagger.throttle.probability").tag("name", "search").gauge()).isNotNull();
+                    assertThat(registry.find("stagger.throttle.rejections").tag("name", "own").functionCounter()).isNotNull();
+                });
+    }
+
+    @Test
     void aBadValueFailsStartupNamingTheProperty() {
         runner.withPropertyValues("stagger.throttles.search.k=0.5")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
