@@ -260,9 +260,10 @@ public final class AdaptiveThrottle {
     private double probability(long epoch, int slot, long slotWord) {
         long req = 0;
         long acc = 0;
-        for (int i = 0; i < buckets; i++) {
-            long w = i == slot ? slotWord : counts.get(i);
-            if (tag(w) == (currentEpochOf(i, epoch) & TAG_MASK)) {
+        // from the current bucket back through the window: slot i - b holds bucket epoch - b
+        for (int back = 0, i = slot; back < buckets; back++, i = i == 0 ? buckets - 1 : i - 1) {
+            long w = back == 0 ? slotWord : counts.get(i);
+            if (tag(w) == ((epoch - back) & TAG_MASK)) {
                 req += (w >>> REQUESTS_SHIFT) & COUNT_MASK;
                 acc += (w >>> ACCEPTS_SHIFT) & COUNT_MASK;
             }
@@ -286,9 +287,10 @@ public final class AdaptiveThrottle {
 
     private long sum(long epoch, int shift) {
         long total = 0;
-        for (int slot = 0; slot < buckets; slot++) {
-            long w = counts.get(slot);
-            if (tag(w) == (currentEpochOf(slot, epoch) & TAG_MASK)) {
+        int slot = (int) Math.floorMod(epoch, buckets);
+        for (int back = 0, i = slot; back < buckets; back++, i = i == 0 ? buckets - 1 : i - 1) {
+            long w = counts.get(i);
+            if (tag(w) == ((epoch - back) & TAG_MASK)) {
                 total += (w >>> shift) & COUNT_MASK;
             }
         }
