@@ -30,10 +30,10 @@ final class MetastableReport {
         out.printf(Locale.ROOT, "trigger: %.0f %% of the workers from %d s to %d s; attempts time out after %d ms%n",
                 100 * first.reducedCapacity() / first.capacity(), first.triggerFromSecond(), first.triggerToSecond(),
                 config.attemptTimeout().toMillis());
-        out.printf(Locale.ROOT, "%-10s %-62s %9s %9s %10s %9s %9s %9s%n", "set-up", "clients", "during/s", "after/s",
+        out.printf(Locale.ROOT, "%-11s %-62s %9s %9s %10s %9s %9s %9s%n", "set-up", "clients", "during/s", "after/s",
                 "recovered", "p99", "attempts", "ok");
         for (MetastableResult r : results) {
-            out.printf(Locale.ROOT, "%-10s %-62s %9.0f %9.0f %10s %9s %9d %9d%n", r.setup().label(),
+            out.printf(Locale.ROOT, "%-11s %-62s %9.0f %9.0f %10s %9s %9d %9d%n", r.setup().label(),
                     r.setup().description(), r.meanGoodputDuringTrigger(), r.meanGoodputAfterTrigger(),
                     r.timeToRecover().map(d -> d.toSeconds() + " s").orElse("never"), SimReport.ms(r.p99LatencyMs()), r.attempts(),
                     r.succeeded());
