@@ -19,6 +19,7 @@ NAMES = {
     "staggerDeadline": "Stagger, with deadline",
     "staggerFallback": "Stagger, with fallback",
     "staggerConsecutive": "Stagger, consecutive mode",
+    "staggerThrottle": "Stagger adaptive throttle",
     "resilience4j": "Resilience4j",
     "resilience4jCount": "Resilience4j count window",
     "resilience4jTime": "Resilience4j time window",

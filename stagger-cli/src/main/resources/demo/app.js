@@ -297,6 +297,86 @@ $("herd-form").addEventListener("submit", async (ev) => {
   }
 });
 
+// ---- 6. Metastable failure ----
+// Every run of this page's session stays on the chart (up to four), the latest one played back.
+const metaRuns = [];
+const META_COLOURS = ["#1a4fb5", "#c62828", "#2e7d32", "#6a1b9a"];
+
+function metaChart(r, shownSeconds) {
+  const wrap = $("meta-chart");
+  wrap.innerHTML = "";
+  const cell = div("", wrap);
+  const legendH = metaRuns.length * 18 + 8;
+  const T = 12, B = 46, H = 240 + legendH;
+  const { s, W } = chartSvg(cell, "Goodput: calls that succeeded per second", H);
+  s.setAttribute("id", "meta-svg");
+  const L = 56, R = W - 12, plotBottom = H - B - legendH;
+  const seconds = Math.max(...metaRuns.map((m) => m.goodput.length), 1);
+  const yt = ticks(Math.max(r.capacity, ...metaRuns.flatMap((m) => m.goodput)));
+  const maxY = yt[yt.length - 1];
+  const x = (sec) => L + (sec / seconds) * (R - L);
+  const y = (v) => plotBottom - (v / maxY) * (plotBottom - T);
+  svg("rect", { x: x(r.triggerFromSecond), y: T, width: x(r.triggerToSecond) - x(r.triggerFromSecond), height: plotBottom - T,
+    fill: "#fbe3e3" }, s);
+  svg("text", { x: x(r.triggerFromSecond) + 4, y: T + 14, "font-size": 11, fill: "#a33" }, s).textContent = "half the workers gone";
+  for (const v of yt) {
+    svg("line", { x1: L, y1: y(v), x2: R, y2: y(v), stroke: "#e3e6ee" }, s);
+    svg("text", { x: L - 6, y: y(v) + 4, "font-size": 11, "text-anchor": "end", fill: "#4a5263", class: "tick" }, s).textContent = compact(v);
+  }
+  for (const [level, name] of [[r.capacity, "capacity"], [r.reducedCapacity, "reduced"], [r.offeredRate, "offered"]]) {
+    svg("line", { x1: L, y1: y(level), x2: R, y2: y(level), stroke: "#777", "stroke-dasharray": "6 4" }, s);
+    svg("text", { x: R - 4, y: y(level) - 4, "font-size": 11, "text-anchor": "end", fill: "#555" }, s).textContent = name;
+  }
+  const step = Math.max(1, Math.ceil(seconds / Math.max(1, Math.floor((R - L) / 40))));
+  for (let t = 0; t <= seconds; t += step) {
+    svg("text", { x: x(t), y: plotBottom + 15, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "tick" }, s).textContent = t + " s";
+  }
+  svg("line", { x1: L, y1: plotBottom, x2: R, y2: plotBottom, stroke: "#99a" }, s);
+  svg("line", { x1: L, y1: T, x2: L, y2: plotBottom, stroke: "#99a" }, s);
+  metaRuns.forEach((m, i) => {
+    const latest = i === metaRuns.length - 1;
+    const upTo = latest ? shownSeconds : m.goodput.length;
+    const pts = m.goodput.slice(0, upTo).map((v, j) => `${x(j + 0.5).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    svg("polyline", { points: pts, fill: "none", stroke: META_COLOURS[i % META_COLOURS.length], "stroke-width": latest ? 2.5 : 1.5,
+      "stroke-opacity": latest ? 1 : 0.45, class: "meta-line", "data-setup": m.setup }, s);
+    const ly = H - legendH + 8 + i * 18;
+    svg("line", { x1: L, y1: ly, x2: L + 22, y2: ly, stroke: META_COLOURS[i % META_COLOURS.length], "stroke-width": 3 }, s);
+    svg("text", { x: L + 28, y: ly + 4, "font-size": 12, fill: "#1d2433" }, s).textContent =
+      `${m.setup}: ${m.recoveredAfterSeconds === null ? "never recovered" : "recovered after " + m.recoveredAfterSeconds + " s"}, p99 ${Math.round(m.p99Ms)} ms`;
+  });
+}
+
+$("meta-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const button = $("meta-button");
+  const statusEl = $("meta-status");
+  button.disabled = true;
+  statusEl.dataset.played = "false";
+  status("meta-status", "Simulating…");
+  try {
+    const r = await api("metastable", formData(ev.target));
+    metaRuns.push(r);
+    if (metaRuns.length > 4) metaRuns.shift();
+    for (let t = 1; t <= r.goodput.length; t++) { // 20 simulated seconds per second
+      metaChart(r, t);
+      status("meta-status", `t = ${t} s: ${r.goodput[t - 1]} calls succeeded, ${r.load[t - 1]} attempts reached the server`);
+      await sleep(50);
+    }
+    const recovered = r.recoveredAfterSeconds === null ? "never recovered" : `recovered ${r.recoveredAfterSeconds} s after the trigger`;
+    statusEl.dataset.recovered = r.recoveredAfterSeconds === null ? "never" : String(r.recoveredAfterSeconds);
+    statusEl.dataset.setup = r.setup;
+    status("meta-status", `${r.description}: goodput ${Math.round(r.goodputDuringTrigger)}/s during the trigger ` +
+      `(reduced capacity ${Math.round(r.reducedCapacity)}/s), ${Math.round(r.goodputAfterTrigger)}/s after; ${recovered}; ` +
+      `p99 ${Math.round(r.p99Ms)} ms; ${r.attempts.toLocaleString()} attempts for ${r.calls.toLocaleString()} calls` +
+      (r.shed ? `, ${r.shed.toLocaleString()} shed` : ""));
+    statusEl.dataset.played = "true";
+  } catch (e) {
+    status("meta-status", e.message, true);
+  } finally {
+    button.disabled = false;
+  }
+});
+
 // ---- 3. Breaker and budget ----
 async function refreshState() {
   try {

@@ -16,6 +16,8 @@ public enum EndReason {
     BUDGET,
     /** The circuit breaker refused an attempt. */
     CIRCUIT_OPEN,
+    /** The adaptive throttle refused an attempt locally: the backend has been rejecting requests. */
+    THROTTLED,
     /** The thread was interrupted while waiting (or the operation threw InterruptedException). */
     INTERRUPTED,
     /** An async call's future was cancelled. */

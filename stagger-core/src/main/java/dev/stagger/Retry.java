@@ -9,16 +9,17 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker} and
- * a shared {@link RetryBudget}. What follows each attempt is decided by the {@link RetryEngine}
- * (the same rules a job worker follows); the breaker and the budget may then refuse a retry. Immutable and thread-safe: one {@code Retry} serves any number of
+ * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker}, a
+ * shared {@link RetryBudget} and an {@link AdaptiveThrottle}. What follows each attempt is decided by the {@link RetryEngine}
+ * (the same rules a job worker follows); the breaker and the budget may then refuse a retry, and the breaker and the throttle
+ * an attempt. Immutable and thread-safe: one {@code Retry} serves any number of
  * concurrent calls; the {@code with...} methods return new instances.
  *
  * <h2>Sync: {@link #call(Callable)}</h2>
  * On success returns the result. On giving up it rethrows the <em>last</em> failure unchanged,
  * with earlier attempts' failures attached as suppressed exceptions; when a result (not an
- * exception) was being retried, the last result is returned. When the breaker or the budget
- * refuses an attempt it throws a {@link RetryRefusedException} subtype with the last failure as
+ * exception) was being retried, the last result is returned. When the breaker, the budget or the
+ * throttle refuses an attempt it throws a {@link RetryRefusedException} subtype with the last failure as
  * cause. Interruption during a wait stops at once and keeps the thread's interrupt status.
  * Waits never hold a lock, so virtual threads are never pinned.
  *
@@ -35,11 +36,11 @@ import java.util.function.Supplier;
  * the failure; it runs once, after the end, and the call's end event then says so.
  *
  * <h2>Cost</h2>
- * With no listener, breaker, budget or result predicate, a call whose first attempt succeeds reads no OS
- * clock and allocates nothing beyond what the operation allocates. A deadline costs one volatile
- * read: the call's start comes from {@link Clock#coarseNanoTime()}, so the deadline is measured
- * from up to one coarse tick (about 1 ms) before the call began — a call may end with
- * {@code DEADLINE} that much early, never late.
+ * With no listener, breaker, throttle, budget or result predicate, a call whose first attempt
+ * succeeds reads no OS clock and allocates nothing beyond what the operation allocates. A deadline
+ * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
+ * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
+ * end with {@code DEADLINE} that much early, never late.
  */
 public final class Retry {
     private static final RetryListener[] NO_LISTENERS = new RetryListener[0];
@@ -48,6 +49,7 @@ public final class Retry {
     final RetryPolicy policy;
     final CircuitBreaker breaker;
     final RetryBudget budget;
+    final AdaptiveThrottle throttle;
     final RetryListener[] listeners;
     /** Answers a call that ended without success; null without one. */
     final Fallback<?> fallback;
@@ -58,17 +60,19 @@ public final class Retry {
     private final boolean fastPath;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
-                  RetryListener[] listeners, Clock clock, RandomSource random, Fallback<?> fallback) {
+                  AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
+                  Fallback<?> fallback) {
         this.name = name;
         this.fallback = fallback;
         this.policy = policy;
         this.breaker = breaker;
         this.budget = budget;
+        this.throttle = throttle;
         this.listeners = listeners;
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
-        this.fastPath = breaker == null && listeners.length == 0 && policy.acceptsAllResults();
+        this.fastPath = breaker == null && throttle == null && listeners.length == 0 && policy.acceptsAllResults();
         for (RetryListener listener : listeners) {
             try {
                 listener.onAttached(this);
@@ -79,18 +83,29 @@ public final class Retry {
     }
 
     public static Retry of(String name, RetryPolicy policy) {
-        return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, NO_LISTENERS,
+        return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, null, NO_LISTENERS,
                 Clock.system(), RandomSource.threadLocal(), null);
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
-        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, listeners, clock, random, fallback);
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, throttle, listeners, clock, random,
+                fallback);
     }
 
     /** Asks {@code budget} before every retry (never before a first attempt). */
     public Retry withBudget(RetryBudget budget) {
-        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), listeners, clock, random, fallback);
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), throttle, listeners, clock, random,
+                fallback);
+    }
+
+    /**
+     * Asks {@code throttle} before every attempt, first attempts included, and tells it which
+     * attempts the backend accepted; a local refusal ends the call (reason THROTTLED).
+     */
+    public Retry withThrottle(AdaptiveThrottle throttle) {
+        return new Retry(name, policy, breaker, budget, Checks.notNull("throttle", throttle), listeners, clock, random,
+                fallback);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -98,7 +113,7 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, more, clock, random, fallback);
+        return new Retry(name, policy, breaker, budget, throttle, more, clock, random, fallback);
     }
 
     /**
@@ -109,17 +124,20 @@ public final class Retry {
      * fallback's type.
      */
     public Retry withFallback(Fallback<?> fallback) {
-        return new Retry(name, policy, breaker, budget, listeners, clock, random, Checks.notNull("fallback", fallback));
+        return new Retry(name, policy, breaker, budget, throttle, listeners, clock, random,
+                Checks.notNull("fallback", fallback));
     }
 
     /** Time and waiting; {@link dev.stagger.testing.VirtualClock} in tests. */
     public Retry withClock(Clock clock) {
-        return new Retry(name, policy, breaker, budget, listeners, Checks.notNull("clock", clock), random, fallback);
+        return new Retry(name, policy, breaker, budget, throttle, listeners, Checks.notNull("clock", clock), random,
+                fallback);
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
-        return new Retry(name, policy, breaker, budget, listeners, clock, Checks.notNull("random", random), fallback);
+        return new Retry(name, policy, breaker, budget, throttle, listeners, clock, Checks.notNull("random", random),
+                fallback);
     }
 
     public String name() {
@@ -136,6 +154,11 @@ public final class Retry {
 
     public RetryBudget budget() {
         return budget;
+    }
+
+    /** The adaptive throttle, or null when there is none. */
+    public AdaptiveThrottle throttle() {
+        return throttle;
     }
 
     public Clock clock() {
@@ -211,7 +234,8 @@ public final class Retry {
     @Override
     public String toString() {
         return "Retry{" + name + ", " + policy + (breaker != null ? ", " + breaker : "")
-                + (budget != null ? ", " + budget : "") + (fallback != null ? ", " + fallback : "") + "}";
+                + (budget != null ? ", " + budget : "") + (throttle != null ? ", " + throttle : "")
+                + (fallback != null ? ", " + fallback : "") + "}";
     }
 
     @SuppressWarnings("unchecked")

@@ -185,7 +185,7 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     // ---- shared decision logic ----
 
-    /** Counts the attempt and asks the breaker; false (call ended) when it refuses. */
+    /** Counts the attempt and asks the breaker and the throttle; false (call ended) when one refuses. */
     final boolean beforeAttempt() {
         attempt++;
         CircuitBreaker breaker = retry.breaker;
@@ -195,12 +195,23 @@ class RetryExecution<T> extends RetryEngine.Work {
             end(EndReason.CIRCUIT_OPEN);
             return false;
         }
+        AdaptiveThrottle throttle = retry.throttle;
+        if (throttle != null && !throttle.tryAcquire()) {
+            if (breaker != null) {
+                breaker.releasePermission(permit); // the attempt never happened
+            }
+            attempt--;
+            refusal = new ThrottledException(throttle.name(), throttle.rejectionProbability(), lastFailure,
+                    lastFailure == null ? lastResult : null);
+            end(EndReason.THROTTLED);
+            return false;
+        }
         return true;
     }
 
     /**
-     * Has the engine decide what follows an attempt's outcome, then asks the guards (breaker,
-     * budget) and tells the listeners.
+     * Has the engine decide what follows an attempt's outcome, tells the breaker and the throttle,
+     * then asks the guards (breaker, budget) and tells the listeners.
      *
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
@@ -210,6 +221,9 @@ class RetryExecution<T> extends RetryEngine.Work {
         remember(lastFailure);
         if (retry.breaker != null) {
             retry.breaker.record(permit, result, failure, attemptNanos);
+        }
+        if (retry.throttle != null) {
+            retry.throttle.record(result, failure, decision);
         }
         if (retry.listeners.length > 0) {
             RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, engine.maxAttempts,

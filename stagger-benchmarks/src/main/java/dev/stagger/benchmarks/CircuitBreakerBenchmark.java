@@ -3,6 +3,7 @@ package dev.stagger.benchmarks;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.function.CheckedSupplier;
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
@@ -36,6 +37,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * each trip decision is exact; two threads recording at once contend on that word.
  * {@code stagger_consecutive} is the simple mode (five failures in a row), whose success path only
  * reads that word.
+ *
+ * <p>{@code staggerThrottle} is the other guard a healthy call pays for, measured beside the
+ * breakers: an {@link AdaptiveThrottle} with its defaults (K = 2, a 2-minute window in 20 buckets)
+ * asked before the call and told of its acceptance after it, as a {@code Retry} does. With every
+ * call accepted it never refuses and never draws a random number: what is left is the reading of
+ * its 20 bucket words and one compare-and-set on the current one.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -58,6 +65,7 @@ public class CircuitBreakerBenchmark {
     private Callable<Object> resilience4jTime;
     private dev.failsafe.CircuitBreaker<Object> failsafeBreaker;
     private FailsafeExecutor<Object> failsafe;
+    private AdaptiveThrottle throttle;
 
     @Setup
     public void setUp() {
@@ -81,6 +89,17 @@ public class CircuitBreakerBenchmark {
                 .withFailureRateThreshold(FAILURE_RATE_PERCENT, MINIMUM_CALLS, WINDOW)
                 .build();
         failsafe = Failsafe.with(failsafeBreaker);
+        throttle = AdaptiveThrottle.of("bench");
+    }
+
+    /** A call through the throttle, as a {@code Retry} makes it: ask, call, record the acceptance. */
+    private Object throughThrottle() {
+        if (!throttle.tryAcquire()) {
+            throw new IllegalStateException("the throttle refused a call to a backend that accepts everything");
+        }
+        Object result = downstream.call();
+        throttle.onAccepted();
+        return result;
     }
 
     /** Every call succeeded, so a breaker that is not closed now was measured on the wrong path. */
@@ -90,7 +109,7 @@ public class CircuitBreakerBenchmark {
                 || staggerConsecutive.state() != CircuitBreaker.State.CLOSED
                 || r4jCount.getState() != io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED
                 || r4jTime.getState() != io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED
-                || !failsafeBreaker.isClosed()) {
+                || !failsafeBreaker.isClosed() || throttle.rejections() > 0) {
             throw new IllegalStateException("a breaker left the closed state during a success-only benchmark");
         }
     }
@@ -110,6 +129,11 @@ public class CircuitBreakerBenchmark {
     @Benchmark
     public Object closedOneThread_staggerConsecutive() throws Exception {
         return staggerConsecutive.call((Callable<Object>) downstream);
+    }
+
+    @Benchmark
+    public Object closedOneThread_staggerThrottle() {
+        return throughThrottle();
     }
 
     @Benchmark
@@ -145,6 +169,12 @@ public class CircuitBreakerBenchmark {
     @Threads(2)
     public Object closedTwoThreads_staggerConsecutive() throws Exception {
         return staggerConsecutive.call((Callable<Object>) downstream);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public Object closedTwoThreads_staggerThrottle() {
+        return throughThrottle();
     }
 
     @Benchmark

@@ -113,11 +113,11 @@ final class SimReport {
         return m;
     }
 
-    private static double round(double v) {
+    static double round(double v) {
         return Math.round(v * 1000) / 1000.0;
     }
 
-    private static String ms(double millis) {
+    static String ms(double millis) {
         return millis >= 10_000 ? String.format(Locale.ROOT, "%.1fs", millis / 1000)
                 : String.format(Locale.ROOT, "%.0fms", millis);
     }

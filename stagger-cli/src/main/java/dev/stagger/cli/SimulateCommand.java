@@ -1,6 +1,9 @@
 package dev.stagger.cli;
 
 import dev.stagger.sim.ContentionConfig;
+import dev.stagger.sim.MetastableConfig;
+import dev.stagger.sim.MetastableResult;
+import dev.stagger.sim.MetastableScenario;
 import dev.stagger.sim.OutageConfig;
 import dev.stagger.sim.Simulation;
 import dev.stagger.sim.SimulationResult;
@@ -29,12 +32,17 @@ import picocli.CommandLine.Option;
             "              base 5 ms, cap 2 s, network delay 10 +- 2 ms)",
             "  outage      N clients at 10 calls/s each; a server of 1.5x capacity",
             "              is down from 1 s to 4 s; 5 attempts, waits 100 ms..2 s",
+            "  metastable  a server of 1000 requests/s with a 2 s queue at 90 %% load loses",
+            "              half its workers from 10 s to 20 s; attempts time out after 1 s.",
+            "              Compares naive retries, exponential, the defaults, + budget,",
+            "              + adaptive throttle, + server shedding: goodput, recovery, p99",
             "",
             "Examples:",
             "  stagger simulate",
             "  stagger simulate --clients 100 --runs 100 --strategies exponential,full-jitter",
             "  stagger simulate --scenario outage --budget --svg outage.svg",
             "  stagger simulate --scenario outage --breaker --json | jq .results",
+            "  stagger simulate --scenario metastable --svg metastable.svg",
             ""},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the chart cannot be written (checked before simulating)", "  2  bad arguments"})
@@ -46,7 +54,7 @@ final class SimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", defaultValue = "contention", paramLabel = "NAME",
-            description = "contention | outage (default ${DEFAULT-VALUE}).")
+            description = "contention | outage | metastable (default ${DEFAULT-VALUE}).")
     String scenario;
 
     @Option(names = "--clients", defaultValue = "100", paramLabel = "N", description = "Clients (default ${DEFAULT-VALUE}).")
@@ -60,6 +68,11 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Strategies to compare (default all): none, exponential, full-jitter, equal-jitter, "
                     + "decorrelated-jitter, proportional-jitter, polly-v2.")
     List<String> strategies;
+
+    @Option(names = "--setups", split = ",", paramLabel = "LIST",
+            description = "metastable: the client set-ups to compare (default all): naive, exponential, defaults, "
+                    + "budget, throttle, shedding.")
+    List<String> setups;
 
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
             description = "Random seed; the same seed gives the same numbers (default ${DEFAULT-VALUE}).")
@@ -83,6 +96,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (scenario.equals("metastable")) {
+            return metastable();
+        }
         List<Strategy> chosen = validate();
         PrintStream out = System.out;
         PrintStream err = System.err;
@@ -129,9 +145,61 @@ final class SimulateCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The metastable scenario: one run per client set-up, reported per second of simulated time. */
+    private int metastable() throws Exception {
+        List<MetastableScenario> chosen = new ArrayList<>();
+        if (strategies != null || budget || breaker) {
+            throw bad("--scenario metastable compares client set-ups: use --setups, not --strategies, --budget or --breaker");
+        }
+        for (String s : setups == null ? List.<String>of() : setups) {
+            try {
+                chosen.add(MetastableScenario.parse(s));
+            } catch (IllegalArgumentException e) {
+                throw bad("--setups: " + e.getMessage());
+            }
+        }
+        PrintStream err = System.err;
+        if (svg != null) {
+            Optional<String> problem = FileProblems.whyNotWritable(svg);
+            if (problem.isPresent()) {
+                err.println("stagger simulate: cannot write " + svg + ": " + problem.get());
+                return 1;
+            }
+        }
+        MetastableConfig config = MetastableConfig.defaults().withSeed(seed);
+        if (!chosen.isEmpty()) {
+            config = config.withScenarios(chosen);
+        }
+        SimProgressBar bar = new SimProgressBar(err, !noProgress && System.console() != null);
+        long t0 = System.nanoTime();
+        List<MetastableResult> results = Simulation.metastable(config, bar::update);
+        long elapsed = System.nanoTime() - t0;
+        bar.finish();
+        MetastableReport report = new MetastableReport(config, results, elapsed);
+        if (json) {
+            report.json(System.out);
+        } else {
+            report.table(System.out);
+        }
+        System.out.flush();
+        if (svg != null) {
+            try {
+                Files.writeString(svg, SvgChart.goodputOverTime("Metastable failure: goodput when half the workers go for 10 s", results));
+            } catch (IOException e) {
+                err.println("stagger simulate: cannot write " + svg + ": " + FileProblems.reason(e, svg));
+                return 1;
+            }
+            err.println("stagger simulate: wrote " + svg);
+        }
+        return 0;
+    }
+
     private List<Strategy> validate() {
         if (!scenario.equals("contention") && !scenario.equals("outage")) {
-            throw bad("--scenario must be contention or outage, got '" + scenario + "'");
+            throw bad("--scenario must be contention, outage or metastable, got '" + scenario + "'");
+        }
+        if (setups != null) {
+            throw bad("--setups is for --scenario metastable");
         }
         if (clients < 1 || clients > MAX_CLIENTS) {
             throw bad("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);

@@ -57,6 +57,40 @@ class SimulateCommandTest {
     }
 
     @Test
+    void theMetastableScenarioPrintsGoodputRecoveryAndP99PerSetUp(@TempDir Path dir) throws Exception {
+        Path chart = dir.resolve("metastable.svg");
+        SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--scenario", "metastable", "--setups", "budget,shedding",
+                "--json", "--svg", chart.toString());
+
+        assertThat(o.exitCode()).isZero();
+        JsonNode root = new ObjectMapper().readTree(o.out());
+        assertThat(root.get("scenario").asText()).isEqualTo("metastable");
+        assertThat(root.get("capacity").asDouble()).isEqualTo(1000.0);
+        assertThat(root.get("triggerFromSecond").asInt()).isEqualTo(10);
+        JsonNode results = root.get("results");
+        assertThat(results).hasSize(2);
+        assertThat(results.get(0).get("setup").asText()).isEqualTo("budget");
+        JsonNode shedding = results.get(1);
+        for (String field : new String[] {"goodputDuringTrigger", "goodputAfterTrigger", "recoveredAfterSeconds", "p99Ms"}) {
+            assertThat(shedding.get(field).isNumber()).as(field).isTrue();
+        }
+        assertThat(shedding.get("goodput")).hasSize(60);
+        assertThat(shedding.get("shed").asLong()).isPositive();
+        Document svg = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(chart.toFile());
+        assertThat(svg.getElementsByTagName("polyline").getLength()).isEqualTo(2);
+    }
+
+    @Test
+    void theMetastableScenarioTakesSetUpsNotStrategies() {
+        SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--scenario", "metastable", "--strategies", "none");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).contains("use --setups");
+        SimCliRunner.Outcome unknown = SimCliRunner.run("simulate", "--scenario", "metastable", "--setups", "hope");
+        assertThat(unknown.exitCode()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--setups: scenario must be one of naive, exponential, defaults, budget, throttle, shedding, got 'hope'");
+    }
+
+    @Test
     void theSameSeedPrintsTheSameJson() throws Exception {
         String[] args = {"simulate", "--clients", "10", "--runs", "2", "--strategies", "full-jitter", "--json"};
         ObjectMapper m = new ObjectMapper();
@@ -133,7 +167,7 @@ class SimulateCommandTest {
         assertThat(SimCliRunner.run("simulate", "--clients", "many").exitCode()).isEqualTo(2);
         SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--scenario", "earthquake");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--scenario must be contention or outage, got 'earthquake'");
+        assertThat(o.err()).contains("--scenario must be contention, outage or metastable, got 'earthquake'");
     }
 
     @Test

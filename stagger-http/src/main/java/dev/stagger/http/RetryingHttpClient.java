@@ -2,6 +2,7 @@ package dev.stagger.http;
 
 import dev.stagger.AttemptCallable;
 import dev.stagger.AttemptContext;
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
 import dev.stagger.Fallback;
@@ -73,7 +74,7 @@ import java.util.function.Predicate;
  * {@link HttpResponse#statusCode()} (and {@link #retries(HttpResponse)} to tell the two apart).
  * If the thread is interrupted during a wait, the last response is returned with the interrupt
  * status set (its streamed body already released). When every attempt threw, the last exception is thrown with
- * the earlier ones suppressed. A refusal by the breaker or the budget throws a
+ * the earlier ones suppressed. A refusal by the breaker, the budget or the throttle throws a
  * {@link dev.stagger.RetryRefusedException} subtype. Bodies of responses that are retried or
  * refused are drained and closed before waiting, so streamed bodies
  * ({@code BodyHandlers.ofInputStream()}, {@code ofLines()}, {@code ofPublisher()}) never leak a
@@ -123,6 +124,7 @@ public final class RetryingHttpClient {
     private final RetryPolicy policy;
     private final CircuitBreaker breaker;
     private final RetryBudget budget;
+    private final AdaptiveThrottle throttle;
     private final Clock clock;
     private final RandomSource random;
     private final String service;
@@ -140,6 +142,7 @@ public final class RetryingHttpClient {
         this.policy = b.policy;
         this.breaker = b.breaker;
         this.budget = b.budget;
+        this.throttle = b.throttle;
         this.clock = b.clock;
         this.random = b.random;
         this.service = b.service;
@@ -348,6 +351,7 @@ public final class RetryingHttpClient {
         b.policy = policy;
         b.breaker = breaker;
         b.budget = budget;
+        b.throttle = throttle;
         b.clock = clock;
         b.random = random;
         b.service = service;
@@ -375,6 +379,11 @@ public final class RetryingHttpClient {
     /** The budget asked before every retry, if any. */
     public Optional<RetryBudget> budget() {
         return Optional.ofNullable(budget);
+    }
+
+    /** The adaptive throttle asked before every attempt, if any. */
+    public Optional<AdaptiveThrottle> throttle() {
+        return Optional.ofNullable(throttle);
     }
 
     public RetryPolicy policy() {
@@ -441,6 +450,9 @@ public final class RetryingHttpClient {
         if (fallback != null) {
             retry = retry.withFallback(fallback);
         }
+        if (throttle != null) {
+            retry = retry.withThrottle(throttle.withAcceptedWhen((result, failure, decision) -> call.acceptedByServer(result, failure)));
+        }
         return retry;
     }
 
@@ -466,6 +478,7 @@ public final class RetryingHttpClient {
         private RetryPolicy policy = RetryPolicy.interactive();
         private CircuitBreaker breaker;
         private RetryBudget budget;
+        private AdaptiveThrottle throttle;
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
         private String service = "http";
@@ -497,6 +510,20 @@ public final class RetryingHttpClient {
         /** Asked before every retry; share one budget among all clients of one downstream. */
         public Builder budget(RetryBudget budget) {
             this.budget = require("budget", budget);
+            return this;
+        }
+
+        /**
+         * Asked before every attempt, first attempts included: refuses locally, with a
+         * {@link dev.stagger.ThrottledException}, as the server rejects more of what it is sent.
+         * This client judges what the server accepted, whatever the throttle's own predicate:
+         * failures (timeouts, resets, refused connections), the statuses the table retries
+         * (408, 429, 500, 502, 503, 504 by default) and any 429 or 503 with {@code Retry-After}
+         * are rejections; every other response is accepted. Share one throttle among all clients
+         * of one downstream.
+         */
+        public Builder throttle(AdaptiveThrottle throttle) {
+            this.throttle = require("throttle", throttle);
             return this;
         }
 

@@ -1,11 +1,13 @@
 package dev.stagger.observability;
 
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryListener;
 import dev.stagger.observability.internal.BreakerMeters;
 import dev.stagger.observability.internal.BudgetMeters;
+import dev.stagger.observability.internal.ThrottleMeters;
 import dev.stagger.observability.internal.RetryMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -64,6 +66,12 @@ import java.util.WeakHashMap;
  *   <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td></td><td>tokens in the budget now</td></tr>
  *   <tr><td>{@value #BUDGET_RETRIES}</td><td>function counter</td><td></td><td>retries the budget allowed</td></tr>
  *   <tr><td>{@value #BUDGET_REFUSALS}</td><td>function counter</td><td></td><td>retries the budget refused</td></tr>
+ *   <tr><td>{@value #THROTTLE_PROBABILITY}</td><td>gauge</td><td></td>
+ *       <td>the throttle's probability of refusing the next request, 0 when the backend is healthy</td></tr>
+ *   <tr><td>{@value #THROTTLE_REQUESTS}</td><td>gauge</td><td></td><td>requests in the throttle's window</td></tr>
+ *   <tr><td>{@value #THROTTLE_ACCEPTS}</td><td>gauge</td><td></td><td>accepts in the throttle's window</td></tr>
+ *   <tr><td>{@value #THROTTLE_REJECTIONS}</td><td>function counter</td><td></td>
+ *       <td>requests the throttle refused locally</td></tr>
  * </table>
  *
  * <p>Meters are created once per name when a component is bound; recording an event looks
@@ -95,6 +103,14 @@ public final class RetryMetrics {
     public static final String CIRCUIT_TRANSITIONS = "stagger.circuit.transitions";
     /** Calls the breaker refused. */
     public static final String CIRCUIT_REJECTED = "stagger.circuit.rejected";
+    /** An adaptive throttle's probability of refusing the next request. */
+    public static final String THROTTLE_PROBABILITY = "stagger.throttle.probability";
+    /** Requests an adaptive throttle counts in its window. */
+    public static final String THROTTLE_REQUESTS = "stagger.throttle.requests";
+    /** Accepts an adaptive throttle counts in its window. */
+    public static final String THROTTLE_ACCEPTS = "stagger.throttle.accepts";
+    /** Requests an adaptive throttle refused locally. */
+    public static final String THROTTLE_REJECTIONS = "stagger.throttle.rejections";
     /** Tokens left in a retry budget. */
     public static final String BUDGET_TOKENS = "stagger.budget.tokens";
     /** Retries a budget allowed. */
@@ -144,6 +160,9 @@ public final class RetryMetrics {
         if (retry.budget() != null) {
             bind(retry.budget());
         }
+        if (retry.throttle() != null) {
+            bind(retry.throttle());
+        }
         return retry.withListener(listener(retry.name()));
     }
 
@@ -157,7 +176,7 @@ public final class RetryMetrics {
         if (name == null) {
             throw new NullPointerException("name must not be null");
         }
-        return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind);
+        return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind, this::bind);
     }
 
     /** Publishes the breaker's state, transitions and rejections. Idempotent per breaker. */
@@ -177,6 +196,21 @@ public final class RetryMetrics {
         }
         if (bound.add(budget)) {
             BudgetMeters.bind(registry, commonTags.and("name", budget.name()), budget);
+        }
+    }
+
+    /**
+     * Publishes the throttle's rejection probability, window counts and refusals. Idempotent per
+     * throttle; a view made by {@link AdaptiveThrottle#withAcceptedWhen} binds the throttle it
+     * was made from.
+     */
+    public void bind(AdaptiveThrottle throttle) {
+        if (throttle == null) {
+            throw new IllegalArgumentException("throttle must not be null");
+        }
+        AdaptiveThrottle origin = throttle.origin();
+        if (bound.add(origin)) {
+            ThrottleMeters.bind(registry, commonTags.and("name", origin.name()), origin);
         }
     }
 

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.Backoff;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryPolicy;
+import dev.stagger.RandomSource;
 import dev.stagger.testing.VirtualClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -259,6 +261,36 @@ class RetryMetricsTest {
 
         callIgnoringFailure(retry, ScriptedOperation.on(clock).succeeds(MS_10));
         assertThat(tokens.value()).isEqualTo(0.5);
+    }
+
+    @Test
+    void throttleGaugesShowItsWindowAndProbabilityAndRefusalsAreCounted() {
+        AdaptiveThrottle throttle = AdaptiveThrottle.builder("search").clock(clock)
+                .random(RandomSource.sequence(0.0)).build();
+        Retry retry = metrics.instrument(Retry.of("search", policy(3, Backoff.none()).build())
+                .withThrottle(throttle).withClock(clock));
+
+        // attempt 1 is sent and fails (1 request, 0 accepts); attempt 2 is refused (p = 1/2 > 0)
+        callIgnoringFailure(retry, ScriptedOperation.on(clock).fails(MS_10));
+
+        assertThat(registry.get(RetryMetrics.THROTTLE_REQUESTS).tag("name", "search").gauge().value()).isEqualTo(2.0);
+        assertThat(registry.get(RetryMetrics.THROTTLE_ACCEPTS).gauge().value()).isZero();
+        assertThat(registry.get(RetryMetrics.THROTTLE_PROBABILITY).gauge().value()).isCloseTo(2 / 3.0, within(1e-9));
+        assertThat(registry.get(RetryMetrics.THROTTLE_REJECTIONS).functionCounter().count()).isEqualTo(1);
+        assertThat(calls("search", EndReason.THROTTLED)).isEqualTo(1);
+    }
+
+    @Test
+    void aViewOfAThrottleIsMeteredAsTheThrottleItWasMadeFrom() {
+        AdaptiveThrottle throttle = AdaptiveThrottle.builder("search").clock(clock).build();
+        metrics.bind(throttle.withAcceptedWhen((result, failure, decision) -> true));
+        metrics.bind(throttle.withAcceptedWhen((result, failure, decision) -> false));
+        metrics.bind(throttle);
+
+        throttle.onAccepted();
+
+        assertThat(registry.find(RetryMetrics.THROTTLE_ACCEPTS).gauges()).hasSize(1);
+        assertThat(registry.get(RetryMetrics.THROTTLE_ACCEPTS).gauge().value()).isEqualTo(1.0);
     }
 
     @Test

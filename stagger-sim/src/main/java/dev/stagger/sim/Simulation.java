@@ -4,6 +4,7 @@ import dev.stagger.EndReason;
 import dev.stagger.sim.internal.ContentionRun;
 import dev.stagger.sim.internal.Guards;
 import dev.stagger.sim.internal.LongList;
+import dev.stagger.sim.internal.MetastableRun;
 import dev.stagger.sim.internal.OutageRun;
 import dev.stagger.sim.internal.ParallelRuns;
 import dev.stagger.sim.internal.RunStats;
@@ -79,6 +80,37 @@ public final class Simulation {
                 (strategy, seed) -> new OutageRun(config, strategy, seed).run(),
                 (strategy, a) -> a.result("outage", strategy, config.budget(), config.circuitBreaker(), config.clients(),
                         config.runs(), config.offeredRate(), offeredDuringOutage, downFromMs, downToMs));
+    }
+
+    /**
+     * Runs the {@code metastable} scenario once for each client set-up in the configuration (on
+     * the cores, results in the configuration's order). Every set-up runs with the same seed, so
+     * they meet the same network delays and client phases.
+     */
+    public static List<MetastableResult> metastable(MetastableConfig config) {
+        return metastable(config, SILENT);
+    }
+
+    /** As {@link #metastable(MetastableConfig)}, reporting each finished run to {@code progress}. */
+    public static List<MetastableResult> metastable(MetastableConfig config, Progress progress) {
+        return metastable(config, config.scenarios().stream().map(MetastableScenario::setup).toList(), progress);
+    }
+
+    /**
+     * Runs the {@code metastable} scenario of {@code config} once for each of {@code setups} (any
+     * combination of retry policy and guards) instead of the configuration's scenarios.
+     */
+    public static List<MetastableResult> metastable(MetastableConfig config, List<MetastableSetup> setups,
+                                                    Progress progress) {
+        List<MetastableSetup> chosen = List.copyOf(setups);
+        MetastableResult[] results = new MetastableResult[chosen.size()];
+        long seed = runSeed(config.seed(), 0);
+        ParallelRuns.inOrder(chosen.size(), k -> new MetastableRun(config, chosen.get(k), seed).run(),
+                (result, k) -> {
+                    results[k] = result;
+                    progress.onRun(k + 1, chosen.size());
+                });
+        return List.of(results);
     }
 
     /** One run of a scenario for a strategy and a run seed. */

@@ -6,7 +6,8 @@ import java.util.Locale;
 /**
  * Renders simulation results as a self-contained SVG document (no scripts, no external fonts or
  * styles) that opens in any browser: load over time per strategy for {@code outage}, total calls
- * and completion time per strategy for {@code contention}.
+ * and completion time per strategy for {@code contention}, goodput over time per client set-up for
+ * {@code metastable}.
  */
 public final class SvgChart {
     private static final String[] COLORS = {
@@ -78,6 +79,59 @@ public final class SvgChart {
             for (int b = 0; b < r.load().size(); b++) {
                 double x = LEFT + plotW * (b + 0.5) / buckets;
                 double y = TOP + plotH * (1 - r.load().get(b) / maxLoad);
+                points.append(format("%.1f,%.1f ", x, y));
+            }
+            svg.append(format("<polyline fill='none' stroke='%s' stroke-width='1.5' points='%s'/>%n", color(i), points.toString().trim()));
+            legend(svg, i, legends.get(i));
+        }
+        return close(svg);
+    }
+
+    /**
+     * The {@code metastable} scenario: one line per client set-up, goodput (calls that succeeded
+     * per second) against time, with the trigger shaded and the full and reduced capacities dashed.
+     */
+    public static String goodputOverTime(String title, List<MetastableResult> results) {
+        if (results.isEmpty()) {
+            throw new IllegalArgumentException("results must not be empty");
+        }
+        MetastableResult first = results.get(0);
+        double max = first.capacity();
+        int seconds = 1;
+        for (MetastableResult r : results) {
+            for (int v : r.goodput()) {
+                max = Math.max(max, v);
+            }
+            seconds = Math.max(seconds, r.goodput().size());
+        }
+        max = niceCeiling(max);
+        List<String> legends = results.stream().map(r -> r.setup().label() + ": recovered "
+                + r.timeToRecover().map(d -> format("after %d s", d.toSeconds())).orElse("never")).toList();
+        StringBuilder svg = open(title, width(legends));
+        double plotW = PLOT_WIDTH;
+        double plotH = HEIGHT - TOP - BOTTOM;
+        double x0 = LEFT + plotW * first.triggerFromSecond() / seconds;
+        double x1 = LEFT + plotW * Math.min(seconds, first.triggerToSecond()) / seconds;
+        svg.append(format("<rect x='%.1f' y='%d' width='%.1f' height='%.1f' fill='#fbe3e3'/>%n", x0, TOP, x1 - x0, plotH));
+        svg.append(format("<text x='%.1f' y='%d' font-size='11' fill='#a33'>capacity halved</text>%n", x0 + 4, TOP + 14));
+        axes(svg, max, "goodput: calls succeeded / s");
+        for (int t = 0; t <= seconds; t += Math.max(1, (int) Math.ceil(seconds / 10.0))) {
+            double x = LEFT + plotW * t / seconds;
+            svg.append(format("<text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%ds</text>%n", x, HEIGHT - BOTTOM + 16, t));
+        }
+        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>time</text>%n", LEFT + plotW / 2, HEIGHT - 18));
+        for (double level : new double[] {first.capacity(), first.reducedCapacity()}) {
+            double y = TOP + plotH * (1 - level / max);
+            svg.append(format("<line x1='%d' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#444' stroke-dasharray='6 4'/>%n", LEFT, y, LEFT + plotW, y));
+            svg.append(format("<text x='%.1f' y='%.1f' font-size='11' fill='#444' text-anchor='end'>%s %.0f/s</text>%n",
+                    LEFT + plotW - 4, y - 4, level == first.capacity() ? "capacity" : "reduced", level));
+        }
+        for (int i = 0; i < results.size(); i++) {
+            List<Integer> goodput = results.get(i).goodput();
+            StringBuilder points = new StringBuilder();
+            for (int b = 0; b < goodput.size(); b++) {
+                double x = LEFT + plotW * (b + 0.5) / seconds;
+                double y = TOP + plotH * (1 - goodput.get(b) / max);
                 points.append(format("%.1f,%.1f ", x, y));
             }
             svg.append(format("<polyline fill='none' stroke='%s' stroke-width='1.5' points='%s'/>%n", color(i), points.toString().trim()));

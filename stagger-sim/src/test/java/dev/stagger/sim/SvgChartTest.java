@@ -29,6 +29,19 @@ class SvgChartTest {
     }
 
     @Test
+    void drawsOneGoodputLinePerSetUpForTheMetastableScenario() throws Exception {
+        MetastableConfig config = MetastableConfig.defaults().withTrigger(java.time.Duration.ofSeconds(2),
+                java.time.Duration.ofSeconds(2), 0.5).withDuration(java.time.Duration.ofSeconds(6))
+                .withScenarios(List.of(MetastableScenario.BUDGET, MetastableScenario.SHEDDING));
+        Document svg = parse(SvgChart.goodputOverTime("metastable", Simulation.metastable(config)));
+
+        assertThat(svg.getElementsByTagName("polyline").getLength()).isEqualTo(2);
+        String text = svg.getDocumentElement().getTextContent();
+        assertThat(text).contains("budget: recovered").contains("shedding: recovered").contains("capacity halved")
+                .contains("capacity 1000/s").contains("reduced 500/s");
+    }
+
+    @Test
     void drawsCallsAndCompletionBarsPerStrategyForContention() throws Exception {
         List<SimulationResult> results = Simulation.contention(ContentionConfig.defaults().withClients(10).withRuns(1)
                 .withStrategies(List.of(Strategy.NONE, Strategy.FULL_JITTER)));

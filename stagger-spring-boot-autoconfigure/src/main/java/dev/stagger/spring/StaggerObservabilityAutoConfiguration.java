@@ -22,8 +22,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Meters and log lines for every Stagger component of the application: the registry's retries
- * (and through them their breakers and budgets), and any {@code Retry}, {@code CircuitBreaker},
- * {@code RetryBudget} or {@code RetryingHttpClient} bean the application defines itself, with the
+ * (and through them their breakers, budgets and throttles), and any {@code Retry}, {@code CircuitBreaker},
+ * {@code RetryBudget}, {@code AdaptiveThrottle} or {@code RetryingHttpClient} bean the application defines itself, with the
  * names and tags of {@link RetryMetrics}. Log lines go through SLF4J, so Boot's logging writes
  * them (logger {@code dev.stagger.retry}; {@code logging.structured.format.console=ecs} makes them
  * JSON with their key-value pairs).
@@ -68,6 +68,8 @@ public class StaggerObservabilityAutoConfiguration {
                         metrics.getObject().bind(breaker);
                     } else if (bean instanceof RetryBudget budget) {
                         metrics.getObject().bind(budget);
+                    } else if (bean instanceof dev.stagger.AdaptiveThrottle throttle) {
+                        metrics.getObject().bind(throttle);
                     } else if (http && bean instanceof dev.stagger.http.RetryingHttpClient client) {
                         return client.toBuilder().listener(metrics.getObject().listener(client.service())).build();
                     }

@@ -22,6 +22,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     payments: { failure-rate-threshold: 0.5, open-duration: 30s }
  *   budgets:
  *     shared: { ratio: 0.1 }
+ *   throttles:
+ *     payments: { k: 2, window: 2m }
  * </pre>
  */
 @ConfigurationProperties("stagger")
@@ -35,6 +37,8 @@ public class StaggerProperties {
     private Map<String, CircuitBreakerProperties> circuitBreakers = new LinkedHashMap<>();
     /** Named retry budgets; every retry naming one shares the same budget. */
     private Map<String, BudgetProperties> budgets = new LinkedHashMap<>();
+    /** Named adaptive throttles; every retry naming one shares the same throttle. */
+    private Map<String, ThrottleProperties> throttles = new LinkedHashMap<>();
     /** Method annotation ({@code @StaggerRetry}) settings. */
     private Annotation annotation = new Annotation();
     /** Retrying HTTP clients for Spring's RestClient, RestTemplate and WebClient. */
@@ -58,6 +62,8 @@ public class StaggerProperties {
     public void setCircuitBreakers(Map<String, CircuitBreakerProperties> circuitBreakers) { this.circuitBreakers = circuitBreakers; }
     public Map<String, BudgetProperties> getBudgets() { return budgets; }
     public void setBudgets(Map<String, BudgetProperties> budgets) { this.budgets = budgets; }
+    public Map<String, ThrottleProperties> getThrottles() { return throttles; }
+    public void setThrottles(Map<String, ThrottleProperties> throttles) { this.throttles = throttles; }
     public Annotation getAnnotation() { return annotation; }
     public void setAnnotation(Annotation annotation) { this.annotation = annotation; }
     public Http getHttp() { return http; }
@@ -95,6 +101,8 @@ public class StaggerProperties {
         private String circuitBreaker;
         /** Name of the retry budget asked before every retry; defaults to the budget of the same name, if any. */
         private String budget;
+        /** Name of the adaptive throttle asked before every attempt; defaults to the throttle of the same name, if any. */
+        private String throttle;
 
         public String getPreset() { return preset; }
         public void setPreset(String preset) { this.preset = preset; }
@@ -114,6 +122,8 @@ public class StaggerProperties {
         public void setCircuitBreaker(String circuitBreaker) { this.circuitBreaker = circuitBreaker; }
         public String getBudget() { return budget; }
         public void setBudget(String budget) { this.budget = budget; }
+        public String getThrottle() { return throttle; }
+        public void setThrottle(String throttle) { this.throttle = throttle; }
     }
 
     /** A backoff schedule. With nothing set: exponential from 200 ms, x2, 5 s cap, full jitter. */
@@ -197,6 +207,23 @@ public class StaggerProperties {
         public void setMaxTokens(Double maxTokens) { this.maxTokens = maxTokens; }
         public Double getMinRetriesPerSecond() { return minRetriesPerSecond; }
         public void setMinRetriesPerSecond(Double minRetriesPerSecond) { this.minRetriesPerSecond = minRetriesPerSecond; }
+    }
+
+    /** An adaptive throttle (client-side, the SRE book's) shared by every retry and client naming it. */
+    public static class ThrottleProperties {
+        /** Requests tolerated per accepted request before refusing locally (default 2). */
+        private Double k;
+        /** The trailing window requests and accepts are counted over (default 2m). */
+        private Duration window;
+        /** Buckets the window rolls in (default 20). */
+        private Integer buckets;
+
+        public Double getK() { return k; }
+        public void setK(Double k) { this.k = k; }
+        public Duration getWindow() { return window; }
+        public void setWindow(Duration window) { this.window = window; }
+        public Integer getBuckets() { return buckets; }
+        public void setBuckets(Integer buckets) { this.buckets = buckets; }
     }
 
     public static class Annotation {

@@ -1,5 +1,6 @@
 package dev.stagger.spring;
 
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
@@ -14,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The named retries, circuit breakers and budgets of the application, built from
- * {@code stagger.retries}, {@code stagger.circuit-breakers} and {@code stagger.budgets}.
+ * {@code stagger.retries}, {@code stagger.circuit-breakers}, {@code stagger.budgets} and
+ * {@code stagger.throttles}.
  *
  * <p>Every configured name is built when the context starts, so a bad value fails startup. A
  * retry asked for by a name that is not configured ({@code @StaggerRetry("inventory")}) is built
@@ -32,6 +34,7 @@ public final class StaggerRegistry {
     private final Map<String, Retry> retries = new ConcurrentHashMap<>();
     private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
+    private final Map<String, AdaptiveThrottle> throttles = new ConcurrentHashMap<>();
 
     private final java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures;
 
@@ -60,6 +63,11 @@ public final class StaggerRegistry {
         for (String name : properties.getBudgets().keySet()) {
             if (!StaggerProperties.DEFAULT.equals(name)) {
                 budget(name);
+            }
+        }
+        for (String name : properties.getThrottles().keySet()) {
+            if (!StaggerProperties.DEFAULT.equals(name)) {
+                throttle(name);
             }
         }
         for (String name : properties.getRetries().keySet()) {
@@ -113,6 +121,24 @@ public final class StaggerRegistry {
         return budgets.computeIfAbsent(name, factory::budget);
     }
 
+    /** The adaptive throttle called {@code name}; it must be configured under {@code stagger.throttles}. */
+    public AdaptiveThrottle throttle(String name) {
+        AdaptiveThrottle existing = throttles.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        if (!properties.getThrottles().containsKey(name)) {
+            throw new IllegalArgumentException("no throttle named " + name + " under stagger.throttles; configured: "
+                    + names(properties.getThrottles()));
+        }
+        return throttles.computeIfAbsent(name, factory::throttle);
+    }
+
+    /** Every adaptive throttle, by name. */
+    public Map<String, AdaptiveThrottle> throttles() {
+        return Collections.unmodifiableMap(new TreeMap<>(throttles));
+    }
+
     InstanceFactory factory() {
         return factory;
     }
@@ -145,6 +171,11 @@ public final class StaggerRegistry {
                 : properties.getBudgets().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
         if (budget != null) {
             retry = retry.withBudget(guard("budget", name, budget, this::budget));
+        }
+        String throttle = p.getThrottle() != null ? p.getThrottle()
+                : properties.getThrottles().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
+        if (throttle != null) {
+            retry = retry.withThrottle(guard("throttle", name, throttle, this::throttle));
         }
         return retry;
     }

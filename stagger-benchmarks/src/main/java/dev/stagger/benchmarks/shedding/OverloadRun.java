@@ -32,7 +32,13 @@ import java.util.function.Supplier;
  *   <li>the same with an {@link AimdLimit} whose threshold is 1.5 x the service time.</li>
  * </ul>
  * Goodput counts 2xx answers received within the timeout, per second of the recorded part;
- * latencies are those of 2xx answers. With {@code --rounds} above 1 each figure is the median over
+ * latencies are those of 2xx answers.
+ *
+ * <p>With {@code --clients stagger} or {@code both} (the default), the same rounds also drive the
+ * server with Stagger's retrying clients ({@link RetryingLoad}: the default policy, a shared
+ * budget, the timeout per attempt) at the same overload, with and without an
+ * {@link dev.stagger.AdaptiveThrottle}, and with and without the filter: four more scenarios, whose
+ * goodput counts calls that succeeded, retries included, and whose load is attempts per second. With {@code --rounds} above 1 each figure is the median over
  * rounds, with the spread of goodput and p99. All traffic stays on loopback; the run ends by itself.
  */
 public final class OverloadRun {
@@ -40,6 +46,10 @@ public final class OverloadRun {
     }
 
     private record Scenario(String name, double loadFactor, Supplier<LoadSheddingFilter> filter) {
+    }
+
+    /** A run of Stagger's retrying clients against the server, with or without the filter and the throttle. */
+    private record ClientScenario(String name, boolean filtered, boolean throttled) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -51,6 +61,12 @@ public final class OverloadRun {
         Duration warmup = Duration.ofSeconds(arguments.positive("--warmup", 5));
         Duration timeout = Duration.ofMillis(arguments.positive("--timeout-ms", 2000));
         int rounds = arguments.positive("--rounds", 1);
+        String clients = arguments.text("--clients", "both");
+        if (!List.of("plain", "stagger", "both").contains(clients)) {
+            throw new IllegalArgumentException("--clients must be plain, stagger or both, got '" + clients + "'");
+        }
+        boolean plainClients = !clients.equals("stagger");
+        boolean staggerClients = !clients.equals("plain");
         double capacity = permits / (service.toNanos() / 1e9);
 
         List<Scenario> scenarios = List.of(
@@ -63,6 +79,13 @@ public final class OverloadRun {
                                 .limit(AimdLimit.builder(service.multipliedBy(3).dividedBy(2)).build()).build()));
         Map<String, List<OpenLoopLoad.Result>> results = new LinkedHashMap<>();
         scenarios.forEach(s -> results.put(s.name(), new ArrayList<>()));
+        List<ClientScenario> clientScenarios = !staggerClients ? List.of() : List.of(
+                new ClientScenario(fmt("%.0fx, no filter, Stagger client", overload), false, false),
+                new ClientScenario(fmt("%.0fx, no filter, + throttle", overload), false, true),
+                new ClientScenario(fmt("%.0fx, GradientLimit, Stagger client", overload), true, false),
+                new ClientScenario(fmt("%.0fx, GradientLimit, + throttle", overload), true, true));
+        Map<String, List<RetryingLoad.Result>> clientResults = new LinkedHashMap<>();
+        clientScenarios.forEach(s -> clientResults.put(s.name(), new ArrayList<>()));
 
         String loadBefore = loadAverage();
         System.out.printf(Locale.ROOT, "capacity %d permits x %d ms = %.0f requests/s; %d s per scenario (%d s warmup), "
@@ -74,7 +97,17 @@ public final class OverloadRun {
             new OpenLoopLoad(overload * capacity, warmup.plusSeconds(1), warmup, timeout, 4_000).run(server.uri());
         }
         for (int round = 1; round <= rounds; round++) {
-            for (Scenario s : scenarios) {
+            for (ClientScenario s : clientScenarios) {
+                RetryingLoad.Result r;
+                try (CapacityServer server = s.filtered()
+                        ? CapacityServer.start(permits, service, LoadSheddingFilter.builder("overload").build())
+                        : CapacityServer.start(permits, service)) {
+                    r = new RetryingLoad(overload * capacity, duration, warmup, timeout, 4_000, s.throttled()).run(server.uri());
+                }
+                clientResults.get(s.name()).add(r);
+                System.out.printf(Locale.ROOT, "round %d: %-36s %s%n", round, s.name(), r);
+            }
+            for (Scenario s : plainClients ? scenarios : List.<Scenario>of()) {
                 LoadSheddingFilter filter = s.filter().get();
                 OpenLoopLoad.Result r;
                 String limit;
@@ -89,6 +122,12 @@ public final class OverloadRun {
             }
         }
         String loadAfter = loadAverage();
+        if (!plainClients) {
+            printClientTable(clientScenarios, clientResults, capacity, overload, rounds);
+            System.out.printf(Locale.ROOT, "load average before: %s, after: %s (2 cores: above ~1.5 the figures are not "
+                    + "trustworthy)%n", loadBefore, loadAfter);
+            return;
+        }
 
         System.out.printf(Locale.ROOT, "%n%-28s %9s %9s %6s %8s %8s %9s %9s %7s %8s %8s %11s%n", "scenario", "offered/s",
                 "goodput/s", "of cap", "p50 ms", "p99 ms", "p99/u.p99", "p99/u.p50", "shed", "timeouts", "not sent",
@@ -109,6 +148,7 @@ public final class OverloadRun {
                         "", "", spread(rs, r -> millis(r.okLatency(0.99))));
             }
         }
+        printClientTable(clientScenarios, clientResults, capacity, overload, rounds);
         System.out.printf(Locale.ROOT, "load average before: %s, after: %s (2 cores: above ~1.5 the figures are not "
                 + "trustworthy)%n", loadBefore, loadAfter);
 
@@ -124,6 +164,37 @@ public final class OverloadRun {
         double timedOutShare = median(none, r -> r.timedOut / (double) Math.max(1, r.sent));
         System.out.printf(Locale.ROOT, "  without it, clients time out: %.0f %% of requests -> %s%n", 100 * timedOutShare,
                 timedOutShare > 0.5 ? "shown" : "NOT SHOWN");
+    }
+
+    /** Stagger's retrying clients: goodput of calls, attempts per second, latency of calls that succeeded. */
+    private static void printClientTable(List<ClientScenario> scenarios, Map<String, List<RetryingLoad.Result>> results,
+                                         double capacity, double overload, int rounds) {
+        if (scenarios.isEmpty()) {
+            return;
+        }
+        System.out.printf(Locale.ROOT, "%nStagger's retrying clients (default policy + budget), %.0f calls/s offered:%n",
+                overload * capacity);
+        System.out.printf(Locale.ROOT, "%-36s %9s %6s %10s %8s %8s %9s %7s %8s%n", "scenario", "goodput/s", "of cap",
+                "attempts/s", "p50 ms", "p99 ms", "throttled", "budget", "deadline");
+        for (ClientScenario s : scenarios) {
+            List<RetryingLoad.Result> rs = results.get(s.name());
+            double goodput = medianOf(rs, RetryingLoad.Result::goodputPerSecond);
+            System.out.printf(Locale.ROOT, "%-36s %9.0f %5.0f%% %10.0f %8.1f %8.1f %9.0f %7.0f %8.0f%n", s.name(), goodput,
+                    100 * goodput / capacity, medianOf(rs, RetryingLoad.Result::attemptsPerSecond),
+                    medianOf(rs, r -> millis(r.okLatency(0.5))), medianOf(rs, r -> millis(r.okLatency(0.99))),
+                    medianOf(rs, r -> (double) r.reason(dev.stagger.EndReason.THROTTLED)),
+                    medianOf(rs, r -> (double) r.reason(dev.stagger.EndReason.BUDGET)),
+                    medianOf(rs, r -> (double) r.reason(dev.stagger.EndReason.DEADLINE)));
+            if (rounds > 1) {
+                double[] v = rs.stream().mapToDouble(RetryingLoad.Result::goodputPerSecond).sorted().toArray();
+                System.out.printf(Locale.ROOT, "%-36s %9s%n", "", fmt("(%.0f-%.0f)", v[0], v[v.length - 1]));
+            }
+        }
+    }
+
+    private static <T> double medianOf(List<T> rs, Function<T, Double> f) {
+        double[] v = rs.stream().mapToDouble(f::apply).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     /** Samples the filter's limit every 50 ms after the warmup, to show how steady it was. */

@@ -61,7 +61,10 @@ class DemoApiTest {
                 {"herd", "{\"clients\":100000}", "clients", "100000"},
                 {"hammer", "{\"calls\":-1}", "calls", "-1"},
                 {"pay", "{\"withKey\":\"maybe\"}", "withKey", "maybe"},
-                {"jobs-enqueue", "{\"count\":201}", "count", "201"}};
+                {"jobs-enqueue", "{\"count\":201}", "count", "201"},
+                {"metastable", "{\"seconds\":600}", "seconds", "600"},
+                {"metastable", "{\"retries\":\"forever\"}", "retries", "forever"},
+                {"metastable", "{\"throttle\":\"yes\"}", "throttle", "yes"}};
         for (String[] c : cases) {
             Answer a = post(c[0], c[1]);
             assertThat(a.status()).as(c[0] + " " + c[1]).isEqualTo(400);

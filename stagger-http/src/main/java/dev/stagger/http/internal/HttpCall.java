@@ -141,6 +141,27 @@ public final class HttpCall implements Classifier, RetryListener {
     }
 
     /**
+     * Whether the server accepted an attempt, for an {@link dev.stagger.AdaptiveThrottle}: a
+     * failure (timeout, reset, refused connection), a status the table retries for a safe request
+     * (408, 429, 500, 502, 503, 504 by default) and any {@code 429} or {@code 503} carrying
+     * {@code Retry-After} are rejections, whether or not this request may be retried; any other
+     * response is the server accepting it.
+     */
+    public boolean acceptedByServer(Object result, Throwable failure) {
+        if (failure != null) {
+            return false;
+        }
+        if (result == null) {
+            return true;
+        }
+        int status = transport.statusCode(result);
+        if (statuses.retries(status, true)) {
+            return false;
+        }
+        return !((status == 429 || status == 503) && transport.header(result, "Retry-After").isPresent());
+    }
+
+    /**
      * The status rule, the one both the retry loop ({@link #classify}) and
      * {@code RetryingHttpClient.verdict} apply: whether a response with {@code status} is retried
      * for a request that is ({@code safe}) or is not safe to send twice and may ({@code sendOnce})

@@ -1,5 +1,6 @@
 package dev.stagger.observability.internal;
 
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
 import dev.stagger.Retry;
@@ -40,19 +41,22 @@ public final class RetryMeters implements RetryListener {
     private final Tags tags;
     /** Fallback counters by kind, each an array by end reason; made on first use (kinds are the user's words). */
     private final ConcurrentHashMap<String, Counter[]> fallbacks = new ConcurrentHashMap<>();
+    private final Consumer<AdaptiveThrottle> bindThrottle;
     private volatile CircuitBreaker boundBreaker;
     private volatile RetryBudget boundBudget;
+    private volatile AdaptiveThrottle boundThrottle;
 
     /**
      * @param bindBreaker publishes a breaker this listener's retry turns out to have (see
-     *     {@link #onAttached}); likewise {@code bindBudget}
+     *     {@link #onAttached}); likewise {@code bindBudget} and {@code bindThrottle}
      */
     public RetryMeters(MeterRegistry registry, Tags tags, Consumer<CircuitBreaker> bindBreaker,
-                       Consumer<RetryBudget> bindBudget) {
+                       Consumer<RetryBudget> bindBudget, Consumer<AdaptiveThrottle> bindThrottle) {
         this.bindBreaker = bindBreaker;
         this.bindBudget = bindBudget;
         this.registry = registry;
         this.tags = tags;
+        this.bindThrottle = bindThrottle;
         for (EndReason reason : REASONS) {
             calls[reason.ordinal()] = Counter.builder(RetryMetrics.CALLS)
                     .description("Calls ended, by the reason they ended")
@@ -138,7 +142,7 @@ public final class RetryMeters implements RetryListener {
         return counter;
     }
 
-    /** Publishes the breaker and budget of the retry this listener was attached to, once each. */
+    /** Publishes the breaker, budget and throttle of the retry this listener was attached to, once each. */
     @Override
     public void onAttached(Retry retry) {
         CircuitBreaker breaker = retry.circuitBreaker();
@@ -150,6 +154,11 @@ public final class RetryMeters implements RetryListener {
         if (budget != null && budget != boundBudget) {
             bindBudget.accept(budget);
             boundBudget = budget;
+        }
+        AdaptiveThrottle throttle = retry.throttle() == null ? null : retry.throttle().origin();
+        if (throttle != null && throttle != boundThrottle) {
+            bindThrottle.accept(throttle);
+            boundThrottle = throttle;
         }
     }
 }

@@ -16,6 +16,15 @@ public final class Rejection extends RuntimeException {
     public static final Rejection UNAVAILABLE = new Rejection("503 server down");
     /** The server's queue is full. */
     public static final Rejection OVERLOADED = new Rejection("503 overloaded");
+    /** The longest Retry-After a shedding server sends, in seconds. */
+    public static final int MAX_RETRY_AFTER = 30;
+    private static final Rejection[] SHED = new Rejection[MAX_RETRY_AFTER + 1];
+
+    static {
+        for (int s = 1; s <= MAX_RETRY_AFTER; s++) {
+            SHED[s] = new Rejection("503 shed, Retry-After " + s, s);
+        }
+    }
 
     /**
      * This rejection as a dependent stage of a failed future would carry it. A future failed with
@@ -25,10 +34,26 @@ public final class Rejection extends RuntimeException {
      * reuse it, and the engine unwraps it to the same rejection.
      */
     private final CompletionException wrapped;
+    private final int retryAfterSeconds;
 
     private Rejection(String message) {
+        this(message, 0);
+    }
+
+    private Rejection(String message, int retryAfterSeconds) {
         super(message, null, false, false);
-        wrapped = new CompletionException(this);
+        this.wrapped = new CompletionException(this);
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /** A request shed with {@code 503} and {@code Retry-After: seconds}, 1 to {@value #MAX_RETRY_AFTER}. */
+    public static Rejection shed(int seconds) {
+        return SHED[Math.max(1, Math.min(MAX_RETRY_AFTER, seconds))];
+    }
+
+    /** The Retry-After it carries, in seconds; 0 for none. */
+    public int retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     /** Fails {@code reply} with this rejection. */

@@ -109,6 +109,9 @@ public final class HttpClients {
         if (retry.budget() != null) {
             b.budget(retry.budget());
         }
+        if (retry.throttle() != null) {
+            b.throttle(retry.throttle());
+        }
         if (p.getIdempotencyKeys() != null) {
             IdempotencyKeyMode mode;
             try {

@@ -1,5 +1,6 @@
 package dev.stagger.spring.internal;
 
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.Backoff;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
@@ -13,6 +14,7 @@ import dev.stagger.spring.StaggerProperties.BackoffProperties;
 import dev.stagger.spring.StaggerProperties.BudgetProperties;
 import dev.stagger.spring.StaggerProperties.CircuitBreakerProperties;
 import dev.stagger.spring.StaggerProperties.RetryProperties;
+import dev.stagger.spring.StaggerProperties.ThrottleProperties;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -165,6 +167,16 @@ public final class InstanceFactory {
         PropertyCheck.apply(at + "ratio", p.getRatio(), b::ratio);
         PropertyCheck.apply(at + "max-tokens", p.getMaxTokens(), b::maxTokens);
         PropertyCheck.apply(at + "min-retries-per-second", p.getMinRetriesPerSecond(), b::minRetriesPerSecond);
+        return b.build();
+    }
+
+    public AdaptiveThrottle throttle(String name) {
+        ThrottleProperties p = merged("stagger.throttles", name, ThrottleProperties::new);
+        String at = key("stagger.throttles", name) + ".";
+        AdaptiveThrottle.Builder b = AdaptiveThrottle.builder(name).clock(clock);
+        PropertyCheck.apply(at + "k", p.getK(), b::k);
+        PropertyCheck.apply(at + "window", p.getWindow(), b::window);
+        PropertyCheck.apply(at + "buckets", p.getBuckets(), b::buckets);
         return b.build();
     }
 }
