@@ -107,6 +107,33 @@ class StaggerJobsTest {
     }
 
     @Test
+    void onPostgresqlTheQueueIsCreatedAndAJobRunsAndTheContextStopsItsPools() throws Exception {
+        DataSource postgres = dev.stagger.jdbc.testsupport.TestDatabases.postgres();
+        String prefix = "spring_jobs_" + Long.toHexString(System.nanoTime()) + "_";
+        Set<String> before = jobThreads();
+        try {
+            new ApplicationContextRunner().withConfiguration(JOBS).withBean(DataSource.class, () -> postgres)
+                    .withPropertyValues("stagger.jobs.enabled=true", "stagger.jobs.table-prefix=" + prefix)
+                    .withBean(Mailer.class, Mailer::new)
+                    .run(context -> {
+                        context.getBean(JobQueue.class).enqueue("mail", "receipt", "pg-1");
+                        assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("pg-1");
+                    });
+            Set<String> after = jobThreads();
+            after.removeAll(before);
+            assertThat(after).isEmpty();
+        } finally {
+            try (Connection c = postgres.getConnection(); java.sql.Statement st = c.createStatement()) {
+                for (String table : tables(postgres)) {
+                    if (table.startsWith(prefix)) {
+                        st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aBeanImplementingJobHandlerAnnotatedOnItsTypeRunsJobs() {
         runner("stagger.jobs.enabled=true")
                 .withBean(Auditor.class, Auditor::new)
