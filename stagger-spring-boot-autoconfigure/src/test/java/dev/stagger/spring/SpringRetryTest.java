@@ -64,6 +64,13 @@ class SpringRetryTest {
             throw new IllegalStateException("down");
         }
 
+        @Retryable
+        @dev.stagger.spring.StaggerRetry("orders")
+        public String both() {
+            calls.incrementAndGet();
+            throw new IllegalStateException("down");
+        }
+
         @Retryable(excludes = IllegalArgumentException.class)
         public String refuses() {
             calls.incrementAndGet();
@@ -151,6 +158,18 @@ class SpringRetryTest {
             assertThatThrownBy(bean::refuses).isInstanceOf(IllegalArgumentException.class);
 
             assertThat(bean.calls()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aMethodWithBothAnnotationsIsRefusedRatherThanRetriedTwiceOver() {
+        runner.withPropertyValues("stagger.spring-retry.annotations=true").run(context -> {
+            Annotated bean = context.getBean(Annotated.class);
+
+            assertThatThrownBy(bean::both).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("both @StaggerRetry and Spring's @Retryable");
+
+            assertThat(bean.calls()).isZero();
         });
     }
 

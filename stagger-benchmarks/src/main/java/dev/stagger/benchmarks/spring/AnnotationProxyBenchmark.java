@@ -213,12 +213,12 @@ public class AnnotationProxyBenchmark {
     }
 
     @Benchmark
-    public Object happyPath_spring7() {
+    public Object happyPath_spring7Retryable() {
         return spring.call(false);
     }
 
     @Benchmark
-    public Object happyPath_resilience4j() {
+    public Object happyPath_resilience4jAnnotation() {
         return resilience4j.call(false);
     }
 
@@ -228,12 +228,12 @@ public class AnnotationProxyBenchmark {
     }
 
     @Benchmark
-    public Object oneFailure_spring7() {
+    public Object oneFailure_spring7Retryable() {
         return spring.call(true);
     }
 
     @Benchmark
-    public Object oneFailure_resilience4j() {
+    public Object oneFailure_resilience4jAnnotation() {
         return resilience4j.call(true);
     }
 }

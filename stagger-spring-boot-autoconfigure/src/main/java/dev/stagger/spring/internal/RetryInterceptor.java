@@ -110,12 +110,19 @@ public final class RetryInterceptor implements MethodInterceptor {
             annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, StaggerRetry.class);
         }
         String defaultName = targetClass.getSimpleName() + "." + method.getName();
-        if (annotation == null) {
-            Retry spring = springRetryables == null ? null : springRetryables.retry(specific, targetClass, defaultName);
+        if (springRetryables != null) { // the advice of Spring's @Retryable: that annotation only
+            if (annotation != null) {
+                throw new IllegalStateException("both @StaggerRetry and Spring's @Retryable on " + specific
+                        + ": each would retry the other's attempts; keep one");
+            }
+            Retry spring = springRetryables.retry(specific, targetClass, defaultName);
             if (spring == null) {
-                throw new IllegalStateException("no @StaggerRetry on " + specific);
+                throw new IllegalStateException("no @Retryable on " + specific);
             }
             return new Plan(spring, kind(method, specific), null);
+        }
+        if (annotation == null) {
+            throw new IllegalStateException("no @StaggerRetry on " + specific);
         }
         String name = annotation.name().isEmpty() ? defaultName : annotation.name();
         Fallback fallback = annotation.fallbackMethod().isEmpty() ? null
