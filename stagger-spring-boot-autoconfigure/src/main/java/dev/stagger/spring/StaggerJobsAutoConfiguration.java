@@ -16,7 +16,6 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -34,7 +33,6 @@ import org.springframework.context.annotation.Bean;
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"})
 @ConditionalOnClass({JobQueue.class, DataSource.class})
 @ConditionalOnProperty(prefix = "stagger.jobs", name = "enabled", havingValue = "true")
-@ConditionalOnBean(DataSource.class)
 public class StaggerJobsAutoConfiguration {
     private static final String AT = "stagger.jobs.";
     private static final String POOLS = "stagger.jobs.pools";
@@ -45,7 +43,14 @@ public class StaggerJobsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public JobQueue staggerJobQueue(DataSource dataSource, StaggerProperties properties, ObjectProvider<Clock> clock) {
+    public JobQueue staggerJobQueue(ObjectProvider<DataSource> dataSources, StaggerProperties properties,
+                                    ObjectProvider<Clock> clock) {
+        DataSource dataSource = dataSources.getIfUnique();
+        if (dataSource == null) { // asked for jobs: say why there are none rather than start without them
+            throw PropertyCheck.invalid(AT + "enabled", "true", "the job queue needs one DataSource bean "
+                    + "(spring.datasource.url, or a DataSource of the application's own); found "
+                    + dataSources.stream().count());
+        }
         StaggerProperties.Jobs p = properties.getJobs();
         JobQueue.Builder b = JobQueue.builder(dataSource).clock(clock.getIfUnique(Clock::system));
         PropertyCheck.apply(AT + "table-prefix", p.getTablePrefix(), b::tablePrefix);

@@ -174,6 +174,15 @@ class StaggerJobsTest {
     }
 
     @Test
+    void jobsAskedForWithoutADataSourceFailStartupSayingWhy() {
+        new ApplicationContextRunner().withConfiguration(JOBS).withPropertyValues("stagger.jobs.enabled=true")
+                .run(context -> assertThat(root(context.getStartupFailure()))
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("stagger.jobs.enabled")
+                        .hasMessageContaining("needs one DataSource bean"));
+    }
+
+    @Test
     void aConfiguredPoolWithoutAnyHandlerFailsStartupNamingTheProperty() {
         runner("stagger.jobs.enabled=true", "stagger.jobs.pools.billing.concurrency=2")
                 .withBean(Mailer.class, Mailer::new)

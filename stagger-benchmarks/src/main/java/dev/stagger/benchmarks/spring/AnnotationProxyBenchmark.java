@@ -41,7 +41,8 @@ import org.springframework.resilience.annotation.Retryable;
 /**
  * A call through a Spring bean's retry annotation, per library: Stagger's {@code @StaggerRetry}
  * (its starter's advisor), Spring Framework 7's {@code @Retryable} ({@code @EnableResilientMethods})
- * and Resilience4j's {@code @Retry} (its Spring 6 aspect, which its Boot starter registers), each
+ * and Resilience4j's {@code @Retry} (its {@code resilience4j-spring6} aspect, which its Boot 4 starter
+ * registers), each
  * in a Spring context of its own, each bean a class-based proxy.
  *
  * <ul>
@@ -133,7 +134,7 @@ public class AnnotationProxyBenchmark {
         }
     }
 
-    /** What Resilience4j's Boot starter wires for {@code @Retry}, by hand (its starter targets Boot 3). */
+    /** What Resilience4j's Boot 4 starter ({@code resilience4j-spring-boot4}) wires for {@code @Retry}, by hand. */
     @Configuration(proxyBeanMethods = false)
     @EnableAspectJAutoProxy(proxyTargetClass = true)
     static class Resilience4jContext {
