@@ -26,6 +26,8 @@ NAMES = {
     "failsafe": "Failsafe",
     "springRetry": "Spring Retry",
     "spring7": "Spring 7 core.retry",
+    "spring7Retryable": "Spring 7 @Retryable",
+    "resilience4jAnnotation": "Resilience4j @Retry",
 }
 
 

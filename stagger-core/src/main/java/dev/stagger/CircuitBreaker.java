@@ -48,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Concurrency.</b> Thread-safe and lock-free; recording and permission checks allocate
  * nothing. {@link #tryAcquirePermission()}, {@link #releasePermission(Permit)}, {@code record},
- * {@link #state()} and {@link #reset()} are linearizable against the behaviour above (each takes
+ * {@link #state()}, {@link #reset()} and {@link #forceOpen()} are linearizable against the behaviour above (each takes
  * effect atomically at one instant between its call and its return, with the clock read at that
  * instant): the closed state's counts of the current bucket, the consecutive count and the trip
  * decision are one 64-bit word changed by compare-and-set, and earlier buckets are sealed and
@@ -265,7 +265,8 @@ public final class CircuitBreaker {
             long w = h.word;
             return (w & TRIPPED) != 0 ? State.OPEN : (w & (CLOSING | RESET)) != 0 ? State.CLOSED : State.HALF_OPEN;
         }
-        return clock.nanoTime() >= ((Open) p).untilNanos ? State.HALF_OPEN : State.OPEN;
+        Open open = (Open) p;
+        return !open.forced && clock.nanoTime() >= open.untilNanos ? State.HALF_OPEN : State.OPEN;
     }
 
     /**
@@ -304,7 +305,7 @@ public final class CircuitBreaker {
                 }
                 helpClosed(c, head, w);
             } else if (p instanceof Open open) {
-                if (clock.nanoTime() < open.untilNanos) {
+                if (open.forced || clock.nanoTime() < open.untilNanos) {
                     rejected.increment();
                     return REFUSED;
                 }
@@ -526,7 +527,7 @@ public final class CircuitBreaker {
         if (until < decidedAt) {
             until = Long.MAX_VALUE; // overflowed (duration is never negative); a negative reading is fine
         }
-        if (PHASE.compareAndSet(this, from, new Open(until, opens, schedule))) {
+        if (PHASE.compareAndSet(this, from, new Open(until, opens, schedule, false))) {
             emit(fromState, State.OPEN);
         } // else a reset replaced the phase after the decision: the reset came later and stands
     }
@@ -649,6 +650,34 @@ public final class CircuitBreaker {
     }
 
     /**
+     * Forces the breaker open and holds it there, without probes, until {@link #reset()} (an
+     * operator's action: a downstream under maintenance, or known to be failing before the window
+     * shows it). Every call is refused with a {@link CircuitOpenException} whose
+     * {@link CircuitOpenException#retryIn()} is {@code openDuration}, a hint only: the breaker
+     * stays open until reset. A transition to OPEN is reported unless the breaker was already
+     * open; outcomes of calls admitted before are ignored, as they are while open. A trip being
+     * decided at the same moment loses to this call (as it does to {@link #reset()}).
+     * Linearizable; idempotent.
+     */
+    public void forceOpen() {
+        while (true) {
+            Phase p = phase;
+            if (p instanceof Open open && open.forced) {
+                return;
+            }
+            // the phase's own state: a trip or a close being decided on it will not be published now
+            State from = p instanceof Closed ? State.CLOSED : p instanceof HalfOpen ? State.HALF_OPEN : State.OPEN;
+            int opens = p instanceof Streak streak ? streak.opens : 0;
+            if (PHASE.compareAndSet(this, p, new Open(Long.MAX_VALUE, opens, null, true))) {
+                if (from != State.OPEN) {
+                    emit(from, State.OPEN);
+                }
+                return;
+            }
+        }
+    }
+
+    /**
      * Replaces a sealed phase (reset, closing, or tripped and being reset) with fresh closed
      * counts; any thread may do it, the one that succeeds reports the transition.
      */
@@ -716,7 +745,7 @@ public final class CircuitBreaker {
         Phase p = phase;
         long wait;
         if (p instanceof Open open) {
-            wait = Math.max(0, open.untilNanos - clock.nanoTime());
+            wait = open.forced ? openNanos : Math.max(0, open.untilNanos - clock.nanoTime());
         } else if (p instanceof Closed c && (c.head.word & TRIPPED) != 0
                 || p instanceof HalfOpen h && (h.word & TRIPPED) != 0) {
             wait = openNanos; // the open period is being published: its exact end is not known yet
@@ -831,10 +860,13 @@ public final class CircuitBreaker {
 
     private static final class Open extends Streak {
         final long untilNanos;
+        /** Held open by {@link #forceOpen()}: no probe until {@link #reset()}. */
+        final boolean forced;
 
-        Open(long untilNanos, int opens, Backoff.Schedule schedule) {
+        Open(long untilNanos, int opens, Backoff.Schedule schedule, boolean forced) {
             super(opens, schedule);
             this.untilNanos = untilNanos;
+            this.forced = forced;
         }
 
         @Override

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lincheck: a breaker that opens on the first failure, with one half-open probe, checked against
- * {@link BreakerModel} — permits, outcomes, releases, reads, resets and clock moves in any interleaving.
+ * {@link BreakerModel} — permits, outcomes, releases, reads, forced opens, resets and clock moves in any interleaving.
  */
 public class BreakerConsecutiveLincheckTest extends BreakerHarness {
     static final BreakerModel.Config CONFIG = new BreakerModel.Config(1, 0, 0, Duration.ofSeconds(30), 10,
@@ -61,5 +61,17 @@ public class BreakerConsecutiveLincheckTest extends BreakerHarness {
                 List.of(op("acquire", 0), op("fail", 0)),
                 List.of(List.of(op("reset"), op("advance")), List.of(op("state"), op("metrics"))),
                 List.of()));
+    }
+
+    /**
+     * Forcing a breaker open while a probe's success is closing it, and while a failure trips it:
+     * whatever the order, the breaker ends OPEN and stays so past its open period.
+     */
+    @Test
+    void aForcedOpenWinsOverAClosingProbeAndATrip() {
+        explore(getClass(), Model.class, scenario(
+                List.of(op("acquire", 0), op("fail", 0), op("advance"), op("acquire", 1), op("acquire", 2)),
+                List.of(List.of(op("succeed", 1), op("acquire", 0), op("fail", 0)), List.of(op("forceOpen"), op("state"))),
+                List.of(op("advance"), op("advance"), op("advance"), op("advance"), op("state"))));
     }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The operations the Lincheck tests run against a {@link CircuitBreaker} on a {@link VirtualClock}:
  * asking for a permit, finishing it with a success, a failure or a release, reading the state and
- * the metrics, resetting, and moving the clock. Each caller (a Lincheck thread) keeps the permits
+ * the metrics, forcing open, resetting, and moving the clock. Each caller (a Lincheck thread) keeps the permits
  * it holds on its own stack, so finishing one is the caller's own deterministic choice; the
  * sequential specification ({@link BreakerModel}) keeps the same stacks.
  *
@@ -101,6 +101,11 @@ public abstract class BreakerHarness {
     @Operation
     public BreakerModel.Reading metrics() {
         return BreakerModel.Reading.of(breaker.metrics());
+    }
+
+    @Operation
+    public void forceOpen() {
+        breaker.forceOpen();
     }
 
     @Operation

@@ -26,6 +26,8 @@ import java.util.function.Supplier;
  *       the period that issued it; a success counts only when its permit is a probe of this period
  *       (all probes succeeding closes it with fresh counts); any failure re-opens it.</li>
  *   <li>{@code reset()} closes it with fresh counts.</li>
+ *   <li>{@code forceOpen()} opens it (from any state) and holds it there, refusing every call and
+ *       ignoring every outcome, until {@code reset()}.</li>
  * </ul>
  */
 class BreakerModel {
@@ -75,6 +77,8 @@ class BreakerModel {
     private final List<long[]> outcomes = new ArrayList<>(); // {epoch, 1 if failure}
     private int consecutive;
     private long until;
+    /** Held open by forceOpen until reset. */
+    private boolean forced;
     private int opens;
     private Backoff.Schedule schedule;
     private int permitsLeft;
@@ -98,7 +102,7 @@ class BreakerModel {
             case CLOSED:
                 break;
             case OPEN:
-                if (now < until) {
+                if (forced || now < until) {
                     return false;
                 }
                 enter(State.HALF_OPEN);
@@ -172,7 +176,7 @@ class BreakerModel {
     }
 
     public State state() {
-        return phase == State.OPEN && now >= until ? State.HALF_OPEN : phase;
+        return phase == State.OPEN && !forced && now >= until ? State.HALF_OPEN : phase;
     }
 
     public Reading metrics() {
@@ -186,6 +190,15 @@ class BreakerModel {
 
     public void reset() {
         close();
+    }
+
+    /** Holds the breaker open, without probes, until reset; the open streak is kept as it was. */
+    public void forceOpen() {
+        if (phase == State.OPEN && forced) {
+            return;
+        }
+        forced = true;
+        enter(State.OPEN);
     }
 
     public void advance() {
@@ -216,6 +229,7 @@ class BreakerModel {
     }
 
     private void close() {
+        forced = false;
         outcomes.clear();
         consecutive = 0;
         opens = 0;

@@ -631,6 +631,68 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aForcedOpenBreakerRefusesCallsPastItsOpenDuration() {
+        CircuitBreaker breaker = watched(breaker().openDuration(Duration.ofSeconds(30)).build());
+
+        breaker.forceOpen();
+        clock.advance(Duration.ofHours(1));
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
+        assertThat(breaker.metrics().rejected()).isEqualTo(1);
+        assertThat(transitions).extracting(t -> t.from() + "->" + t.to()).containsExactly("CLOSED->OPEN");
+    }
+
+    @Test
+    void resetClosesAForcedOpenBreaker() {
+        CircuitBreaker breaker = watched(breaker().build());
+        breaker.forceOpen();
+
+        breaker.reset();
+
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
+        assertThat(transitions).extracting(t -> t.from() + "->" + t.to()).containsExactly("CLOSED->OPEN", "OPEN->CLOSED");
+    }
+
+    @Test
+    void forcingAnOpenBreakerOpenHoldsItWithoutANewTransition() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(30)).build());
+        fail(breaker, 1);
+
+        breaker.forceOpen();
+        breaker.forceOpen();
+        clock.advance(Duration.ofMinutes(5));
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(transitions).extracting(t -> t.from() + "->" + t.to()).containsExactly("CLOSED->OPEN");
+    }
+
+    @Test
+    void forcingAHalfOpenBreakerOpenIgnoresTheProbesOutcome() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(30)).build());
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(30));
+        CircuitBreaker.Permit probe = breaker.tryAcquirePermission();
+
+        breaker.forceOpen();
+        breaker.record(probe, "ok", null);
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(transitions).extracting(t -> t.from() + "->" + t.to())
+                .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
+    }
+
+    @Test
+    void aRefusalOfAForcedOpenBreakerSaysOpenDurationAsItsHint() {
+        CircuitBreaker breaker = breaker().openDuration(Duration.ofSeconds(30)).build();
+        breaker.forceOpen();
+
+        assertThatThrownBy(() -> breaker.call(() -> "x")).isInstanceOfSatisfying(CircuitOpenException.class,
+                e -> assertThat(e.retryIn()).isEqualTo(Duration.ofSeconds(30)));
+    }
+
+    @Test
     void resetOfAClosedBreakerStartsFreshCountsWithoutATransition() {
         CircuitBreaker breaker = watched(breaker().consecutiveFailures(3).build());
         fail(breaker, 2);

@@ -97,6 +97,8 @@ public final class WorkerPool implements AutoCloseable {
     private final AtomicInteger activeHandlers = new AtomicInteger();
     private final Pacer stopping;
     private final List<Thread> threads = new ArrayList<>();
+    /** Pool threads whose loop has ended: set before their last wake, where isAlive() may still say true. */
+    private final java.util.Set<Thread> ended = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private ExecutorService workers;
     private Fetcher fetcher;
     private Completer completer;
@@ -236,7 +238,7 @@ public final class WorkerPool implements AutoCloseable {
         }
         boolean clean = true;
         try {
-            stopping.awaitUntil(deadline, () -> !fetcherThread.isAlive());
+            stopping.awaitUntil(deadline, () -> ended.contains(fetcherThread));
             workers.shutdown();
             stopping.awaitUntil(deadline, () -> activeHandlers.get() == 0);
             if (activeHandlers.get() > 0) {
@@ -277,6 +279,7 @@ public final class WorkerPool implements AutoCloseable {
             try {
                 loop.run();
             } finally {
+                ended.add(Thread.currentThread()); // what the shutdown checks: a dying thread may still be alive after the wake
                 stopping.wake();
             }
         }, "stagger-jobs-" + queue + "-" + role);

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +31,17 @@ class GracefulShutdownTest {
     private void awaitShutdownBegun() throws Exception {
         Waits.until("the shutdown to begin", Duration.ofSeconds(10),
                 () -> !running.isEmpty() && running.stream().allMatch(JobContext::isShuttingDown));
+    }
+
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a lost wake-up hangs: the clock never reaches the timeout
+    void shutdownReturnsAsSoonAsThePoolsThreadsHaveEndedEveryTime() throws Exception {
+        JobQueue jobs = Stores.sqlite(dir, clock);
+        for (int i = 0; i < 100; i++) {
+            WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { }).build().start();
+
+            assertThat(pool.shutdown(Duration.ofDays(1))).isTrue();
+        }
     }
 
     @Test

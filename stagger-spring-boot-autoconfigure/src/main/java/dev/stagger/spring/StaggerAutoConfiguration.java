@@ -50,7 +50,7 @@ public class StaggerAutoConfiguration {
     public static Advisor staggerRetryAdvisor(ObjectProvider<StaggerRegistry> registry, Environment environment) {
         ComposablePointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(StaggerRetry.class, true))
                 .union(new AnnotationMatchingPointcut(null, StaggerRetry.class, true));
-        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry));
+        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry, RetryInterceptor::new));
         advisor.setOrder(environment.getProperty("stagger.annotation.order", Integer.class,
                 new StaggerProperties.Annotation().getOrder()));
         return advisor;
@@ -59,17 +59,19 @@ public class StaggerAutoConfiguration {
     /** Looks the registry up on first use, so the advisor (created early) does not create it early. */
     static final class LazyInterceptor implements org.aopalliance.intercept.MethodInterceptor {
         private final ObjectProvider<StaggerRegistry> registry;
+        private final java.util.function.Function<StaggerRegistry, RetryInterceptor> create;
         private volatile RetryInterceptor delegate;
 
-        LazyInterceptor(ObjectProvider<StaggerRegistry> registry) {
+        LazyInterceptor(ObjectProvider<StaggerRegistry> registry, java.util.function.Function<StaggerRegistry, RetryInterceptor> create) {
             this.registry = registry;
+            this.create = create;
         }
 
         @Override
         public Object invoke(org.aopalliance.intercept.MethodInvocation invocation) throws Throwable {
             RetryInterceptor d = delegate;
             if (d == null) {
-                d = new RetryInterceptor(registry.getObject());
+                d = create.apply(registry.getObject());
                 delegate = d;
             }
             return d.invoke(invocation);

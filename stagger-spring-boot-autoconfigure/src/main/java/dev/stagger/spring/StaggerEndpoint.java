@@ -16,7 +16,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code /actuator/stagger}: every named retry (its policy's attempts and deadline, its guards,
  * calls by end reason since startup), breaker (state, failure rate, rejections, the last
  * transitions) and budget (tokens, retries allowed and refused). A POST to
- * {@code /actuator/stagger/{breaker}} with {@code {"state": "closed"}} closes a breaker by hand.
+ * {@code /actuator/stagger/{breaker}} with {@code {"state": "open"}} holds a breaker open until a
+ * POST with {@code {"state": "closed"}} closes it.
  */
 @Endpoint(id = "stagger")
 public class StaggerEndpoint {
@@ -45,17 +46,20 @@ public class StaggerEndpoint {
     }
 
     /**
-     * Forces breaker {@code name} into {@code state}. {@code closed}: closes it and clears its
-     * window. {@code open} is refused until stagger-core can hold a breaker open by hand.
+     * Forces breaker {@code name} into {@code state}: {@code open} holds it open, refusing every
+     * call without probes, until an operator closes it; {@code closed} closes it with a fresh
+     * window (also ending a forced open).
      */
     @WriteOperation
     public Map<String, Object> force(@Selector String name, String state) {
         CircuitBreaker breaker = registry.circuitBreaker(name);
-        if (!"closed".equalsIgnoreCase(state)) {
-            throw new IllegalArgumentException("state must be closed, got " + state
-                    + " (forcing a breaker open is not supported yet)");
+        String s = state == null ? "" : state.trim().toLowerCase(Locale.ROOT);
+        switch (s) {
+            case "open" -> breaker.forceOpen();
+            case "closed" -> breaker.reset();
+            default -> throw new IllegalArgumentException("state must be open or closed, got "
+                    + dev.stagger.spring.internal.PropertyCheck.echo(state));
         }
-        breaker.reset();
         return describe(breaker);
     }
 

@@ -7,8 +7,8 @@ import dev.stagger.idempotency.servlet.IdempotencyFilter;
 import dev.stagger.idempotency.servlet.KeyPolicy;
 import dev.stagger.idempotency.servlet.KeyRequirement;
 import dev.stagger.idempotency.servlet.ScopeResolver;
-import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.spring.internal.PropertyCheck;
+import dev.stagger.spring.internal.SchemaModes;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -58,11 +58,7 @@ public class StaggerIdempotencyAutoConfiguration {
                 JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(ds);
                 PropertyCheck.apply(AT + "table-prefix", p.getTablePrefix(), b::tablePrefix);
                 if (p.getSchemaMode() != null) {
-                    try {
-                        b.schemaMode(SchemaMode.valueOf(p.getSchemaMode().trim().toUpperCase(Locale.ROOT)));
-                    } catch (IllegalArgumentException e) {
-                        throw PropertyCheck.invalid(AT + "schema-mode", p.getSchemaMode(), "schema-mode must be migrate or validate");
-                    }
+                    b.schemaMode(SchemaModes.parse(AT + "schema-mode", p.getSchemaMode()));
                 }
                 return b.build();
             default:

@@ -55,6 +55,8 @@ public class StaggerProperties {
     private Metrics metrics = new Metrics();
     /** Breaker health contributor. */
     private Health health = new Health();
+    /** Spring Framework 7's own retry API ({@code RetryTemplate}, {@code @Retryable}) run by Stagger. */
+    private SpringRetry springRetry = new SpringRetry();
 
     public Map<String, RetryProperties> getRetries() { return retries; }
     public void setRetries(Map<String, RetryProperties> retries) { this.retries = retries; }
@@ -80,6 +82,8 @@ public class StaggerProperties {
     public void setMetrics(Metrics metrics) { this.metrics = metrics; }
     public Health getHealth() { return health; }
     public void setHealth(Health health) { this.health = health; }
+    public SpringRetry getSpringRetry() { return springRetry; }
+    public void setSpringRetry(SpringRetry springRetry) { this.springRetry = springRetry; }
 
     /** A retry policy and its guards. Unset values come from {@code default}, then from Stagger's defaults. */
     public static class RetryProperties {
@@ -334,30 +338,38 @@ public class StaggerProperties {
     public static class Jobs {
         /** Create the job queue (its tables, on the application's DataSource) and start the pools. Off by default. */
         private boolean enabled;
-        /** Prefix of the job tables. */
+        /** Prefix of the job tables (default {@code stagger_}). */
         private String tablePrefix;
-        /** Worker pools by queue name. */
+        /** {@code migrate} (create or upgrade the tables at startup, the default) or {@code validate} (a migration tool owns them). */
+        private String schemaMode;
+        /** Lifecycle phase of the pools: started after, and stopped before, lower phases (default: last to start, first to stop). */
+        private int phase = org.springframework.context.SmartLifecycle.DEFAULT_PHASE;
+        /** Worker pools by queue name; a pool runs the @StaggerJobHandler beans of its queue. */
         private Map<String, PoolProperties> pools = new LinkedHashMap<>();
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
         public String getTablePrefix() { return tablePrefix; }
         public void setTablePrefix(String tablePrefix) { this.tablePrefix = tablePrefix; }
+        public String getSchemaMode() { return schemaMode; }
+        public void setSchemaMode(String schemaMode) { this.schemaMode = schemaMode; }
+        public int getPhase() { return phase; }
+        public void setPhase(int phase) { this.phase = phase; }
         public Map<String, PoolProperties> getPools() { return pools; }
         public void setPools(Map<String, PoolProperties> pools) { this.pools = pools; }
     }
 
     /** A worker pool for one queue. Unset values come from {@code stagger.jobs.pools.default}. */
     public static class PoolProperties {
-        /** Jobs run at once (default 1). */
+        /** Jobs run at once (default 4). */
         private Integer concurrency;
-        /** How often an idle pool looks for due jobs. */
+        /** How often an idle pool looks for due jobs (default 1 s; local enqueues and PostgreSQL NOTIFY wake it at once). */
         private Duration pollInterval;
-        /** How long a claimed job is reserved without a heartbeat. */
+        /** How long a claimed job is reserved without a heartbeat (default 30 s). */
         private Duration lease;
-        /** How long stopping waits for running jobs. */
+        /** How long stopping waits for running jobs before interrupting them (default 30 s). */
         private Duration shutdownTimeout;
-        /** The retry whose policy failed jobs follow (default: the pool's own default policy). */
+        /** A retry under {@code stagger.retries} whose policy failed jobs follow (default: RetryPolicy.background()). */
         private String retry;
 
         public Integer getConcurrency() { return concurrency; }
@@ -395,5 +407,21 @@ public class StaggerProperties {
 
         public Map<String, String> getCircuitBreakerStatus() { return circuitBreakerStatus; }
         public void setCircuitBreakerStatus(Map<String, String> circuitBreakerStatus) { this.circuitBreakerStatus = circuitBreakerStatus; }
+    }
+
+    public static class SpringRetry {
+        /** A retry under {@code stagger.retries}: defines a {@code RetryTemplate} bean (a StaggerRetryTemplate) running it. */
+        private String template;
+        /** Run Spring's {@code @Retryable} methods with Stagger retries instead of {@code @EnableResilientMethods} (default false). */
+        private boolean annotations;
+        /** The retry every {@code @Retryable} method uses; unset: the retry named {@code Class.method} (the {@code default} entry). */
+        private String retry;
+
+        public String getTemplate() { return template; }
+        public void setTemplate(String template) { this.template = template; }
+        public boolean isAnnotations() { return annotations; }
+        public void setAnnotations(boolean annotations) { this.annotations = annotations; }
+        public String getRetry() { return retry; }
+        public void setRetry(String retry) { this.retry = retry; }
     }
 }

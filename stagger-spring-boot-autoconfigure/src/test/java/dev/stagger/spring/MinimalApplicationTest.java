@@ -22,7 +22,8 @@ class MinimalApplicationTest {
     private static final AutoConfigurations ALL = AutoConfigurations.of(StaggerAutoConfiguration.class,
             StaggerHttpAutoConfiguration.class, StaggerTransactionAutoConfiguration.class,
             StaggerObservabilityAutoConfiguration.class, StaggerActuatorAutoConfiguration.class,
-            StaggerIdempotencyAutoConfiguration.class);
+            StaggerIdempotencyAutoConfiguration.class, StaggerJobsAutoConfiguration.class,
+            StaggerSpringRetryAutoConfiguration.class);
 
     private static Set<String> threadNames() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)

@@ -33,7 +33,7 @@ public final class PropertyCheck {
     }
 
     /** A value as shown in a message: at most 64 characters, with the length when cut. */
-    static String echo(Object value) {
+    public static String echo(Object value) {
         String s = String.valueOf(value);
         return s.length() <= 64 ? s : s.substring(0, 64) + "... (" + s.length() + " chars)";
     }

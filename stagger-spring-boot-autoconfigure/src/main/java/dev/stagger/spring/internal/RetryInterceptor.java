@@ -26,10 +26,17 @@ public final class RetryInterceptor implements MethodInterceptor {
             RetryInterceptor.class.getClassLoader());
 
     private final StaggerRegistry registry;
+    private final SpringRetryables springRetryables;
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
     public RetryInterceptor(StaggerRegistry registry) {
+        this(registry, null);
+    }
+
+    /** @param springRetryables also runs Spring's {@code @Retryable} methods (null: only {@code @StaggerRetry}) */
+    public RetryInterceptor(StaggerRegistry registry, SpringRetryables springRetryables) {
         this.registry = registry;
+        this.springRetryables = springRetryables;
     }
 
     enum Kind { SYNC, STAGE, MONO, FLUX }
@@ -102,10 +109,28 @@ public final class RetryInterceptor implements MethodInterceptor {
         if (annotation == null) {
             annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, StaggerRetry.class);
         }
+        String defaultName = targetClass.getSimpleName() + "." + method.getName();
+        if (springRetryables != null) { // the advice of Spring's @Retryable: that annotation only
+            if (annotation != null) {
+                throw new IllegalStateException("both @StaggerRetry and Spring's @Retryable on " + specific
+                        + ": each would retry the other's attempts; keep one");
+            }
+            Retry spring = springRetryables.retry(specific, targetClass, defaultName);
+            if (spring == null) {
+                throw new IllegalStateException("no @Retryable on " + specific);
+            }
+            return new Plan(spring, kind(method, specific), null);
+        }
         if (annotation == null) {
             throw new IllegalStateException("no @StaggerRetry on " + specific);
         }
-        String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName() : annotation.name();
+        String name = annotation.name().isEmpty() ? defaultName : annotation.name();
+        Fallback fallback = annotation.fallbackMethod().isEmpty() ? null
+                : Fallback.find(targetClass, specific, annotation.fallbackMethod());
+        return new Plan(registry.retry(name), kind(method, specific), fallback);
+    }
+
+    private static Kind kind(Method method, Method specific) {
         Class<?> type = method.getReturnType();
         Kind kind;
         if (CompletionStage.class.isAssignableFrom(type)) {
@@ -124,8 +149,6 @@ public final class RetryInterceptor implements MethodInterceptor {
         } else {
             kind = Kind.SYNC;
         }
-        Fallback fallback = annotation.fallbackMethod().isEmpty() ? null
-                : Fallback.find(targetClass, specific, annotation.fallbackMethod());
-        return new Plan(registry.retry(name), kind, fallback);
+        return kind;
     }
 }

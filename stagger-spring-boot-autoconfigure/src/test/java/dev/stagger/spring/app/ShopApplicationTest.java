@@ -41,6 +41,7 @@ import org.springframework.web.reactive.function.client.WebClient;
                 "stagger.retries.payments.circuit-breaker=payments",
                 "stagger.retries.payments.budget=shared",
                 "stagger.circuit-breakers.payments.minimum-calls=50",
+                "stagger.circuit-breakers.maintenance.consecutive-failures=5",
                 "stagger.budgets.shared.ratio=0.5",
                 "stagger.http.clients.payments.keys-honoured=true",
                 "stagger.idempotency.enabled=true",
@@ -152,6 +153,26 @@ class ShopApplicationTest {
                 HttpResponse.BodyHandlers.ofString()).body();
         assertThat(json).contains("\"payments\"").contains("\"state\":\"closed\"").contains("\"shared\"")
                 .contains("\"tokens\"").contains("\"recovered\":");
+    }
+
+    private String forceBreaker(String name, String state) throws Exception {
+        return jdk.send(HttpRequest.newBuilder(URI.create(base() + "/actuator/stagger/" + name))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"" + state + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    @Test
+    void anOperatorForcesABreakerOpenAndClosesItAgainThroughTheEndpoint() throws Exception {
+        String opened = forceBreaker("maintenance", "open");
+        String health = jdk.send(HttpRequest.newBuilder(URI.create(base() + "/actuator/health")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        String closed = forceBreaker("maintenance", "closed");
+
+        assertThat(JsonPath.<String>read(opened, "$.state")).isEqualTo("open");
+        assertThat(JsonPath.<String>read(health, "$.components.stagger.details.maintenance.state")).isEqualTo("open");
+        assertThat(JsonPath.<String>read(closed, "$.state")).isEqualTo("closed");
+        assertThat(JsonPath.<java.util.List<Object>>read(closed, "$.transitions")).hasSize(2);
     }
 
     @Test

@@ -1,0 +1,5 @@
+CREATE TABLE IF NOT EXISTS shop_orders (
+    id VARCHAR(36) PRIMARY KEY,
+    sku VARCHAR(64) NOT NULL,
+    quantity INTEGER NOT NULL
+);

@@ -1,0 +1,116 @@
+package dev.stagger.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.stagger.cli.readme.ReadmeSnippets;
+import java.io.File;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.DefaultResourceLoader;
+
+/**
+ * {@code examples/spring-boot}, which is not a module of the build, compiles against the starter
+ * and Spring Boot as this module's tests see them, and runs: started on loopback with its embedded
+ * SQLite default, a quote survives the flaky pricing service's 503, an order is stored and its
+ * receipt job runs.
+ */
+class ExampleApplicationTest {
+    @TempDir
+    static Path work;
+    static Path classes;
+    static Path example;
+
+    @BeforeAll
+    static void compile() throws Exception {
+        example = ReadmeSnippets.repositoryRoot().resolve("examples/spring-boot");
+        classes = Files.createDirectories(work.resolve("classes"));
+        List<File> sources;
+        try (Stream<Path> files = Files.walk(example.resolve("src/main/java"))) {
+            sources = files.filter(f -> f.toString().endsWith(".java")).map(Path::toFile).toList();
+        }
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
+            List<String> options = List.of("--release", "17", "-parameters", "-proc:none", "-Xlint:all", "-Werror",
+                    "-classpath", System.getProperty("java.class.path"), "-d", classes.toString());
+            boolean compiled = javac.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromFiles(sources)).call();
+            assertThat(compiled).withFailMessage(() -> "examples/spring-boot does not compile: " + diagnostics.getDiagnostics()).isTrue();
+        }
+    }
+
+    @Test
+    void theExampleCompiles() {
+        assertThat(classes.resolve("dev/stagger/example/ShopApplication.class")).exists();
+    }
+
+    @Test
+    void theExampleStartsOnSqliteAndServesThroughItsFlakyDownstream() throws Exception {
+        URL[] path = {classes.toUri().toURL(), example.resolve("src/main/resources").toUri().toURL()};
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        try (URLClassLoader loader = new URLClassLoader(path, getClass().getClassLoader())) {
+            Thread.currentThread().setContextClassLoader(loader);
+            SpringApplication app = new SpringApplication(new DefaultResourceLoader(loader),
+                    loader.loadClass("dev.stagger.example.ShopApplication"));
+            try (ConfigurableApplicationContext context = app.run("--server.port=0", "--server.address=127.0.0.1",
+                    "--spring.datasource.url=jdbc:sqlite:" + work.resolve("shop.db"))) {
+                String base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+                HttpClient client = HttpClient.newHttpClient();
+
+                HttpResponse<String> quote = client.send(HttpRequest.newBuilder(URI.create(base + "/quotes/tea")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> order = client.send(HttpRequest.newBuilder(URI.create(base + "/orders"))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"tea\",\"quantity\":2}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+
+                assertThat(quote.statusCode()).as(quote.body()).isEqualTo(200);
+                assertThat(JsonPath.<Integer>read(quote.body(), "$.price")).isBetween(100, 999);
+                assertThat(order.statusCode()).as(order.body()).isEqualTo(201);
+                assertThat(receiptsSent(client, base)).isEqualTo(1);
+                String stagger = client.send(HttpRequest.newBuilder(URI.create(base + "/actuator/stagger")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(JsonPath.<Integer>read(stagger, "$.retries.pricing.calls.recovered")).isEqualTo(1);
+            }
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
+    /** The receipt job runs on the pool's threads after the order's transaction commits. */
+    private static int receiptsSent(HttpClient client, String base) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        List<Integer> seen = new ArrayList<>();
+        while (System.nanoTime() < until) {
+            String body = client.send(HttpRequest.newBuilder(URI.create(base + "/receipts")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            int sent = JsonPath.read(body, "$.sent");
+            seen.add(sent);
+            if (sent > 0) {
+                return sent;
+            }
+            Thread.sleep(20);
+        }
+        return seen.isEmpty() ? -1 : seen.get(seen.size() - 1);
+    }
+}

@@ -1,0 +1,238 @@
+package dev.stagger.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jobs.JobContext;
+import dev.stagger.jobs.JobHandler;
+import dev.stagger.jobs.JobQueue;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Job pools from {@code stagger.jobs.*}, handlers found among the beans, started and stopped with the context (SQLite). */
+class StaggerJobsTest {
+    private static final AutoConfigurations JOBS = AutoConfigurations.of(StaggerAutoConfiguration.class,
+            StaggerObservabilityAutoConfiguration.class, StaggerJobsAutoConfiguration.class);
+
+    @TempDir
+    Path dir;
+
+    /** A bean whose method handles one job type. */
+    static class Mailer {
+        final BlockingQueue<String> sent = new LinkedBlockingQueue<>();
+
+        @StaggerJobHandler(queue = "mail", type = "receipt")
+        public void send(JobContext context) {
+            sent.add(context.payloadText());
+        }
+    }
+
+    /** A bean that is a handler itself. */
+    @StaggerJobHandler(queue = "audit", type = "entry")
+    static class Auditor implements JobHandler {
+        final BlockingQueue<String> entries = new LinkedBlockingQueue<>();
+
+        @Override
+        public void handle(JobContext context) {
+            entries.add(context.payloadText());
+        }
+    }
+
+    static class TwoArguments {
+        @StaggerJobHandler(queue = "mail", type = "receipt")
+        public void send(JobContext context, String extra) {
+        }
+    }
+
+    /** The innermost cause: a startup failure is wrapped by the context, or not, depending on where it was thrown. */
+    private static Throwable root(Throwable failure) {
+        Throwable t = failure;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private ApplicationContextRunner runner(String... properties) {
+        DataSource ds = SqliteDataSource.file(dir.resolve("jobs.db"));
+        return new ApplicationContextRunner().withConfiguration(JOBS)
+                .withBean(DataSource.class, () -> ds)
+                .withPropertyValues(properties);
+    }
+
+    private static Set<String> jobThreads() {
+        Set<String> names = new TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().startsWith("stagger-jobs-")) {
+                names.add(t.getName());
+            }
+        }
+        return names;
+    }
+
+    private static Set<String> tables(DataSource ds) throws Exception {
+        Set<String> tables = new TreeSet<>();
+        try (Connection c = ds.getConnection(); ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
+            while (rs.next()) {
+                tables.add(rs.getString("TABLE_NAME"));
+            }
+        }
+        return tables;
+    }
+
+    @Test
+    void aMethodHandlerFoundAmongTheBeansRunsJobsOnceTheContextHasStarted() {
+        runner("stagger.jobs.enabled=true", "stagger.jobs.pools.mail.concurrency=2")
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(JobQueue.class).enqueue("mail", "receipt", "order-1");
+                    assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("order-1");
+                    assertThat(context.getBean(StaggerJobPools.class).pools()).containsOnlyKeys("mail");
+                });
+    }
+
+    @Test
+    void onPostgresqlTheQueueIsCreatedAndAJobRunsAndTheContextStopsItsPools() throws Exception {
+        DataSource postgres = dev.stagger.jdbc.testsupport.TestDatabases.postgres();
+        String prefix = "spring_jobs_" + Long.toHexString(System.nanoTime()) + "_";
+        Set<String> before = jobThreads();
+        try {
+            new ApplicationContextRunner().withConfiguration(JOBS).withBean(DataSource.class, () -> postgres)
+                    .withPropertyValues("stagger.jobs.enabled=true", "stagger.jobs.table-prefix=" + prefix)
+                    .withBean(Mailer.class, Mailer::new)
+                    .run(context -> {
+                        context.getBean(JobQueue.class).enqueue("mail", "receipt", "pg-1");
+                        assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("pg-1");
+                    });
+            Set<String> after = jobThreads();
+            after.removeAll(before);
+            assertThat(after).isEmpty();
+        } finally {
+            try (Connection c = postgres.getConnection(); java.sql.Statement st = c.createStatement()) {
+                for (String table : tables(postgres)) {
+                    if (table.startsWith(prefix)) {
+                        st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void aBeanImplementingJobHandlerAnnotatedOnItsTypeRunsJobs() {
+        runner("stagger.jobs.enabled=true")
+                .withBean(Auditor.class, Auditor::new)
+                .run(context -> {
+                    context.getBean(JobQueue.class).enqueue("audit", "entry", "e-1");
+                    assertThat(context.getBean(Auditor.class).entries.poll(20, TimeUnit.SECONDS)).isEqualTo("e-1");
+                });
+    }
+
+    @Test
+    void closingTheContextStopsEveryPoolThread() {
+        Set<String> before = jobThreads();
+        runner("stagger.jobs.enabled=true")
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> assertThat(context.getBean(StaggerJobPools.class).isRunning()).isTrue());
+        Set<String> after = jobThreads();
+        after.removeAll(before);
+        assertThat(after).isEmpty();
+    }
+
+    @Test
+    void withoutEnabledThereIsNoQueueNoPoolAndNoTable() throws Exception {
+        DataSource ds = SqliteDataSource.file(dir.resolve("jobs.db"));
+        new ApplicationContextRunner().withConfiguration(JOBS).withBean(DataSource.class, () -> ds)
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(JobQueue.class)
+                        .doesNotHaveBean(StaggerJobPools.class));
+        assertThat(tables(ds)).noneMatch(t -> t.startsWith("stagger"));
+    }
+
+    @Test
+    void theQueueTablesAreCreatedAtStartupWithTheConfiguredPrefix() throws Exception {
+        DataSource ds = SqliteDataSource.file(dir.resolve("jobs.db"));
+        new ApplicationContextRunner().withConfiguration(JOBS).withBean(DataSource.class, () -> ds)
+                .withPropertyValues("stagger.jobs.enabled=true", "stagger.jobs.table-prefix=shop_")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(tables(ds)).contains("shop_jobs");
+    }
+
+    @Test
+    void jobsAskedForWithoutADataSourceFailStartupSayingWhy() {
+        new ApplicationContextRunner().withConfiguration(JOBS).withPropertyValues("stagger.jobs.enabled=true")
+                .run(context -> assertThat(root(context.getStartupFailure()))
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("stagger.jobs.enabled")
+                        .hasMessageContaining("needs one DataSource bean"));
+    }
+
+    @Test
+    void aConfiguredPoolWithoutAnyHandlerFailsStartupNamingTheProperty() {
+        runner("stagger.jobs.enabled=true", "stagger.jobs.pools.billing.concurrency=2")
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> assertThat(root(context.getStartupFailure()))
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("stagger.jobs.pools.billing")
+                        .hasMessageContaining("no @StaggerJobHandler for queue 'billing'"));
+    }
+
+    @Test
+    void aBadPoolValueFailsStartupNamingThePropertyAndTheValue() {
+        runner("stagger.jobs.enabled=true", "stagger.jobs.pools.default.concurrency=0")
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> assertThat(root(context.getStartupFailure()))
+                        .hasMessageContaining("stagger.jobs.pools.mail.concurrency")
+                        .hasMessageContaining("'0'")
+                        .hasMessageContaining("concurrency must be in [1, 1000], got 0"));
+    }
+
+    @Test
+    void aHandlerMethodWithAnotherSignatureFailsStartup() {
+        runner("stagger.jobs.enabled=true")
+                .withBean(TwoArguments.class, TwoArguments::new)
+                .run(context -> assertThat(root(context.getStartupFailure()))
+                        .hasMessageContaining("take one dev.stagger.jobs.JobContext"));
+    }
+
+    @Test
+    void twoHandlersForOneTypeOfOneQueueFailStartupNamingBoth() {
+        runner("stagger.jobs.enabled=true")
+                .withBean("first", Mailer.class, Mailer::new)
+                .withBean("second", Mailer.class, Mailer::new)
+                .run(context -> assertThat(root(context.getStartupFailure()))
+                        .hasMessageContaining("two @StaggerJobHandler for type 'receipt' of queue 'mail'"));
+    }
+
+    @Test
+    void aPoolReportsToTheMeterRegistry() {
+        runner("stagger.jobs.enabled=true")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> {
+                    context.getBean(JobQueue.class).enqueue("mail", "receipt", "order-2");
+                    assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("order-2");
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (registry.find("stagger.jobs").counters().isEmpty() && System.nanoTime() < until) {
+                        Thread.sleep(10); // the outcome is stored, then reported, after the handler returns
+                    }
+                    assertThat(registry.find("stagger.jobs").tag("queue", "mail").counters()).isNotEmpty();
+                });
+    }
+}
