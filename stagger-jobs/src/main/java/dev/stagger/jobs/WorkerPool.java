@@ -18,6 +18,7 @@ import dev.stagger.jobs.internal.PgWakeups;
 import dev.stagger.jobs.internal.PoolEvents;
 import dev.stagger.jobs.internal.PoolSignals;
 import dev.stagger.jobs.internal.ReconnectingLoop;
+import dev.stagger.jobs.internal.Statements;
 import dev.stagger.jobs.internal.StoreFailures;
 import dev.stagger.jobs.internal.StoredTimes;
 import java.sql.Connection;
@@ -70,6 +71,13 @@ import java.util.function.BooleanSupplier;
  * use. Thread-safe.
  */
 public final class WorkerPool implements AutoCloseable {
+    /**
+     * Finished jobs whose outcome may wait to be stored, beyond one per handler: room for the
+     * fetcher to claim the next jobs while the completer stores the last ones. A pool killed at
+     * that moment leaves at most this many (plus its running jobs) to be run again after their lease.
+     */
+    private static final int UNSTORED_ROOM = 256;
+
     private final JobQueue jobQueue;
     private final Clock clock;
     private final String queue;
@@ -152,7 +160,8 @@ public final class WorkerPool implements AutoCloseable {
             return t;
         });
         Pacer fetcherPacer = signals.pacer(clock);
-        fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + batchSize, batchSize, leaseMillis,
+        fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + Math.max(batchSize, UNSTORED_ROOM),
+                batchSize, leaseMillis,
                 pollNanos, this::dispatch);
         completer = new Completer(store, events, fetcher::stored);
         signals.onStop(completer::finish);
@@ -189,18 +198,19 @@ public final class WorkerPool implements AutoCloseable {
      */
     public int runAvailable() {
         int ran = 0;
+        Statements statements = new Statements();
         try (Connection c = jobQueue.connection()) {
             for (JobStore.Rescued r : store.rescue(c, lost -> runner.lost(lost, policyFor(lost.claimed().job().type())))) {
                 events.rescued(r.outcome());
             }
             while (true) {
-                List<JobStore.Claimed> claimed = store.claim(c, batchSize, leaseMillis);
+                List<JobStore.Claimed> claimed = store.claim(statements, c, batchSize, leaseMillis);
                 if (claimed.isEmpty()) {
                     return ran;
                 }
                 for (JobStore.Claimed next : claimed) {
                     Outcome outcome = runOne(next);
-                    events.stored(outcome, store.apply(c, List.of(outcome))[0]);
+                    events.stored(outcome, store.apply(statements, c, List.of(outcome))[0]);
                     ran++;
                 }
             }

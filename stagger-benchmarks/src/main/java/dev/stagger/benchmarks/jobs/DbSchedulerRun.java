@@ -71,12 +71,14 @@ final class DbSchedulerRun {
                 .pollUsingLockAndFetch(0.5, 1.0).pollingInterval(Duration.ofSeconds(1))
                 .enableImmediateExecution().build();
         long start = System.nanoTime();
+        CpuMeter cpu = CpuMeter.start(ds);
         scheduler.start();
         try {
             if (!drained.await(15, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("db-scheduler did not drain " + jobs + " jobs in 15 minutes");
             }
             m.drainSeconds = (System.nanoTime() - start) / 1e9;
+            cpu.stop(m, jobs);
             Thread.sleep(1500);
             long gapNanos = 1_000_000_000L / latencyRate;
             long next = System.nanoTime();

@@ -44,12 +44,14 @@ final class StaggerJobsRun {
                     }
                 }).build();
         long start = System.nanoTime();
+        CpuMeter cpu = CpuMeter.start(database.equals("PostgreSQL") ? ds : null);
         pool.start();
         try {
             if (!drained.await(15, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("stagger-jobs did not drain " + jobs + " jobs in 15 minutes");
             }
             m.drainSeconds = (System.nanoTime() - start) / 1e9;
+            cpu.stop(m, jobs);
             Thread.sleep(1500); // let the pool go idle
             long gapNanos = 1_000_000_000L / latencyRate;
             long next = System.nanoTime();

@@ -24,6 +24,7 @@ public final class Completer implements ReconnectingLoop.Step {
     private final IntConsumer onStored;
     private final BlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
     private final List<Outcome> batch = new ArrayList<>();
+    private final Statements statements = new Statements();
     private boolean endSeen;
     private volatile boolean finished;
 
@@ -67,7 +68,7 @@ public final class Completer implements ReconnectingLoop.Step {
             endSeen |= first == END;
         }
         if (!batch.isEmpty()) {
-            boolean[] applied = store.apply(c, batch);
+            boolean[] applied = store.apply(statements, c, batch);
             onStored.accept(batch.size());
             for (int i = 0; i < batch.size(); i++) {
                 events.stored(batch.get(i), applied[i]);

@@ -23,6 +23,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private final Semaphore handlers;
     private final Semaphore unstored;
     private final Consumer<JobStore.Claimed> dispatch;
+    private final Statements statements = new Statements();
     private volatile boolean waitingForRoom;
     private int held;
 
@@ -51,7 +52,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
             return; // stopped
         }
         held = wanted;
-        List<JobStore.Claimed> claimed = store.claim(c, wanted, leaseMillis);
+        List<JobStore.Claimed> claimed = store.claim(statements, c, wanted, leaseMillis);
         giveBack(wanted - claimed.size());
         held = 0;
         for (JobStore.Claimed next : claimed) {

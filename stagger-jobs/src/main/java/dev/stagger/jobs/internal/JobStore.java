@@ -2,6 +2,7 @@ package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.RetryState;
+import dev.stagger.jdbc.Dialect;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
 import dev.stagger.jobs.JobState;
@@ -16,7 +17,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -60,19 +63,21 @@ public final class JobStore {
     public record Claimed(Job job, RetryState retryState) {
     }
 
-    /** Claims up to {@code limit} due jobs, best first, under a lease of {@code leaseMillis}. */
-    public List<Claimed> claim(Connection c, int limit, long leaseMillis) throws SQLException {
+    /**
+     * Claims up to {@code limit} due jobs, best first, under a lease of {@code leaseMillis}: one
+     * statement, kept prepared in {@code statements}.
+     */
+    public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis) throws SQLException {
         List<Claimed> claimed = new ArrayList<>(limit);
-        try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-            Binder b = new Binder(ps, tables, clock).text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
-            for (String type : types) {
-                b.text(type);
-            }
-            b.integer(limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    claimed.add(claimedRow(rs));
-                }
+        PreparedStatement ps = statements.on(c, claimSql);
+        Binder b = new Binder(ps, tables, clock).text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
+        for (String type : types) {
+            b.text(type);
+        }
+        b.integer(limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                claimed.add(claimedRow(rs));
             }
         }
         claimed.sort(Comparator.comparing(Claimed::job, Comparator.comparingInt(Job::priority).reversed()
@@ -97,42 +102,45 @@ public final class JobStore {
 
     /**
      * Stores outcomes in one transaction. Each change applies only if this pool still owns that
-     * attempt; the result says, per outcome, whether it did.
+     * attempt; the result says, per outcome, whether it did. Successes, the bulk of any batch, are
+     * stored together: on PostgreSQL one statement for all of them (the ids and attempts bound as
+     * two arrays), on SQLite one JDBC batch (no round trips to save in-process). If any statement
+     * fails, nothing of the batch is stored.
      */
-    public boolean[] apply(Connection c, List<Outcome> outcomes) throws SQLException {
+    public boolean[] apply(Statements statements, Connection c, List<Outcome> outcomes) throws SQLException {
         boolean[] applied = new boolean[outcomes.size()];
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
-        try (PreparedStatement succeed = c.prepareStatement(tables.succeed());
-             PreparedStatement retry = c.prepareStatement(tables.retry());
-             PreparedStatement snooze = c.prepareStatement(tables.snooze());
-             PreparedStatement dead = c.prepareStatement(tables.dead());
-             PreparedStatement error = c.prepareStatement(tables.insertError())) {
-            List<Integer> batched = new ArrayList<>();
+        try {
+            List<Integer> succeeded = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome o = outcomes.get(i);
                 Job job = o.job();
                 switch (o.kind()) {
-                    case SUCCEEDED -> {
-                        owned(new Binder(succeed, tables, clock).now(), job, lockedBy);
-                        succeed.addBatch();
-                        batched.add(i);
+                    case SUCCEEDED -> succeeded.add(i);
+                    case RETRY -> {
+                        PreparedStatement retry = statements.on(c, tables.retry());
+                        applied[i] = update(retry,
+                                new Binder(retry, tables, clock).bigint(o.backoffState()).now().bigint(o.delayMillis()), job);
                     }
-                    case RETRY -> applied[i] = update(retry,
-                            new Binder(retry, tables, clock).bigint(o.backoffState()).now().bigint(o.delayMillis()), job);
-                    case SNOOZE, RELEASE -> applied[i] = update(snooze,
-                            new Binder(snooze, tables, clock).now().bigint(o.delayMillis()), job);
-                    case DEAD -> applied[i] = update(dead, new Binder(dead, tables, clock).now(), job);
+                    case SNOOZE, RELEASE -> {
+                        PreparedStatement snooze = statements.on(c, tables.snooze());
+                        applied[i] = update(snooze, new Binder(snooze, tables, clock).now().bigint(o.delayMillis()), job);
+                    }
+                    case DEAD -> {
+                        PreparedStatement dead = statements.on(c, tables.dead());
+                        applied[i] = update(dead, new Binder(dead, tables, clock).now(), job);
+                    }
                 }
                 if (applied[i] && o.error() != null) {
-                    insertError(error, job.id(), o.error());
+                    insertError(statements.on(c, tables.insertError()), job.id(), o.error());
                 }
             }
-            if (!batched.isEmpty()) {
-                int[] counts = succeed.executeBatch();
-                for (int k = 0; k < counts.length; k++) {
-                    // SUCCESS_NO_INFO (-2) means the driver ran it but did not count rows
-                    applied[batched.get(k)] = counts[k] == 1 || counts[k] == Statement.SUCCESS_NO_INFO;
+            if (!succeeded.isEmpty()) {
+                if (tables.dialect() == Dialect.POSTGRESQL) {
+                    succeedAll(statements, c, outcomes, succeeded, applied);
+                } else {
+                    succeedBatch(statements, c, outcomes, succeeded, applied);
                 }
             }
             c.commit();
@@ -142,6 +150,44 @@ public final class JobStore {
             throw e;
         } finally {
             c.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** PostgreSQL: every success in one statement; the ids it returns are the ones this pool still owned. */
+    private void succeedAll(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
+                            boolean[] applied) throws SQLException {
+        Long[] ids = new Long[succeeded.size()];
+        Integer[] attempts = new Integer[succeeded.size()];
+        Map<Long, Integer> index = new HashMap<>(succeeded.size() * 2);
+        for (int k = 0; k < ids.length; k++) {
+            Job job = outcomes.get(succeeded.get(k)).job();
+            ids[k] = job.id();
+            attempts[k] = job.attempt();
+            index.put(job.id(), succeeded.get(k));
+        }
+        PreparedStatement ps = statements.on(c, tables.succeedAll());
+        new Binder(ps, tables, clock).now().array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts))
+                .text(lockedBy);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                applied[index.get(rs.getLong(1))] = true;
+            }
+        }
+    }
+
+    /** SQLite: one JDBC batch of guarded updates. */
+    private void succeedBatch(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
+                              boolean[] applied) throws SQLException {
+        PreparedStatement succeed = statements.on(c, tables.succeed());
+        Binder b = new Binder(succeed, tables, clock);
+        for (int i : succeeded) {
+            owned(b.reset().now(), outcomes.get(i).job(), lockedBy);
+            succeed.addBatch();
+        }
+        int[] counts = succeed.executeBatch();
+        for (int k = 0; k < counts.length; k++) {
+            // SUCCESS_NO_INFO (-2) means the driver ran it but did not count rows
+            applied[succeeded.get(k)] = counts[k] == 1 || counts[k] == Statement.SUCCESS_NO_INFO;
         }
     }
 

@@ -184,6 +184,17 @@ public final class JobTables {
                 + "lease_until = NULL" + OWNED;
     }
 
+    /**
+     * PostgreSQL: completes many jobs in one statement, each still guarded by "this owner holds
+     * this attempt"; returns the ids it completed. Parameters: now, ids (bigint[]),
+     * attempts (integer[], in the same order), locked_by.
+     */
+    public String succeedAll() {
+        return "UPDATE " + jobs + " AS j SET state = 'SUCCEEDED', finished_at = " + now + ", locked_by = NULL, "
+                + "lease_until = NULL FROM unnest(?::bigint[], ?::integer[]) AS d(id, attempt)"
+                + " WHERE j.id = d.id AND j.attempt = d.attempt AND j.state = 'RUNNING' AND j.locked_by = ? RETURNING j.id";
+    }
+
     /** Parameters: backoff_state, now, delay, id, locked_by, attempt. */
     public String retry() {
         return "UPDATE " + jobs + " SET backoff_state = ?, state = 'AVAILABLE', run_at = " + now + " + ?, "
