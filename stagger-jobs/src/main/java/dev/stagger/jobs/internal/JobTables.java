@@ -121,15 +121,30 @@ public final class JobTables {
     /**
      * Adds a job. Parameters: queue, type, payload, job_key, priority, max_attempts, the absolute
      * run-at (null for a delay), now, the delay, now. With a key: nothing when the key is taken.
-     * Returns the id through {@code RETURNING} or, in a JDBC batch, the generated keys.
+     * Returns the id (no row for a taken key).
      */
-    public String insert(boolean withKey, boolean returning) {
+    public String insert(boolean withKey) {
         String sql = "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
                 + "run_at, created_at) VALUES (?, ?, ?, ?, 'AVAILABLE', ?, 0, ?, COALESCE(?, " + now + " + ?), " + now + ")";
         if (withKey) {
             sql += " ON CONFLICT (job_key) DO NOTHING";
         }
-        return returning ? sql + " RETURNING id" : sql;
+        return sql + " RETURNING id";
+    }
+
+    /**
+     * PostgreSQL: adds many jobs without a key in one statement, one array per column, in array
+     * order; returns their ids. Parameters: now, now (both in the select list, so they come first),
+     * then the arrays queue, type, payload, priority, max_attempts, the absolute run-at (null for a
+     * delay), the delay.
+     */
+    public String insertRows() {
+        return "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
+                + "run_at, created_at) SELECT r.queue, r.type, r.payload, NULL, 'AVAILABLE', r.priority, 0, r.max_attempts, "
+                + "COALESCE(r.run_at, " + now + " + r.delay), " + now
+                + " FROM unnest(?::varchar[], ?::varchar[], ?::bytea[], ?::integer[], ?::integer[], ?::bigint[], ?::bigint[])"
+                + " WITH ORDINALITY AS r(queue, type, payload, priority, max_attempts, run_at, delay, n) ORDER BY r.n"
+                + " RETURNING id";
     }
 
     public String idByKey() {
