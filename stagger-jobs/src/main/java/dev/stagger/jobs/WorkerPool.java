@@ -163,7 +163,9 @@ public final class WorkerPool implements AutoCloseable {
         fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + Math.max(batchSize, UNSTORED_ROOM),
                 batchSize, leaseMillis,
                 pollNanos, this::dispatch);
-        completer = new Completer(store, events, fetcher::stored);
+        Fetcher f = fetcher;
+        completer = new Completer(store, events, f::stored, () -> f.carrying() && signals.claiming());
+        fetcher.completer(completer);
         signals.onStop(completer::finish);
 
         Pacer completerPacer = signals.pacer(clock);

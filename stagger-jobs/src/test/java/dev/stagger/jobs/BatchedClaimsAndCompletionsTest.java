@@ -241,6 +241,49 @@ class BatchedClaimsAndCompletionsTest {
                 .containsOnly(false);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"postgresql"})
+    void aClaimCarriesTheWaitingSuccessesAndStoresOnlyTheAttemptsItsPoolStillOwns(String database) throws Exception {
+        open(database);
+        List<Long> ids = enqueue(8);
+        JobStore store = store("worker-a");
+        List<JobStore.Claimed> first = claim(store, 3);
+        long taken = first.get(1).job().id();
+        Stores.exec(ds, "UPDATE " + prefix + "jobs SET locked_by = 'worker-b', attempt = attempt + 1 WHERE id = " + taken);
+
+        JobStore.CompletedAndClaimed result;
+        try (Connection c = jobs.connection()) {
+            result = store.completeAndClaim(new Statements(), c,
+                    first.stream().map(BatchedClaimsAndCompletionsTest::succeeded).toList(), 4, LEASE_MILLIS);
+        }
+
+        assertThat(result.completed()).containsExactly(true, false, true);
+        assertThat(result.claimed()).extracting(cl -> cl.job().id()).containsExactlyElementsOf(ids.subList(3, 7));
+        assertThat(result.claimed()).allSatisfy(cl -> assertThat(cl.job().attempt()).isEqualTo(1));
+        assertThat(jobs.admin().countByState("q")).containsEntry(JobState.SUCCEEDED, 2L).containsEntry(JobState.RUNNING, 5L)
+                .containsEntry(JobState.AVAILABLE, 1L);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"postgresql"})
+    void aClaimWhoseCarriedCompletionFailsNeitherCompletesNorClaims(String database) throws Exception {
+        open(database);
+        enqueue(6);
+        JobStore store = store("worker-a");
+        List<JobStore.Claimed> first = claim(store, 3);
+        failCompletionOf(first.get(2).job().id());
+
+        assertThatThrownBy(() -> {
+            try (Connection c = jobs.connection()) {
+                store.completeAndClaim(new Statements(), c,
+                        first.stream().map(BatchedClaimsAndCompletionsTest::succeeded).toList(), 3, LEASE_MILLIS);
+            }
+        }).isInstanceOf(SQLException.class);
+
+        assertThat(ownedBy("worker-a")).as("the first three still held, none of the rest claimed").isEqualTo(3);
+        assertThat(jobs.admin().countByState("q")).containsEntry(JobState.AVAILABLE, 3L).containsEntry(JobState.SUCCEEDED, 0L);
+    }
+
     /** Makes storing job {@code id} as SUCCEEDED fail inside the database, as a lost connection or a full disk would. */
     private void failCompletionOf(long id) throws SQLException {
         String jobsTable = prefix + "jobs";

@@ -12,6 +12,12 @@ import java.util.function.Consumer;
  * them), so a claimed job starts at once and a busy pool leaves the rest of the queue to other
  * workers. When the queue is drained it waits for a wake-up (an enqueue, NOTIFY) or the poll
  * interval, on the pool's clock. Runs on one thread, in a {@link ReconnectingLoop}.
+ *
+ * <p>On PostgreSQL each claim also stores the successes waiting in the {@link Completer}, in the
+ * same statement ({@link JobStore#completeAndClaim}): while the pool is busy, a job costs the
+ * database one round trip and one commit shared with the rest of its batch, instead of a claim's
+ * and a completion's. While it will claim again soon it says so ({@link #carrying()}); when it
+ * goes idle, waits for room, fails or stops, the completer stores what is left.
  */
 public final class Fetcher implements ReconnectingLoop.Step {
     private final JobStore store;
@@ -24,8 +30,12 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private final Semaphore unstored;
     private final Consumer<JobStore.Claimed> dispatch;
     private final Statements statements = new Statements();
+    private final boolean carries;
+    private volatile Completer completer;
     private volatile boolean waitingForRoom;
+    private volatile boolean carrying;
     private int held;
+    private List<Outcome> heldOutcomes = List.of();
 
     /**
      * @param concurrency handler threads; a job is claimed only for a free one
@@ -43,22 +53,47 @@ public final class Fetcher implements ReconnectingLoop.Step {
         this.handlers = new Semaphore(concurrency);
         this.unstored = new Semaphore(unstoredLimit);
         this.dispatch = dispatch;
+        this.carries = store.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL;
+    }
+
+    /** The completer whose successes this fetcher stores with its claims (PostgreSQL). */
+    public void completer(Completer completer) {
+        this.completer = completer;
+    }
+
+    /** True while this fetcher will store the waiting successes with a claim it is about to make. */
+    public boolean carrying() {
+        return carrying;
     }
 
     @Override
     public void run(Connection c) throws SQLException, InterruptedException {
         int wanted = reserve();
         if (wanted == 0) {
+            stopCarrying();
             return; // stopped
         }
         held = wanted;
-        List<JobStore.Claimed> claimed = store.claim(statements, c, wanted, leaseMillis);
+        Completer completer = this.completer;
+        List<JobStore.Claimed> claimed;
+        if (carries && completer != null) {
+            heldOutcomes = completer.takeSuccesses(Completer.MAX_BATCH);
+        }
+        if (heldOutcomes.isEmpty()) {
+            claimed = store.claim(statements, c, wanted, leaseMillis);
+        } else {
+            JobStore.CompletedAndClaimed done = store.completeAndClaim(statements, c, heldOutcomes, wanted, leaseMillis);
+            claimed = done.claimed();
+            completer.storedElsewhere(heldOutcomes, done.completed());
+            heldOutcomes = List.of();
+        }
         giveBack(wanted - claimed.size());
         held = 0;
         for (JobStore.Claimed next : claimed) {
             dispatch.accept(next);
         }
         if (claimed.size() < wanted) {
+            stopCarrying();
             pacer.await(pollNanos); // drained for now: until woken or the next poll
         }
     }
@@ -67,6 +102,12 @@ public final class Fetcher implements ReconnectingLoop.Step {
     public void failed() {
         giveBack(held);
         held = 0;
+        Completer completer = this.completer;
+        if (completer != null) {
+            completer.giveBack(heldOutcomes);
+        }
+        heldOutcomes = List.of();
+        stopCarrying();
     }
 
     /** A handler finished its job. */
@@ -95,6 +136,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
         waitingForRoom = true;
         try {
             while (signals.claiming()) {
+                carrying = carries; // a success arrives as its handler frees: this fetcher wakes and carries it
                 if (handlers.tryAcquire()) {
                     if (unstored.tryAcquire()) {
                         int more = Math.min(batchSize - 1, Math.min(handlers.availablePermits(), unstored.availablePermits()));
@@ -107,12 +149,23 @@ public final class Fetcher implements ReconnectingLoop.Step {
                         return 1;
                     }
                     handlers.release();
+                    stopCarrying(); // no room until the completer stores: it must not wait for this fetcher
                 }
                 pacer.await(pollNanos);
             }
             return 0;
         } finally {
             waitingForRoom = false;
+        }
+    }
+
+    private void stopCarrying() {
+        if (carrying) {
+            carrying = false;
+            Completer completer = this.completer;
+            if (completer != null) {
+                completer.recheck();
+            }
         }
     }
 

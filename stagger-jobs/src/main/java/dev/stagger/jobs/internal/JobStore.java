@@ -37,6 +37,7 @@ public final class JobStore {
     private final List<String> types;
     private final String lockedBy;
     private final String claimSql;
+    private final String completeAndClaimSql;
 
     public JobStore(JobTables tables, Clock clock, String queue, List<String> types, String lockedBy) {
         this.tables = tables;
@@ -45,6 +46,7 @@ public final class JobStore {
         this.types = List.copyOf(types);
         this.lockedBy = lockedBy;
         this.claimSql = tables.claim(types.size());
+        this.completeAndClaimSql = tables.completeAndClaim(types.size());
     }
 
     public String lockedBy() {
@@ -70,19 +72,59 @@ public final class JobStore {
     public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis) throws SQLException {
         List<Claimed> claimed = new ArrayList<>(limit);
         PreparedStatement ps = statements.on(c, claimSql);
-        Binder b = new Binder(ps, tables, clock).text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
-        for (String type : types) {
-            b.text(type);
-        }
-        b.integer(limit);
+        bindClaim(new Binder(ps, tables, clock), limit, leaseMillis);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 claimed.add(claimedRow(rs));
             }
         }
+        sortBest(claimed);
+        return claimed;
+    }
+
+    /** What {@link #completeAndClaim} did: the jobs it claimed, and which of the successes it stored. */
+    public record CompletedAndClaimed(List<Claimed> claimed, boolean[] completed) {
+    }
+
+    /**
+     * PostgreSQL: stores {@code successes} (each only if this pool still holds that attempt) and
+     * claims up to {@code limit} due jobs in one statement, so one round trip and one commit carry
+     * both. All or nothing: if the statement fails, neither happened.
+     */
+    public CompletedAndClaimed completeAndClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
+                                                long leaseMillis) throws SQLException {
+        PreparedStatement ps = statements.on(c, completeAndClaimSql);
+        Binder b = new Binder(ps, tables, clock);
+        Map<Long, Integer> index = bindSuccesses(b, c, successes);
+        bindClaim(b, limit, leaseMillis);
+        List<Claimed> claimed = new ArrayList<>(limit);
+        boolean[] completed = new boolean[successes.size()];
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                long completedId = rs.getLong("completed_id");
+                if (rs.wasNull()) {
+                    claimed.add(claimedRow(rs));
+                } else {
+                    completed[index.get(completedId)] = true;
+                }
+            }
+        }
+        sortBest(claimed);
+        return new CompletedAndClaimed(claimed, completed);
+    }
+
+    /** Binds the parameters of {@link JobTables#claim(int)}. */
+    private void bindClaim(Binder b, int limit, long leaseMillis) throws SQLException {
+        b.text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
+        for (String type : types) {
+            b.text(type);
+        }
+        b.integer(limit);
+    }
+
+    private static void sortBest(List<Claimed> claimed) {
         claimed.sort(Comparator.comparing(Claimed::job, Comparator.comparingInt(Job::priority).reversed()
                 .thenComparing(Job::runAt).thenComparingLong(Job::id)));
-        return claimed;
     }
 
     /**
@@ -156,23 +198,32 @@ public final class JobStore {
     /** PostgreSQL: every success in one statement; the ids it returns are the ones this pool still owned. */
     private void succeedAll(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
                             boolean[] applied) throws SQLException {
-        Long[] ids = new Long[succeeded.size()];
-        Integer[] attempts = new Integer[succeeded.size()];
-        Map<Long, Integer> index = new HashMap<>(succeeded.size() * 2);
-        for (int k = 0; k < ids.length; k++) {
-            Job job = outcomes.get(succeeded.get(k)).job();
-            ids[k] = job.id();
-            attempts[k] = job.attempt();
-            index.put(job.id(), succeeded.get(k));
-        }
+        List<Outcome> successes = succeeded.stream().map(outcomes::get).toList();
         PreparedStatement ps = statements.on(c, tables.succeedAll());
-        new Binder(ps, tables, clock).now().array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts))
-                .text(lockedBy);
+        Map<Long, Integer> index = bindSuccesses(new Binder(ps, tables, clock), c, successes);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                applied[index.get(rs.getLong(1))] = true;
+                applied[succeeded.get(index.get(rs.getLong(1)))] = true;
             }
         }
+    }
+
+    /**
+     * Binds the parameters of {@link JobTables#succeedAll()} for {@code successes}: now, their ids
+     * and attempts as two arrays, this pool's id. Returns each job id's position in the list.
+     */
+    private Map<Long, Integer> bindSuccesses(Binder b, Connection c, List<Outcome> successes) throws SQLException {
+        Long[] ids = new Long[successes.size()];
+        Integer[] attempts = new Integer[successes.size()];
+        Map<Long, Integer> index = new HashMap<>(successes.size() * 2);
+        for (int k = 0; k < ids.length; k++) {
+            Job job = successes.get(k).job();
+            ids[k] = job.id();
+            attempts[k] = job.attempt();
+            index.put(job.id(), k);
+        }
+        b.now().array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts)).text(lockedBy);
+        return index;
     }
 
     /** SQLite: one JDBC batch of guarded updates. */

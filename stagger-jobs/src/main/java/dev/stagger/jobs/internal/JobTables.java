@@ -186,6 +186,22 @@ public final class JobTables {
                 + dbNowColumn();
     }
 
+    /**
+     * PostgreSQL: {@link #succeedAll()} and {@link #claim(int)} in one statement (two
+     * data-modifying CTEs on disjoint rows: the completed ones are RUNNING, the claimed ones
+     * AVAILABLE), so one round trip and one commit carry both. Returns one row per claimed job
+     * ({@code completed_id} null, then {@link #CLAIM_COLUMNS} and {@code db_now} with the database
+     * clock) and one per completed job ({@code completed_id} set, the rest null). Parameters: those
+     * of {@link #succeedAll()}, then those of {@link #claim(int)}.
+     */
+    public String completeAndClaim(int typeCount) {
+        String claimColumns = CLAIM_COLUMNS + (databaseClock ? ", db_now" : "");
+        String nulls = String.join(", ", java.util.Collections.nCopies(claimColumns.split(",").length, "NULL"));
+        return "WITH completed AS (" + succeedAll() + "), claimed AS (" + claim(typeCount) + ")"
+                + " SELECT NULL::bigint AS completed_id, " + claimColumns + " FROM claimed"
+                + " UNION ALL SELECT id, " + nulls + " FROM completed";
+    }
+
     private String skipLocked() {
         return dialect == Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "";
     }
