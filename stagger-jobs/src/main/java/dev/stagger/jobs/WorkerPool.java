@@ -47,7 +47,8 @@ import java.util.function.BooleanSupplier;
  *       LOCKED}; SQLite one atomic {@code UPDATE ... RETURNING}), only as many as there are free
  *       handlers, and hands them to the handler threads;</li>
  *   <li>the <b>completer</b> stores the outcomes in batches, each change guarded by "this pool
- *       still holds this attempt";</li>
+ *       still holds this attempt"; on PostgreSQL, while the pool is busy, the fetcher's claims
+ *       carry the successes instead (one statement claims the next jobs and completes the last);</li>
  *   <li>the <b>heartbeat</b> extends the leases of the jobs the pool holds, and nothing else, so
  *       no other worker's lock or slow statement can make a live pool lose its leases;</li>
  *   <li><b>maintenance</b> rescues jobs of the queue whose lease expired (on its own cadence,

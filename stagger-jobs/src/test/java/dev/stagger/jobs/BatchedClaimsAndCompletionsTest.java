@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The batched paths of a pool, on SQLite and PostgreSQL: one statement claims many jobs, one
- * transaction (on PostgreSQL one statement) completes many. Claims and completions run through
+ * transaction (on PostgreSQL one statement) completes many, and a claim carries the successes
+ * waiting to be stored (on PostgreSQL in the same statement). Claims and completions run through
  * {@link JobStore} exactly as the pool's fetcher and completer run them, each "worker" its own
  * owner id and connection, on a virtual clock (the store's clock, also on PostgreSQL) so leases
  * expire when the test says.
@@ -242,7 +243,7 @@ class BatchedClaimsAndCompletionsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql"})
+    @ValueSource(strings = {"sqlite", "postgresql"})
     void aClaimCarriesTheWaitingSuccessesAndStoresOnlyTheAttemptsItsPoolStillOwns(String database) throws Exception {
         open(database);
         List<Long> ids = enqueue(8);
@@ -265,7 +266,7 @@ class BatchedClaimsAndCompletionsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql"})
+    @ValueSource(strings = {"sqlite", "postgresql"})
     void aClaimWhoseCarriedCompletionFailsNeitherCompletesNorClaims(String database) throws Exception {
         open(database);
         enqueue(6);

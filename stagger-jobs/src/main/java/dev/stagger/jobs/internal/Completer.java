@@ -16,8 +16,8 @@ import java.util.function.IntConsumer;
  * batch that fails is kept and stored again after reconnecting. Runs on one thread, in a
  * {@link ReconnectingLoop}, until {@link #finish()} and everything before it is stored.
  *
- * <p>On PostgreSQL the fetcher stores successes in the same statement as its next claim (see
- * {@link JobStore#completeAndClaim}): while it says it will claim again soon
+ * <p>The fetcher stores successes with its next claim (see {@link JobStore#completeAndClaim}):
+ * while it says it will claim again soon
  * ({@code carriedElsewhere}), this thread leaves successes to it and stores only the other
  * outcomes; when the fetcher goes idle, waits for room, fails or stops, it calls {@link #recheck()}
  * and this thread stores whatever successes are left. Thread-safe: handlers add, the fetcher takes

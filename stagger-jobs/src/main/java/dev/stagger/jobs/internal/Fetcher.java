@@ -13,10 +13,10 @@ import java.util.function.Consumer;
  * workers. When the queue is drained it waits for a wake-up (an enqueue, NOTIFY) or the poll
  * interval, on the pool's clock. Runs on one thread, in a {@link ReconnectingLoop}.
  *
- * <p>On PostgreSQL each claim also stores the successes waiting in the {@link Completer}, in the
- * same statement ({@link JobStore#completeAndClaim}): while the pool is busy, a job costs the
- * database one round trip and one commit shared with the rest of its batch, instead of a claim's
- * and a completion's. While it will claim again soon it says so ({@link #carrying()}); when it
+ * <p>Each claim also stores the successes waiting in the {@link Completer}, in the same statement
+ * on PostgreSQL and the same transaction on SQLite ({@link JobStore#completeAndClaim}): while the
+ * pool is busy, a job costs the database one round trip and one commit shared with the rest of
+ * its batch, instead of a claim's and a completion's, and SQLite sees one writer, not two. While it will claim again soon it says so ({@link #carrying()}); when it
  * goes idle, waits for room, fails or stops, the completer stores what is left.
  */
 public final class Fetcher implements ReconnectingLoop.Step {
@@ -30,7 +30,6 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private final Semaphore unstored;
     private final Consumer<JobStore.Claimed> dispatch;
     private final Statements statements = new Statements();
-    private final boolean carries;
     private volatile Completer completer;
     private volatile boolean waitingForRoom;
     private volatile boolean carrying;
@@ -53,10 +52,9 @@ public final class Fetcher implements ReconnectingLoop.Step {
         this.handlers = new Semaphore(concurrency);
         this.unstored = new Semaphore(unstoredLimit);
         this.dispatch = dispatch;
-        this.carries = store.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL;
     }
 
-    /** The completer whose successes this fetcher stores with its claims (PostgreSQL). */
+    /** The completer whose successes this fetcher stores with its claims. */
     public void completer(Completer completer) {
         this.completer = completer;
     }
@@ -76,7 +74,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
         held = wanted;
         Completer completer = this.completer;
         List<JobStore.Claimed> claimed;
-        if (carries && completer != null) {
+        if (completer != null) {
             heldOutcomes = completer.takeSuccesses(Completer.MAX_BATCH);
         }
         if (heldOutcomes.isEmpty()) {
@@ -136,7 +134,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
         waitingForRoom = true;
         try {
             while (signals.claiming()) {
-                carrying = carries; // a success arrives as its handler frees: this fetcher wakes and carries it
+                carrying = true; // a success arrives as its handler frees: this fetcher wakes and carries it
                 if (handlers.tryAcquire()) {
                     if (unstored.tryAcquire()) {
                         int more = Math.min(batchSize - 1, Math.min(handlers.availablePermits(), unstored.availablePermits()));

@@ -87,12 +87,17 @@ public final class JobStore {
     }
 
     /**
-     * PostgreSQL: stores {@code successes} (each only if this pool still holds that attempt) and
-     * claims up to {@code limit} due jobs in one statement, so one round trip and one commit carry
-     * both. All or nothing: if the statement fails, neither happened.
+     * Stores {@code successes} (each only if this pool still holds that attempt) and claims up to
+     * {@code limit} due jobs in one transaction, all or nothing: on PostgreSQL in one statement, so
+     * one round trip and one commit carry both; on SQLite the batch of completions and the claim
+     * in one write transaction, so the pool has one writer while it is busy instead of two taking
+     * turns on the database's lock.
      */
     public CompletedAndClaimed completeAndClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
                                                 long leaseMillis) throws SQLException {
+        if (tables.dialect() != Dialect.POSTGRESQL) {
+            return completeThenClaim(statements, c, successes, limit, leaseMillis);
+        }
         PreparedStatement ps = statements.on(c, completeAndClaimSql);
         Binder b = new Binder(ps, tables, clock);
         Map<Long, Integer> index = bindSuccesses(b, c, successes);
@@ -111,6 +116,29 @@ public final class JobStore {
         }
         sortBest(claimed);
         return new CompletedAndClaimed(claimed, completed);
+    }
+
+    /** SQLite: {@link #completeAndClaim} as a transaction of the batched completions and the claim. */
+    private CompletedAndClaimed completeThenClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
+                                                  long leaseMillis) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            boolean[] completed = new boolean[successes.size()];
+            List<Integer> all = new ArrayList<>(successes.size());
+            for (int i = 0; i < successes.size(); i++) {
+                all.add(i);
+            }
+            succeedBatch(statements, c, successes, all, completed);
+            List<Claimed> claimed = claim(statements, c, limit, leaseMillis);
+            c.commit();
+            return new CompletedAndClaimed(claimed, completed);
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c);
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
     }
 
     /** Binds the parameters of {@link JobTables#claim(int)}. */
