@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
-import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jobs.internal.JobStore;
 import dev.stagger.jobs.internal.Outcome;
 import dev.stagger.jobs.internal.Statements;
@@ -49,19 +48,15 @@ class BatchedClaimsAndCompletionsTest {
     JobQueue jobs;
 
     private void open(String database) throws SQLException {
-        if (database.equals("postgresql")) {
-            ds = Stores.postgres();
-            prefix = Stores.uniquePrefix();
-        } else {
-            ds = SqliteDataSource.file(dir.resolve("jobs.db"));
-            prefix = "stagger_";
-        }
-        jobs = JobQueue.builder(ds).tablePrefix(prefix).clock(clock).databaseClock(false).build();
+        Stores.Opened opened = Stores.open(database, dir, clock);
+        ds = opened.dataSource();
+        prefix = opened.prefix();
+        jobs = opened.jobs();
     }
 
     @AfterEach
     void tearDown() throws SQLException {
-        if (prefix != null && !prefix.equals("stagger_")) {
+        if (jobs != null && jobs.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL) {
             Stores.exec(ds, "DROP TRIGGER IF EXISTS " + prefix + "fail ON " + prefix + "jobs");
             Stores.exec(ds, "DROP FUNCTION IF EXISTS " + prefix + "fail()");
             Stores.dropPostgres(ds, prefix);
@@ -174,9 +169,7 @@ class BatchedClaimsAndCompletionsTest {
         enqueue(4);
         JobStore store = store("worker-a");
         List<JobStore.Claimed> claimed = claim(store, 4);
-        failCompletionOf(claimed.get(2).job().id());
-        List<Outcome> batch = List.of(retried(claimed.get(0)), succeeded(claimed.get(1)), succeeded(claimed.get(2)),
-                succeeded(claimed.get(3)));
+        List<Outcome> batch = batchWhoseThirdCompletionFails(claimed);
 
         assertThatThrownBy(() -> apply(store, batch)).isInstanceOf(SQLException.class);
 
@@ -194,9 +187,7 @@ class BatchedClaimsAndCompletionsTest {
         enqueue(4);
         JobStore store = store("worker-a");
         List<JobStore.Claimed> claimed = claim(store, 4);
-        failCompletionOf(claimed.get(2).job().id());
-        List<Outcome> batch = List.of(retried(claimed.get(0)), succeeded(claimed.get(1)), succeeded(claimed.get(2)),
-                succeeded(claimed.get(3)));
+        List<Outcome> batch = batchWhoseThirdCompletionFails(claimed);
         assertThatThrownBy(() -> apply(store, batch)).isInstanceOf(SQLException.class);
         dropFailure();
 
@@ -283,6 +274,14 @@ class BatchedClaimsAndCompletionsTest {
 
         assertThat(ownedBy("worker-a")).as("the first three still held, none of the rest claimed").isEqualTo(3);
         assertThat(jobs.admin().countByState("q")).containsEntry(JobState.AVAILABLE, 3L).containsEntry(JobState.SUCCEEDED, 0L);
+    }
+
+    /** A retry and three successes of {@code claimed}, the third success made to fail in the database. */
+    private List<Outcome> batchWhoseThirdCompletionFails(List<JobStore.Claimed> claimed)
+            throws SQLException {
+        failCompletionOf(claimed.get(2).job().id());
+        return List.of(retried(claimed.get(0)), succeeded(claimed.get(1)), succeeded(claimed.get(2)),
+                succeeded(claimed.get(3)));
     }
 
     /** Makes storing job {@code id} as SUCCEEDED fail inside the database, as a lost connection or a full disk would. */

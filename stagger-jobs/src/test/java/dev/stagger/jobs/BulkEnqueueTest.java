@@ -2,7 +2,6 @@ package dev.stagger.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -35,19 +34,15 @@ class BulkEnqueueTest {
     JobQueue jobs;
 
     private void open(String database) throws SQLException {
-        if (database.equals("postgresql")) {
-            ds = Stores.postgres();
-            prefix = Stores.uniquePrefix();
-        } else {
-            ds = SqliteDataSource.file(dir.resolve("jobs.db"));
-            prefix = "stagger_";
-        }
-        jobs = JobQueue.builder(ds).tablePrefix(prefix).clock(clock).databaseClock(false).build();
+        Stores.Opened opened = Stores.open(database, dir, clock);
+        ds = opened.dataSource();
+        prefix = opened.prefix();
+        jobs = opened.jobs();
     }
 
     @AfterEach
     void tearDown() throws SQLException {
-        if (prefix != null && !prefix.equals("stagger_")) {
+        if (jobs != null && jobs.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL) {
             Stores.dropPostgres(ds, prefix);
         }
     }

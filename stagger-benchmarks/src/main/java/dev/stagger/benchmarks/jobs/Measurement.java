@@ -35,6 +35,36 @@ final class Measurement {
             return done.await(seconds, TimeUnit.SECONDS);
         }
 
+        /** Enqueues one latency job, with the payload {@code payload}. */
+        @FunctionalInterface
+        interface Enqueue {
+            void enqueue(int index, String payload) throws Exception;
+        }
+
+        /**
+         * The latency phase: after the workers have gone idle, enqueues one job at a time at
+         * {@code rate} per second (payload "index:enqueueNanoTime"), waits for them all and records
+         * p50 and p99 in {@code m}.
+         */
+        void measure(Measurement m, int rate, Enqueue enqueue) throws Exception {
+            Thread.sleep(1500); // let the workers go idle
+            long gapNanos = 1_000_000_000L / rate;
+            long next = System.nanoTime();
+            for (int i = 0; i < nanos.length; i++) {
+                enqueue.enqueue(i, i + ":" + System.nanoTime());
+                next += gapNanos;
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+            if (!await(120)) {
+                throw new IllegalStateException(m.system + " did not run the latency jobs in 2 minutes");
+            }
+            m.latencyP50Millis = percentileMillis(0.50);
+            m.latencyP99Millis = percentileMillis(0.99);
+        }
+
         double percentileMillis(double p) {
             long[] sorted = nanos.clone();
             Arrays.sort(sorted);

@@ -137,23 +137,9 @@ final class QuartzRun {
             }
             m.drainSeconds = (System.nanoTime() - start) / 1e9;
             cpu.stop(m, jobs);
-            Thread.sleep(1500);
-            long gapNanos = 1_000_000_000L / latencyRate;
-            long next = System.nanoTime();
-            for (int i = 0; i < latencyJobs; i++) {
-                // through the running scheduler, which wakes its scheduling thread at once
-                scheduler.scheduleJob(job("l" + i, i + ":" + System.nanoTime()), trigger("l" + i, new Date()));
-                next += gapNanos;
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-            }
-            if (!latencies.await(120)) {
-                throw new IllegalStateException("Quartz did not run the latency jobs in 2 minutes");
-            }
-            m.latencyP50Millis = latencies.percentileMillis(0.50);
-            m.latencyP99Millis = latencies.percentileMillis(0.99);
+            // through the running scheduler, which wakes its scheduling thread at once
+            latencies.measure(m, latencyRate, (i, payload) -> scheduler.scheduleJob(job("l" + i, payload),
+                    trigger("l" + i, new Date())));
         } finally {
             scheduler.shutdown(true);
         }
