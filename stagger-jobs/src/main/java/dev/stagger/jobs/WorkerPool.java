@@ -29,7 +29,9 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -110,6 +112,8 @@ public final class WorkerPool implements AutoCloseable {
     private Fetcher fetcher;
     private Completer completer;
     private Thread fetcherThread;
+    /** Pool threads whose loop has ended. */
+    private final Set<Thread> ended = ConcurrentHashMap.newKeySet();
     private volatile Object localHandle;
 
     private WorkerPool(Builder b) {
@@ -248,8 +252,12 @@ public final class WorkerPool implements AutoCloseable {
             return true;
         }
         boolean clean = true;
+        Completer waiting = completer;
+        if (waiting != null) {
+            waiting.recheck(); // the fetcher carries no more successes: the completer stores them
+        }
         try {
-            stopping.awaitUntil(deadline, () -> !fetcherThread.isAlive());
+            stopping.awaitUntil(deadline, () -> ended.contains(fetcherThread));
             workers.shutdown();
             stopping.awaitUntil(deadline, () -> activeHandlers.get() == 0);
             if (activeHandlers.get() > 0) {
@@ -290,6 +298,9 @@ public final class WorkerPool implements AutoCloseable {
             try {
                 loop.run();
             } finally {
+                // recorded before the wake: a thread is still alive while it runs this, so a stopping pool
+                // that asked isAlive() here would wait out its whole timeout
+                ended.add(Thread.currentThread());
                 stopping.wake();
             }
         }, "stagger-jobs-" + queue + "-" + role);
