@@ -56,7 +56,7 @@ def main():
     print()
     pinned = sum(r["pinnedEvents"] for runs in variants.values() for r in runs)
     seen = all(c > 0 for c in controls) and controls
-    print(f"Goal 4 of issue 18: jdk.VirtualThreadPinned events = {pinned} -> {'met' if pinned == 0 else 'NOT MET'}"
+    print(f"Goal: jdk.VirtualThreadPinned events = {pinned} -> {'met' if pinned == 0 else 'NOT MET'}"
           f"; negative control seen in {sum(1 for c in controls if c > 0)}/{len(controls)} runs"
           f"{'' if seen else ' (the recording missed pinning: the 0 proves nothing)'}")
 

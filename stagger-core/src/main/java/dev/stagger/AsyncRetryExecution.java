@@ -1,46 +1,71 @@
 package dev.stagger;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** One async call: attempts chained through futures, waits on the clock's scheduler. */
-final class AsyncRetryExecution<T> extends RetryExecution<T> {
-    private final Supplier<? extends CompletionStage<T>> plain;
-    private final Function<? super AttemptContext, ? extends CompletionStage<T>> contextual;
-    private final CompletableFuture<T> promise = new CompletableFuture<>();
-    private volatile Clock.Cancellable pendingWait;
-    private volatile CompletableFuture<T> inFlight;
-    /** What the caller's future ended with when the caller cancelled or completed it. */
-    private volatile Object callerResult;
-    private volatile Throwable callerFailure;
+/**
+ * One async call: attempts chained through futures, waits on the clock's scheduler.
+ *
+ * <p>A call waiting for its retry is held by three objects: this execution (which is also the
+ * task the clock runs when the wait is over, so scheduling allocates no {@code Runnable}), the
+ * caller's future (a {@link Promise}, which notices being cancelled or completed by hand without
+ * registering a callback) and the clock's entry for the wait (on {@link Clock#system()}, a
+ * timing-wheel node that cancelling unlinks at once). Nothing else is kept between attempts:
+ * the attempt's own future is dropped when it completes.
+ *
+ * <p>Attempts are observed with {@code handle}, not {@code whenComplete}: on a failed stage,
+ * {@code whenComplete} fails the future it returns with a new {@code CompletionException}, whose
+ * stack trace costs more than the rest of scheduling a retry.
+ */
+final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable {
+    private static final VarHandle CURRENT;
+    private static final VarHandle ENDED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CURRENT = lookup.findVarHandle(AsyncRetryExecution.class, "current", Object.class);
+            ENDED = lookup.findVarHandle(AsyncRetryExecution.class, "ended", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Promise<T> promise;
+    /**
+     * What a cancel must stop: the pending wait (a {@link Clock.Cancellable}) or the attempt in
+     * flight (a {@link CompletableFuture}); null between them and after the end.
+     */
+    private volatile Object current;
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
-    private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile boolean ended;
 
     /** Exactly one of {@code plain} and {@code contextual} is given. */
     AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> plain,
                         Function<? super AttemptContext, ? extends CompletionStage<T>> contextual) {
-        super(retry, null, null, contextual != null);
-        this.plain = plain;
-        this.contextual = contextual;
+        super(retry, contextual != null ? contextual : plain, contextual != null);
+        this.promise = new Promise<>(this);
     }
 
     CompletableFuture<T> start() {
-        promise.whenComplete((value, failure) -> {
-            if (promise.isCancelled() || !ended.get()) {
-                callerResult = value;
-                callerFailure = failure;
-                onCancelled(); // cancelled, or completed by the caller's own hand: no further attempts
-            }
-        });
         begin();
         attemptNow();
         return promise;
+    }
+
+    /** The wait is over: the next attempt. Runs on whatever thread the clock runs tasks on. */
+    @Override
+    public void run() {
+        attemptNow();
     }
 
     private void attemptNow() {
@@ -51,6 +76,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
         }
     }
 
+    @SuppressWarnings("unchecked")
     private void startAttempt() {
         if (promise.isDone()) {
             return;
@@ -59,10 +85,12 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             completePromise();
             return;
         }
-        long t0 = retry.clock.nanoTime();
+        long t0 = measure ? retry.clock.nanoTime() : 0;
         CompletableFuture<T> attemptFuture;
         try {
-            CompletionStage<T> stage = contextual != null ? contextual.apply(this) : plain.get();
+            CompletionStage<T> stage = readsContext
+                    ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
+                    : ((Supplier<? extends CompletionStage<T>>) operation).get();
             if (stage == null) {
                 throw new NullPointerException("operation returned a null CompletionStage");
             }
@@ -71,31 +99,38 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             onAttemptDone(null, t, t0);
             return;
         }
-        inFlight = attemptFuture;
-        AtomicBoolean settled = new AtomicBoolean();
-        long timeoutNanos = attemptTimeoutNanos();
-        Clock.Cancellable timeout = null;
+        current = attemptFuture;
         if (retry.policy.attemptTimeoutNanos() > 0) {
-            int thisAttempt = attempt;
-            timeout = retry.clock.schedule(() -> {
-                if (settled.compareAndSet(false, true)) {
-                    attemptFuture.cancel(true);
-                    onAttemptDone(null, new AttemptTimeoutException(thisAttempt, Duration.ofNanos(timeoutNanos)), t0);
-                }
-            }, timeoutNanos);
-        }
-        Clock.Cancellable timeoutHandle = timeout;
-        attemptFuture.whenComplete((value, failure) -> {
-            if (settled.compareAndSet(false, true)) {
-                if (timeoutHandle != null) {
-                    timeoutHandle.cancel();
-                }
+            awaitWithTimeout(attemptFuture, t0);
+        } else {
+            attemptFuture.handle((value, failure) -> {
                 onAttemptDone(value, unwrap(failure), t0);
-            }
-        });
+                return null;
+            });
+        }
         if (promise.isDone()) {
             attemptFuture.cancel(true); // cancelled or completed by hand while this attempt started
         }
+    }
+
+    /** Waits for the attempt, or fails it with an {@link AttemptTimeoutException} when it runs too long. */
+    private void awaitWithTimeout(CompletableFuture<T> attemptFuture, long t0) {
+        AtomicBoolean settled = new AtomicBoolean();
+        long timeoutNanos = attemptTimeoutNanos();
+        int thisAttempt = attempt;
+        Clock.Cancellable timeout = retry.clock.schedule(() -> {
+            if (settled.compareAndSet(false, true)) {
+                attemptFuture.cancel(true);
+                onAttemptDone(null, new AttemptTimeoutException(thisAttempt, Duration.ofNanos(timeoutNanos)), t0);
+            }
+        }, timeoutNanos);
+        attemptFuture.handle((value, failure) -> {
+            if (settled.compareAndSet(false, true)) {
+                timeout.cancel();
+                onAttemptDone(value, unwrap(failure), t0);
+            }
+            return null;
+        });
     }
 
     private void onAttemptDone(T value, Throwable failure, long t0) {
@@ -112,25 +147,31 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
      * sync call would rethrow it) instead of staying pending forever.
      */
     private void failOnEscape(Throwable t) {
-        ended.set(true); // not a cancellation: report no end reason at all
-        promise.completeExceptionally(t);
+        ended = true; // not a cancellation: report no end reason at all
+        current = null;
+        promise.settleExceptionally(t);
     }
 
     private void handleOutcome(T value, Throwable failure, long t0) {
+        Object attemptInFlight = current;
         if (promise.isDone()) {
             if (retry.breaker != null) {
                 retry.breaker.releasePermission(permit); // the outcome is discarded, so the probe never happened
             }
             return;
         }
-        long delay = afterAttempt(value, failure, retry.clock.nanoTime() - t0);
+        long delay = afterAttempt(value, failure, measure ? retry.clock.nanoTime() - t0 : -1);
         if (delay == END) {
+            current = null;
             completePromise();
             return;
         }
-        pendingWait = retry.clock.schedule(this::attemptNow, delay);
+        Clock.Cancellable wait = retry.clock.schedule(this, delay);
+        // The wait may already be over and the next attempt in flight (a zero delay on another
+        // thread): then that attempt's future is what a cancel must stop, so keep it.
+        CURRENT.compareAndSet(this, attemptInFlight, wait);
         if (promise.isDone()) {
-            pendingWait.cancel();
+            wait.cancel();
         }
     }
 
@@ -140,22 +181,21 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             return; // cancelled meanwhile: the end was already reported as CANCELLED
         }
         if (refusal != null) {
-            promise.completeExceptionally(refusal);
+            promise.settleExceptionally(refusal);
         } else if (endReason.isSuccess() || lastFailure == null) {
-            promise.complete((T) lastResult);
+            promise.settle((T) lastResult);
         } else {
-            promise.completeExceptionally(finalFailure());
+            promise.settleExceptionally(finalFailure());
         }
     }
 
-    private void onCancelled() {
-        Clock.Cancellable wait = pendingWait;
-        if (wait != null) {
-            wait.cancel();
-        }
-        CompletableFuture<T> current = inFlight;
-        if (current != null) {
-            current.cancel(true);
+    /** The caller cancelled or completed its future: no further attempts. */
+    private void onCallerEnded() {
+        Object now = CURRENT.getAndSet(this, null);
+        if (now instanceof Clock.Cancellable) {
+            ((Clock.Cancellable) now).cancel();
+        } else if (now instanceof CompletableFuture) {
+            ((CompletableFuture<?>) now).cancel(true);
         }
         end(EndReason.CANCELLED);
     }
@@ -170,14 +210,19 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
         if (reason != EndReason.CANCELLED) {
             return super.finishedEvent(reason);
         }
-        Throwable failure = callerFailure;
+        Object[] outcome = new Object[2];
+        promise.whenComplete((value, failure) -> { // done already, so this runs at once
+            outcome[0] = value;
+            outcome[1] = failure;
+        });
+        Throwable failure = (Throwable) outcome[1];
         return new RetryEvent.CallFinished(retry.name, reason, attempt, retry.engine.maxAttempts, elapsed(),
-                failure == null ? callerResult : null, failure);
+                failure == null ? outcome[0] : null, failure);
     }
 
     @Override
     boolean claimEnd(EndReason reason) {
-        if (!ended.compareAndSet(false, true)) {
+        if (!ENDED.compareAndSet(this, false, true)) {
             return false;
         }
         endReason = reason;
@@ -189,5 +234,90 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> {
             t = t.getCause();
         }
         return t;
+    }
+
+    /**
+     * The caller's future. Stagger completes it through {@link #settle} and
+     * {@link #settleExceptionally}; every public way to complete it (cancel, complete,
+     * completeExceptionally, obtrude, completeAsync, and orTimeout and completeOnTimeout, which go
+     * through complete and completeExceptionally) tells the execution the caller ended the call.
+     * Futures made from it ({@code thenApply} and the like) are plain {@code CompletableFuture}s.
+     */
+    static final class Promise<T> extends CompletableFuture<T> {
+        /** Dropped when the call ends, so a completed future kept by the caller holds no call state. */
+        private AsyncRetryExecution<T> execution;
+
+        Promise(AsyncRetryExecution<T> execution) {
+            this.execution = execution;
+        }
+
+        void settle(T value) {
+            execution = null;
+            super.complete(value);
+        }
+
+        void settleExceptionally(Throwable failure) {
+            execution = null;
+            super.completeExceptionally(failure);
+        }
+
+        private boolean endedByCaller(boolean completedNow) {
+            AsyncRetryExecution<T> e = execution;
+            if (completedNow && e != null) {
+                execution = null;
+                e.onCallerEnded();
+            }
+            return completedNow;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return endedByCaller(super.cancel(mayInterruptIfRunning));
+        }
+
+        @Override
+        public boolean complete(T value) {
+            return endedByCaller(super.complete(value));
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            return endedByCaller(super.completeExceptionally(ex));
+        }
+
+        @Override
+        public void obtrudeValue(T value) {
+            super.obtrudeValue(value);
+            endedByCaller(true);
+        }
+
+        @Override
+        public void obtrudeException(Throwable ex) {
+            super.obtrudeException(ex);
+            endedByCaller(true);
+        }
+
+        @Override
+        public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
+            if (supplier == null || executor == null) {
+                throw new NullPointerException();
+            }
+            executor.execute(() -> {
+                T value;
+                try {
+                    value = supplier.get();
+                } catch (Throwable t) {
+                    completeExceptionally(t);
+                    return;
+                }
+                complete(value);
+            });
+            return this;
+        }
+
+        @Override
+        public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier) {
+            return completeAsync(supplier, defaultExecutor());
+        }
     }
 }

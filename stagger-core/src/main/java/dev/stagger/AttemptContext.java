@@ -2,6 +2,7 @@ package dev.stagger;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an operation (and a {@link Classifier}) can know about the attempt in progress. Valid only
@@ -42,5 +43,5 @@ public interface AttemptContext {
      * Work whose attempts run in separate processes ({@link RetryEngine#decide}) does not carry
      * failures from one attempt to the next: there it is always null.
      */
-    Throwable lastFailure();
+    @Nullable Throwable lastFailure();
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Stops calling a downstream that is failing, so that it can recover and callers fail fast.
@@ -78,7 +79,7 @@ public final class CircuitBreaker {
      *
      * @param at the clock's wall time ({@link Clock#currentTimeMillis()}) when the change was made
      */
-    public record Transition(String breaker, State from, State to, Instant at) {
+    public record Transition(String circuitBreakerName, State from, State to, Instant at) {
     }
 
     /** Receives transitions, synchronously, on the thread that caused them. Must not throw. */
@@ -100,7 +101,7 @@ public final class CircuitBreaker {
      */
     @FunctionalInterface
     public interface FailurePredicate {
-        boolean isFailure(Object result, Throwable failure);
+        boolean isFailure(@Nullable Object result, @Nullable Throwable failure);
     }
 
     /**
@@ -362,7 +363,7 @@ public final class CircuitBreaker {
      * @param result the call's result, when it returned (may be null)
      * @param failure what it threw, or null
      */
-    public void record(Permit permit, Object result, Throwable failure) {
+    public void record(Permit permit, @Nullable Object result, @Nullable Throwable failure) {
         record(permit, result, failure, -1);
     }
 
@@ -371,12 +372,12 @@ public final class CircuitBreaker {
      *
      * @see #record(Permit, Object, Throwable)
      */
-    public void record(Permit permit, Object result, Throwable failure, Duration duration) {
+    public void record(Permit permit, @Nullable Object result, @Nullable Throwable failure, Duration duration) {
         record(permit, result, failure, Checks.nanos(Checks.notNull("duration", duration)));
     }
 
     /** The engine's form: {@code durationNanos} negative when not measured. */
-    void record(Permit permit, Object result, Throwable failure, long durationNanos) {
+    void record(Permit permit, @Nullable Object result, @Nullable Throwable failure, long durationNanos) {
         Checks.notNull("permit", permit);
         if (!permit.isGranted()) {
             return;
@@ -711,7 +712,7 @@ public final class CircuitBreaker {
     }
 
     /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
-    CircuitOpenException openException(Throwable cause, Object lastResult) {
+    CircuitOpenException openException(@Nullable Throwable cause, @Nullable Object lastResult) {
         Phase p = phase;
         long wait;
         if (p instanceof Open open) {

@@ -1,23 +1,25 @@
 package dev.stagger;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /** A circuit breaker refused a call. It says when the breaker will next let a probe through. */
 public class CircuitOpenException extends RetryRefusedException {
     private static final long serialVersionUID = 1L;
 
-    private final String breaker;
+    private final String circuitBreakerName;
     private final Duration retryIn;
 
-    public CircuitOpenException(String breaker, Duration retryIn, Throwable cause, Object lastResult) {
-        super(EndReason.CIRCUIT_OPEN, "circuit '" + breaker + "' is open; next probe allowed in " + retryIn,
+    public CircuitOpenException(String circuitBreakerName, Duration retryIn, @Nullable Throwable cause, @Nullable Object lastResult) {
+        super(EndReason.CIRCUIT_OPEN, "circuit '" + circuitBreakerName + "' is open; next probe allowed in " + retryIn,
                 cause, lastResult);
-        this.breaker = breaker;
+        this.circuitBreakerName = circuitBreakerName;
         this.retryIn = retryIn;
     }
 
-    public String breaker() {
-        return breaker;
+    /** The name of the circuit breaker that refused the call. */
+    public String circuitBreakerName() {
+        return circuitBreakerName;
     }
 
     /** How long until the breaker lets a probe through (zero when half-open and out of permits). */

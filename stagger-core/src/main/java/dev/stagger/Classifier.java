@@ -1,5 +1,7 @@
 package dev.stagger;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Turns one attempt's outcome into a {@link Decision}. Exactly one of {@code result} and
  * {@code failure} is meaningful: {@code failure} is non-null when the attempt threw.
@@ -11,7 +13,7 @@ package dev.stagger;
 @FunctionalInterface
 public interface Classifier {
 
-    Decision classify(Object result, Throwable failure, AttemptContext context);
+    Decision classify(@Nullable Object result, @Nullable Throwable failure, AttemptContext context);
 
     /**
      * The default: retry any {@link Exception} except {@link InterruptedException}; never retry an

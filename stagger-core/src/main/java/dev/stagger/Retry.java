@@ -30,8 +30,11 @@ import java.util.function.Supplier;
  * (retryable under the default classifier).
  *
  * <h2>Cost</h2>
- * With no listener, breaker, budget, deadline or result predicate, a call whose first attempt
- * succeeds reads no clock and allocates nothing beyond what the operation allocates.
+ * With no listener, breaker, budget or result predicate, a call whose first attempt succeeds reads no OS
+ * clock and allocates nothing beyond what the operation allocates. A deadline costs one volatile
+ * read: the call's start comes from {@link Clock#coarseNanoTime()}, so the deadline is measured
+ * from up to one coarse tick (about 1 ms) before the call began — a call may end with
+ * {@code DEADLINE} that much early, never late.
  */
 public final class Retry {
     private static final RetryListener[] NO_LISTENERS = new RetryListener[0];
@@ -57,8 +60,7 @@ public final class Retry {
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
-        this.fastPath = breaker == null && listeners.length == 0 && policy.deadlineNanos() == 0
-                && policy.acceptsAllResults();
+        this.fastPath = breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         for (RetryListener listener : listeners) {
             try {
                 listener.onAttached(this);
@@ -128,11 +130,13 @@ public final class Retry {
     /** Runs {@code operation} until it succeeds or the policy gives up. See the class comment. */
     public <T> T call(Callable<T> operation) throws Exception {
         if (fastPath) {
+            // With a deadline, the start comes from the coarse clock: a volatile read, no OS call.
+            long start = policy.deadlineNanos() > 0 ? clock.coarseNanoTime() : 0;
             T result;
             try {
                 result = operation.call();
             } catch (Throwable first) {
-                return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first);
+                return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first, start);
             }
             if (budget != null) {
                 budget.onSuccess();

@@ -4,6 +4,7 @@ import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place where Stagger decides what follows an attempt: whether its outcome is a success,
@@ -120,7 +121,7 @@ public final class RetryEngine {
      * threw {@code failure} (exactly one is meaningful; {@code failure} is non-null when it threw).
      * The deadline is measured from {@link RetryState#startedAt()} on this engine's wall clock.
      */
-    public Verdict decide(RetryState state, Object result, Throwable failure) {
+    public Verdict decide(RetryState state, @Nullable Object result, @Nullable Throwable failure) {
         Checks.notNull("state", state);
         Durable work = new Durable(this, state);
         Decision decision = classify(work, result, failure);
@@ -217,15 +218,16 @@ public final class RetryEngine {
      * its operation and classifier see. Used by one thread at a time.
      */
     abstract static class Work implements AttemptContext {
-        final RetryEngine engine;
         int attempt;
         Object lastResult;
         Throwable lastFailure;
         Backoff.Schedule schedule;
 
-        Work(RetryEngine engine) {
-            this.engine = engine;
-        }
+        /**
+         * The engine deciding for this work. A method, not a field: an in-process call reaches it
+         * through its {@code Retry}, and a million pending async calls would pay for the field.
+         */
+        abstract RetryEngine engine();
 
         /** Time since the first attempt began; read only when something needs it. */
         abstract long elapsedNanos();
@@ -235,13 +237,13 @@ public final class RetryEngine {
 
         /** Time left before the deadline, or -1 without one. */
         final long remainingNanos() {
-            long deadline = engine.policy.deadlineNanos();
+            long deadline = engine().policy.deadlineNanos();
             return deadline == 0 ? -1 : Math.max(0, deadline - Math.max(0, elapsedNanos()));
         }
 
         /** The per-attempt timeout shortened to the remaining deadline, or -1 with neither. */
         final long attemptTimeoutNanos() {
-            long timeout = engine.policy.attemptTimeoutNanos();
+            long timeout = engine().policy.attemptTimeoutNanos();
             long remaining = remainingNanos();
             if (timeout == 0) {
                 return remaining;
@@ -251,7 +253,7 @@ public final class RetryEngine {
 
         @Override
         public final String name() {
-            return engine.name;
+            return engine().name;
         }
 
         @Override
@@ -261,7 +263,7 @@ public final class RetryEngine {
 
         @Override
         public final int maxAttempts() {
-            return engine.maxAttempts;
+            return engine().maxAttempts;
         }
 
         @Override
@@ -282,21 +284,27 @@ public final class RetryEngine {
         }
 
         @Override
-        public final Throwable lastFailure() {
+        public final @Nullable Throwable lastFailure() {
             return lastFailure;
         }
     }
 
     /** One decision for work whose state travels with it. */
     private static final class Durable extends Work {
+        private final RetryEngine engine;
         private final long startedAtMillis;
         private final long backoffState;
 
         Durable(RetryEngine engine, RetryState state) {
-            super(engine);
+            this.engine = engine;
             this.attempt = state.attempt();
             this.startedAtMillis = state.startedAt().toEpochMilli();
             this.backoffState = state.backoffState();
+        }
+
+        @Override
+        RetryEngine engine() {
+            return engine;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link Retry} tells its {@link RetryListener}s. Metrics and logs are built from these
@@ -21,8 +22,8 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
      * @param failure what it threw, or null
      * @param decision the classifier's decision on it
      */
-    record AttemptFinished(String name, int attempt, int maxAttempts, Duration duration, Object result,
-                           Throwable failure, Decision decision) implements RetryEvent {
+    record AttemptFinished(String name, int attempt, int maxAttempts, Duration duration, @Nullable Object result,
+                           @Nullable Throwable failure, Decision decision) implements RetryEvent {
         /** True when the attempt did not produce an accepted result. */
         public boolean failed() {
             return decision.kind() != Decision.Kind.ACCEPT;
@@ -36,7 +37,7 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
      * @param cause the failed attempt's exception, or null when a result was retried
      */
     record RetryScheduled(String name, int nextAttempt, int maxAttempts, Duration delay, Decision decision,
-                          Object result, Throwable cause) implements RetryEvent {
+                          @Nullable Object result, @Nullable Throwable cause) implements RetryEvent {
     }
 
     /**
@@ -46,6 +47,6 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
      * @param failure the exception the caller receives, or null when a result is returned
      */
     record CallFinished(String name, EndReason reason, int attempts, int maxAttempts, Duration elapsed,
-                        Object result, Throwable failure) implements RetryEvent {
+                        @Nullable Object result, @Nullable Throwable failure) implements RetryEvent {
     }
 }

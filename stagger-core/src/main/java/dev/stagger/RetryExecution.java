@@ -18,39 +18,57 @@ class RetryExecution<T> extends RetryEngine.Work {
     static final long END = -1;
 
     final Retry retry;
-    private final Callable<T> plain;
-    private final AttemptCallable<T> contextual;
-    private final boolean readsContext;
-    private final boolean measure;
+    /**
+     * The operation: a {@link Callable} or, when {@link #readsContext}, an {@link AttemptCallable}
+     * (the async subclass keeps its {@code Supplier} or {@code Function} here). One field for
+     * both, because a million pending async calls pay for every field.
+     */
+    final Object operation;
+    final boolean readsContext;
+    /** Whether attempts are timed (a listener or a breaker wants their duration). */
+    final boolean measure;
     private long startNanos;
-    /** The first failure; the list holds every failure only once there are two (most calls never get there). */
-    private Throwable firstFailure;
-    private List<Throwable> failures;
+    /**
+     * Every failure so far, for the caller's exception: the first failure alone, then a
+     * {@code List<Throwable>} once there are two (most calls never get there).
+     */
+    private Object failures;
     EndReason endReason;
     RetryRefusedException refusal;
     /** The breaker's permit for the current attempt. */
     CircuitBreaker.Permit permit;
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
-        this(retry, plain, contextual, contextual != null);
+        this(retry, contextual != null ? contextual : plain, contextual != null);
     }
 
     /** @param readsContext whether the operation is given the {@link AttemptContext} */
-    RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual, boolean readsContext) {
-        super(retry.engine);
+    RetryExecution(Retry retry, Object operation, boolean readsContext) {
         this.retry = retry;
-        this.plain = plain;
-        this.contextual = contextual;
+        this.operation = operation;
         this.readsContext = readsContext;
         this.measure = retry.listeners.length > 0 || (retry.breaker != null && retry.breaker.measuresDuration());
     }
 
-    /** Reads the start time when anything needs it. */
+    /**
+     * Reads the start time when anything needs it: the precise clock when a listener, the
+     * operation or a classifier may read the elapsed time; the coarse clock (a volatile read, no
+     * OS call) when only the deadline does. A coarse start is a past reading of the same monotonic
+     * clock, at most one ticker period old (about 1 ms, more if the ticker thread is descheduled),
+     * so the deadline is measured from up to that much before the call began: a call may end with
+     * DEADLINE that much early, never late.
+     */
     final void begin() {
-        if (retry.policy.deadlineNanos() > 0 || retry.listeners.length > 0 || readsContext
-                || retry.policy.hasCustomClassifier()) {
+        if (retry.listeners.length > 0 || readsContext || retry.policy.hasCustomClassifier()) {
             startNanos = retry.clock.nanoTime();
+        } else if (retry.policy.deadlineNanos() > 0) {
+            startNanos = retry.clock.coarseNanoTime();
         }
+    }
+
+    @Override
+    final RetryEngine engine() {
+        return retry.engine;
     }
 
     @Override
@@ -75,7 +93,7 @@ class RetryExecution<T> extends RetryEngine.Work {
             Object result = null;
             Throwable failure = null;
             try {
-                result = contextual != null ? contextual.call(this) : plain.call();
+                result = readsContext ? ((AttemptCallable<?>) operation).call(this) : ((Callable<?>) operation).call();
             } catch (Throwable t) {
                 failure = t;
             }
@@ -86,8 +104,12 @@ class RetryExecution<T> extends RetryEngine.Work {
         }
     }
 
-    /** Continues a fast-path call whose first attempt threw {@code first}. */
-    final T runSyncAfterFirstFailure(Throwable first) throws Exception {
+    /**
+     * Continues a fast-path call whose first attempt threw {@code first}; {@code startNanos} is
+     * when it began, read as {@link #begin()} would (only needed with a deadline).
+     */
+    final T runSyncAfterFirstFailure(Throwable first, long startNanos) throws Exception {
+        this.startNanos = startNanos;
         attempt = 1;
         long delay = afterAttempt(null, first, -1);
         if (delay == END || !sleep(delay)) {
@@ -100,7 +122,7 @@ class RetryExecution<T> extends RetryEngine.Work {
             Object result = null;
             Throwable failure = null;
             try {
-                result = plain.call();
+                result = ((Callable<?>) operation).call();
             } catch (Throwable t) {
                 failure = t;
             }
@@ -137,13 +159,15 @@ class RetryExecution<T> extends RetryEngine.Work {
     /** The last failure, with the earlier ones attached as suppressed (once, however often called). */
     final Throwable finalFailure() {
         Throwable last = lastFailure;
-        if (failures != null && failures.size() > 1) {
+        if (failures instanceof List) {
             Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
             seen.add(last);
             for (Throwable t : last.getSuppressed()) {
                 seen.add(t);
             }
-            for (Throwable earlier : failures) {
+            @SuppressWarnings("unchecked")
+            List<Throwable> all = (List<Throwable>) failures;
+            for (Throwable earlier : all) {
                 if (seen.add(earlier)) {
                     last.addSuppressed(earlier);
                 }
@@ -230,14 +254,17 @@ class RetryExecution<T> extends RetryEngine.Work {
         if (failure == null) {
             return;
         }
-        if (firstFailure == null) {
-            firstFailure = failure;
+        if (failures == null) {
+            failures = failure;
+        } else if (failures instanceof Throwable) {
+            List<Throwable> all = new ArrayList<>(4);
+            all.add((Throwable) failures);
+            all.add(failure);
+            failures = all;
         } else {
-            if (failures == null) {
-                failures = new ArrayList<>(4);
-                failures.add(firstFailure);
-            }
-            failures.add(failure);
+            @SuppressWarnings("unchecked")
+            List<Throwable> all = (List<Throwable>) failures;
+            all.add(failure);
         }
     }
 

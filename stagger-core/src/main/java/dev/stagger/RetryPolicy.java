@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to retry, how often, how long to wait and for how long in total. Immutable and
@@ -267,7 +268,7 @@ public final class RetryPolicy {
         }
 
         @Override
-        public Decision classify(Object result, Throwable failure, AttemptContext context) {
+        public Decision classify(@Nullable Object result, @Nullable Throwable failure, AttemptContext context) {
             if (failure == null) {
                 for (Predicate<Object> p : resultPredicates) {
                     if (p.test(result)) {

@@ -1,5 +1,7 @@
 package dev.stagger;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A call was refused before or between attempts for a reason that is not a failure of the
  * operation: the circuit is open or the retry budget is spent. The cause is the last failure of
@@ -9,9 +11,9 @@ public class RetryRefusedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final EndReason reason;
-    private final transient Object lastResult;
+    private final transient @Nullable Object lastResult;
 
-    public RetryRefusedException(EndReason reason, String message, Throwable cause, Object lastResult) {
+    public RetryRefusedException(EndReason reason, String message, @Nullable Throwable cause, @Nullable Object lastResult) {
         super(message, cause);
         this.reason = reason;
         this.lastResult = lastResult;
@@ -22,7 +24,7 @@ public class RetryRefusedException extends RuntimeException {
     }
 
     /** The last attempt's result when a result (not an exception) was being retried, else null. */
-    public Object lastResult() {
+    public @Nullable Object lastResult() {
         return lastResult;
     }
 }

@@ -214,7 +214,7 @@ class CircuitBreakerTest {
 
         assertThat(thrown).isInstanceOfSatisfying(CircuitOpenException.class, e -> {
             assertThat(e.retryIn()).isEqualTo(Duration.ofSeconds(20));
-            assertThat(e.breaker()).isEqualTo("payments");
+            assertThat(e.circuitBreakerName()).isEqualTo("payments");
             assertThat(e.reason()).isEqualTo(EndReason.CIRCUIT_OPEN);
         });
         assertThat(thrown).hasMessageContaining("circuit 'payments' is open");
@@ -572,7 +572,7 @@ class CircuitBreakerTest {
 
         assertThat(transitions).extracting(t -> t.from() + "->" + t.to())
                 .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
-        assertThat(transitions).allSatisfy(t -> assertThat(t.breaker()).isEqualTo("payments"));
+        assertThat(transitions).allSatisfy(t -> assertThat(t.circuitBreakerName()).isEqualTo("payments"));
         assertThat(transitions.get(1).at()).isEqualTo(Instant.ofEpochMilli(clock.currentTimeMillis()));
     }
 

@@ -14,6 +14,11 @@ class ConfigValidationTest {
         assertThatThrownBy(build::execute).isInstanceOf(IllegalArgumentException.class).hasMessageContainingAll(messageParts);
     }
 
+    private static void rejectsNull(Executable build, String parameter) {
+        assertThatThrownBy(build::execute).isInstanceOf(NullPointerException.class)
+                .hasMessage(parameter + " must not be null");
+    }
+
     @Test
     void maxAttemptsBelowOne() {
         rejects(() -> RetryPolicy.builder().maxAttempts(0), "maxAttempts", "0");
@@ -44,8 +49,8 @@ class ConfigValidationTest {
 
     @Test
     void nullBackoffOrClassifier() {
-        rejects(() -> RetryPolicy.builder().backoff(null), "backoff");
-        rejects(() -> RetryPolicy.builder().classifier(null), "classifier");
+        rejectsNull(() -> RetryPolicy.builder().backoff(null), "backoff");
+        rejectsNull(() -> RetryPolicy.builder().classifier(null), "classifier");
     }
 
     @Test
@@ -130,8 +135,8 @@ class ConfigValidationTest {
 
     @Test
     void retryWithoutNameOrPolicy() {
-        rejects(() -> Retry.of(null, RetryPolicy.interactive()), "name");
-        rejects(() -> Retry.of("x", null), "policy");
+        rejectsNull(() -> Retry.of(null, RetryPolicy.interactive()), "name");
+        rejectsNull(() -> Retry.of("x", null), "policy");
     }
 
     @Test

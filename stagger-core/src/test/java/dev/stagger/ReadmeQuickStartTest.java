@@ -69,11 +69,18 @@ class ReadmeQuickStartTest {
         assertThat(compiler).as("a JDK (not a JRE) runs the tests").isNotNull();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager files = compiler.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8)) {
-            List<String> options = List.of("-classpath", System.getProperty("java.class.path"), "-d", out.toString(),
+            List<String> options = List.of("-classpath", classPath(), "-d", out.toString(),
                     "-Xlint:all", "-Werror");
             boolean ok = compiler.getTask(null, files, diagnostics, options, null, files.getJavaFileObjects(source)).call();
             assertThat(ok).as("compiles without errors or warnings: %s", diagnostics.getDiagnostics()).isTrue();
         }
+    }
+
+    /** The tests' class path, and the module path when they run inside the module. */
+    private static String classPath() {
+        String modulePath = System.getProperty("jdk.module.path", "");
+        String classPath = System.getProperty("java.class.path", "");
+        return modulePath.isEmpty() ? classPath : modulePath + java.io.File.pathSeparator + classPath;
     }
 
     private static String runMain(Path classes, String className) throws Exception {

@@ -262,6 +262,90 @@ class RetryAsyncTest {
     }
 
     @Test
+    void completingTheReturnedFutureAsynchronouslyByHandStopsFurtherAttempts() {
+        CompletableFuture<String> future = retry(fixed(5)).callAsync(() -> failTimes(99));
+
+        future.completeAsync(() -> "given up by the caller", Runnable::run);
+        clock.runUntilIdle();
+
+        assertThat(future).isCompletedWithValue("given up by the caller");
+        assertThat(calls).hasValue(1);
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
+    }
+
+    @Test
+    void obtrudingAValueStopsFurtherAttempts() {
+        CompletableFuture<String> future = retry(fixed(5)).callAsync(() -> failTimes(99));
+
+        future.obtrudeValue("forced");
+        clock.runUntilIdle();
+
+        assertThat(calls).hasValue(1);
+        assertThat(clock.pendingTasks()).isZero();
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.CANCELLED);
+    }
+
+    @Test
+    void aCallFailedByHandReportsTheExceptionItWasFailedWith() {
+        CompletableFuture<String> future = retry(fixed(5)).callAsync(() -> failTimes(99));
+        IllegalStateException given = new IllegalStateException("given up by the caller");
+
+        future.completeExceptionally(given);
+
+        assertThat(events.onlyFinish().failure()).isSameAs(given);
+        assertThat(clock.pendingTasks()).isZero();
+    }
+
+    @Test
+    void aCancelAfterAZeroWaitRanOnAnotherThreadStillCancelsTheAttemptInFlight() {
+        // The clock runs each task on a thread of its own and returns once it has run, so the
+        // second attempt is in flight before the first attempt's wait is even handed back.
+        Clock runsBeforeReturning = new Clock() {
+            @Override
+            public long nanoTime() {
+                return clock.nanoTime();
+            }
+
+            @Override
+            public long currentTimeMillis() {
+                return clock.currentTimeMillis();
+            }
+
+            @Override
+            public void sleep(long nanos) {
+                throw new AssertionError("async never sleeps");
+            }
+
+            @Override
+            public Cancellable schedule(Runnable task, long delayNanos) {
+                Thread t = new Thread(task);
+                t.start();
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                return () -> false;
+            }
+        };
+        List<CompletableFuture<String>> stages = new ArrayList<>();
+        CompletableFuture<String> future = Retry.of("async", RetryPolicy.builder().maxAttempts(5).backoff(Backoff.none())
+                .build()).withClock(runsBeforeReturning).callAsync(() -> {
+                    if (calls.incrementAndGet() == 1) {
+                        return CompletableFuture.failedFuture(new IOException("first"));
+                    }
+                    CompletableFuture<String> neverCompletes = new CompletableFuture<>();
+                    stages.add(neverCompletes);
+                    return neverCompletes;
+                });
+
+        future.cancel(true);
+
+        assertThat(calls).hasValue(2);
+        assertThat(stages).singleElement().satisfies(stage -> assertThat(stage).as("attempt 2, in flight").isCancelled());
+    }
+
+    @Test
     void anErrorThrownByAListenerFailsTheFutureInsteadOfLeavingItPendingForever() {
         AssertionError broken = new AssertionError("listener bug");
         Retry retry = retry(fixed(3)).withListener(new RetryListener() {

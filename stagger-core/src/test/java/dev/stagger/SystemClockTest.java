@@ -48,6 +48,38 @@ class SystemClockTest {
     }
 
     @Test
+    void aWaitCancelledBeforeItIsDueReportsTrueOnce() {
+        Clock.Cancellable wait = clock.schedule(() -> {
+            throw new AssertionError("cancelled, so never run");
+        }, TimeUnit.HOURS.toNanos(1));
+
+        assertThat(wait.cancel()).isTrue();
+        assertThat(wait.cancel()).as("already out of the wheel").isFalse();
+    }
+
+    @Test
+    void cancellingATaskThatRanReportsFalse() throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        Clock.Cancellable ran = clock.schedule(done::countDown, 0);
+
+        assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(ran.cancel()).isFalse();
+    }
+
+    @Test
+    void anEarlierTaskAddedWhileTheTimerWaitsForALaterOneIsNotHeldBack() throws InterruptedException {
+        Clock.Cancellable later = clock.schedule(() -> { }, TimeUnit.HOURS.toNanos(1));
+        CountDownLatch done = new CountDownLatch(1);
+        try {
+            clock.schedule(done::countDown, 0);
+
+            assertThat(done.await(5, TimeUnit.SECONDS)).as("the timer was woken for it").isTrue();
+        } finally {
+            later.cancel();
+        }
+    }
+
+    @Test
     void theCoarseClockIsAPastReadingOfTheMonotonicClock() {
         long coarse = clock.coarseNanoTime();
         long precise = clock.nanoTime();

@@ -49,6 +49,7 @@ public class RetryBenchmark {
 
     private Downstream downstream;
     private Retry stagger;
+    private Retry staggerDeadline;
     private Callable<Object> resilience4j;
     private FailsafeExecutor<Object> failsafe;
     private RetryTemplate spring;
@@ -60,6 +61,10 @@ public class RetryBenchmark {
 
         // No listener, breaker, budget or deadline: the configuration the 0 B/op target is about.
         stagger = Retry.of("bench", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Backoff.none()).build());
+        // The same with a whole-call deadline: the call's start is read from the coarse clock (a
+        // volatile read), not the OS clock, so the happy path should cost the same and allocate nothing.
+        staggerDeadline = Retry.of("bench-deadline", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS)
+                .backoff(Backoff.none()).deadline(Duration.ofSeconds(10)).build());
 
         // Resilience4j sleeps even for a zero interval (Thread.sleep(0) costs over a microsecond on
         // a VM), so its sleep is replaced by a no-op; the setting is static but this fork runs no
@@ -88,6 +93,10 @@ public class RetryBenchmark {
     /** Fails the run, rather than measuring nonsense, if a wrapper is configured not to retry. */
     private void checkEveryLibraryRecoversFromOneFailure() {
         Object[] results = {oneFailure_direct(), unchecked(this::oneFailure_stagger),
+                unchecked(() -> {
+                    downstream.failOnce();
+                    return staggerDeadline.call((Callable<Object>) downstream);
+                }),
                 unchecked(this::oneFailure_resilience4j), oneFailure_failsafe(), oneFailure_springRetry(),
                 unchecked(this::oneFailure_spring7)};
         for (Object result : results) {
@@ -115,6 +124,12 @@ public class RetryBenchmark {
     @Benchmark
     public Object happyPath_stagger() throws Exception {
         return stagger.call((Callable<Object>) downstream);
+    }
+
+    /** With {@code deadline(10 s)}: no OS clock read, nothing allocated. */
+    @Benchmark
+    public Object happyPath_staggerDeadline() throws Exception {
+        return staggerDeadline.call((Callable<Object>) downstream);
     }
 
     @Benchmark

@@ -141,7 +141,7 @@ final class HttpCommand implements Callable<Integer> {
                 .keysHonoured(uri -> keysHonoured)
                 .clock(clock)
                 .service(inv.request.uri().getHost() == null ? "http" : inv.request.uri().getHost())
-                .listener(event -> {
+                .httpListener(event -> {
                     if (!quiet) {
                         err.println(retryLine(event));
                         err.flush();

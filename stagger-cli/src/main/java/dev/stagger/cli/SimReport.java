@@ -90,7 +90,7 @@ final class SimReport {
         m.put("strategy", r.label());
         m.put("backoff", r.strategy().label());
         m.put("budget", r.budget());
-        m.put("breaker", r.breaker());
+        m.put("breaker", r.circuitBreaker());
         m.put("calls", round(r.calls()));
         m.put("completionMs", round(r.completionMs()));
         m.put("peakLoad", round(r.peakLoad()));

@@ -98,11 +98,11 @@ final class SimulateCommand implements Callable<Integer> {
         List<SimulationResult> results;
         if (scenario.equals("outage")) {
             OutageConfig config = OutageConfig.defaults().withClients(clients).withRuns(runs).withSeed(seed)
-                    .withStrategies(chosen).withBudget(budget).withBreaker(breaker);
+                    .withStrategies(chosen).withBudget(budget).withCircuitBreaker(breaker);
             results = Simulation.outage(config, bar::update);
         } else {
             ContentionConfig config = ContentionConfig.defaults().withClients(clients).withRuns(runs).withSeed(seed)
-                    .withStrategies(chosen).withBudget(budget).withBreaker(breaker);
+                    .withStrategies(chosen).withBudget(budget).withCircuitBreaker(breaker);
             results = Simulation.contention(config, bar::update);
         }
         long elapsed = System.nanoTime() - t0;

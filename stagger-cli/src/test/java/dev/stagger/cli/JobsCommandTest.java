@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.testsupport.TestDatabases;
 import dev.stagger.jobs.JobQueue;
 import dev.stagger.jobs.JobState;
 import dev.stagger.jobs.WorkerPool;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,6 +137,27 @@ class JobsCommandTest {
         }
         try (var c = SqliteDataSource.file(file).getConnection(); var s = c.createStatement();
              var rs = s.executeQuery("SELECT count(*) FROM sqlite_master WHERE name LIKE 'typo%'")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("tables made for a mistyped prefix").isZero();
+        }
+    }
+
+    @Test
+    void onPostgresqlAMistypedTablePrefixIsRefusedAndCreatesNothing() throws Exception {
+        DataSource pg = TestDatabases.postgres();
+        String typo = "typo" + Long.toHexString(System.nanoTime()) + "_";
+        String url = System.getenv().getOrDefault("STAGGER_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+        String user = System.getenv().getOrDefault("STAGGER_PG_USER", "postgres");
+
+        for (String command : new String[] {"list", "dead"}) {
+            assertThat(run(command, "--db", url, "--user", user, "--table-prefix", typo)).as(command).isEqualTo(2);
+        }
+        assertThat(run("purge", "--db", url, "--user", user, "--table-prefix", typo, "--older-than", "7d")).isEqualTo(2);
+
+        assertThat(err.toString()).contains(typo + "jobs").contains("table prefix '" + typo + "'")
+                .doesNotContain("Exception");
+        try (var c = pg.getConnection(); var s = c.createStatement();
+             var rs = s.executeQuery("SELECT count(*) FROM pg_tables WHERE tablename LIKE '" + typo + "%'")) {
             rs.next();
             assertThat(rs.getInt(1)).as("tables made for a mistyped prefix").isZero();
         }

@@ -25,7 +25,7 @@ public final class Checks {
 
     public static <T> T notNull(String field, T value) {
         if (value == null) {
-            throw new IllegalArgumentException(field + " must not be null");
+            throw new NullPointerException(field + " must not be null");
         }
         return value;
     }

@@ -2,6 +2,7 @@ package dev.stagger.http;
 
 import java.net.URI;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One scheduled retry of an HTTP call: what failed and how long the client will wait. It carries
@@ -20,5 +21,5 @@ import java.time.Duration;
  * @param cause what the failed attempt threw, or null when it returned a status
  */
 public record HttpRetryEvent(String service, String operation, int attempt, int maxAttempts, int status,
-                             Duration delay, String requestId, String method, URI uri, Throwable cause) {
+                             Duration delay, @Nullable String requestId, String method, URI uri, @Nullable Throwable cause) {
 }

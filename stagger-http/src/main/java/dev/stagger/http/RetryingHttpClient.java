@@ -79,8 +79,8 @@ import java.util.function.Predicate;
  * connection; the returned response's body is the caller's to close.
  *
  * <h2>Observing</h2>
- * {@link Builder#listener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
- * fields of the {@code http_retry} log line); {@link Builder#retryListener(dev.stagger.RetryListener)}
+ * {@link Builder#httpListener(HttpRetryListener)} receives one {@link HttpRetryEvent} per scheduled retry (the
+ * fields of the {@code http_retry} log line); {@link Builder#listener(dev.stagger.RetryListener)}
  * receives the core events of every call, for metrics.
  *
  * <h2>Timeouts</h2>
@@ -103,6 +103,14 @@ public final class RetryingHttpClient {
     private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
     private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
     private static final String KEY_HEADER = "Idempotency-Key";
+
+    /**
+     * {@value}: the attempt number (1 on the first attempt, 2, 3, ... on retries), sent on every
+     * attempt so a server can tell retries from first attempts (a load-shedding filter sheds
+     * retries first). Transports given to {@link #execute} set it from
+     * {@link AttemptContext#attempt()}.
+     */
+    public static final String ATTEMPT_HEADER = HttpCall.ATTEMPT_HEADER;
 
     private final HttpClient client;
     private final RetryPolicy policy;
@@ -254,7 +262,7 @@ public final class RetryingHttpClient {
         HttpClient client = client();
         HttpCall call = newCall(request);
         try {
-            return retryFor(call).call(context -> client.send(call.attemptRequest(context.attemptTimeout()), bodyHandler));
+            return retryFor(call).call(context -> client.send(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
         } catch (IOException | InterruptedException | RuntimeException e) {
             throw e;
         } catch (Exception other) {
@@ -272,7 +280,7 @@ public final class RetryingHttpClient {
         HttpClient client = client();
         HttpCall call = newCall(request);
         return retryFor(call).callAsync(
-                context -> client.sendAsync(call.attemptRequest(context.attemptTimeout()), bodyHandler));
+                context -> client.sendAsync(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
     }
 
     /**
@@ -446,8 +454,8 @@ public final class RetryingHttpClient {
         }
 
         /** Asked before every retry; share one budget among all clients of one downstream. */
-        public Builder retryBudget(RetryBudget budget) {
-            this.budget = require("retryBudget", budget);
+        public Builder budget(RetryBudget budget) {
+            this.budget = require("budget", budget);
             return this;
         }
 
@@ -515,8 +523,8 @@ public final class RetryingHttpClient {
         }
 
         /** Adds a listener told about each scheduled retry; listeners are called in the order added. */
-        public Builder listener(HttpRetryListener listener) {
-            listeners.add(require("listener", listener));
+        public Builder httpListener(HttpRetryListener listener) {
+            listeners.add(require("httpListener", listener));
             return this;
         }
 
@@ -524,8 +532,8 @@ public final class RetryingHttpClient {
          * Adds a listener for the core retry events of every call (attempts, scheduled retries,
          * end reasons) — e.g. {@code RetryMetrics.of(registry).listener("payments")} for metrics.
          */
-        public Builder retryListener(RetryListener listener) {
-            retryListeners.add(require("retryListener", listener));
+        public Builder listener(RetryListener listener) {
+            retryListeners.add(require("listener", listener));
             return this;
         }
 
@@ -545,7 +553,7 @@ public final class RetryingHttpClient {
 
         private static <T> T require(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

@@ -5,4 +5,7 @@
  * PATCH an {@code Idempotency-Key} (see {@link dev.stagger.http.IdempotencyKeyMode}). Retries are
  * reported as {@link dev.stagger.http.HttpRetryEvent}s to {@link dev.stagger.http.HttpRetryListener}s.
  */
+@NullMarked
 package dev.stagger.http;
+
+import org.jspecify.annotations.NullMarked;

@@ -63,7 +63,7 @@ class GuardsTest {
     void theStreamedBodyOfAResponseRefusedByAGuardIsReleased() throws Exception {
         server.otherwise(status(503, "down"));
         RetryBudget budget = RetryBudget.builder("orders").maxTokens(1).minRetriesPerSecond(0).clock(clock).build();
-        RetryingHttpClient http = client(clock, 5).retryBudget(budget).build();
+        RetryingHttpClient http = client(clock, 5).budget(budget).build();
 
         Throwable refused = catchThrowable(() -> http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofInputStream()));
 
@@ -77,7 +77,7 @@ class GuardsTest {
     void anExhaustedBudgetRefusesTheRetry() throws Exception {
         server.otherwise(status(503, "down"));
         RetryBudget budget = RetryBudget.builder("orders").maxTokens(1).minRetriesPerSecond(0).clock(clock).build();
-        RetryingHttpClient http = client(clock, 5).retryBudget(budget).build();
+        RetryingHttpClient http = client(clock, 5).budget(budget).build();
         assertThatThrownBy(() -> http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(BudgetExhaustedException.class);
         assertThat(server.received()).hasSize(2);

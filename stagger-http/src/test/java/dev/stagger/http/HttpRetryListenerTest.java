@@ -41,7 +41,7 @@ class HttpRetryListenerTest {
     @Test
     void reportsEachScheduledRetryWithTheFieldsOfTheLogLine() throws Exception {
         server.then(status(503, "down"), retryAfter(429, "2"));
-        client(clock, 5).listener(events::add).build()
+        client(clock, 5).httpListener(events::add).build()
                 .send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         String key = server.received().get(0).idempotencyKey().replace("\"", "");
         assertThat(events).hasSize(2);
@@ -65,7 +65,7 @@ class HttpRetryListenerTest {
     void coreRetryListenersSeeEveryAttemptAndTheEndReason() throws Exception {
         server.then(status(503, "down"), status(503, "down"));
         List<RetryEvent> seen = new CopyOnWriteArrayList<>();
-        client(clock, 5).retryListener(new RetryListener() {
+        client(clock, 5).listener(new RetryListener() {
             @Override
             public void onAttemptFinished(RetryEvent.AttemptFinished e) {
                 seen.add(e);
@@ -86,7 +86,7 @@ class HttpRetryListenerTest {
     @Test
     void reportsAnExceptionWithStatusMinusOneAndItsCause() throws Exception {
         server.then(closeMidResponse());
-        client(clock, 3).listener(events::add).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
+        client(clock, 3).httpListener(events::add).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(events).singleElement().satisfies(e -> {
             assertThat(e.status()).isEqualTo(-1);
             assertThat(e.cause()).isInstanceOf(IOException.class);
@@ -97,14 +97,14 @@ class HttpRetryListenerTest {
     void usesTheRequestsXRequestIdWhenThereIsNoKey() throws Exception {
         server.then(status(503, "down"));
         HttpRequest request = HttpRequest.newBuilder(server.uri("/items")).header("X-Request-Id", "req-7").GET().build();
-        client(clock, 3).listener(events::add).build().send(request, HttpResponse.BodyHandlers.ofString());
+        client(clock, 3).httpListener(events::add).build().send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(events).singleElement().extracting(HttpRetryEvent::requestId).isEqualTo("req-7");
     }
 
     @Test
     void aCustomOperationNameKeepsIdsOutOfTheName() throws Exception {
         server.then(status(503, "down"));
-        client(clock, 3).listener(events::add).operationName(r -> r.method() + " /items/{id}").build()
+        client(clock, 3).httpListener(events::add).operationName(r -> r.method() + " /items/{id}").build()
                 .send(get(server.uri("/items/8812")), HttpResponse.BodyHandlers.ofString());
         assertThat(events).singleElement().extracting(HttpRetryEvent::operation).isEqualTo("GET /items/{id}");
     }
@@ -112,14 +112,14 @@ class HttpRetryListenerTest {
     @Test
     void isNotToldAboutTheFinalAttemptThatIsNotRetried() throws Exception {
         server.otherwise(status(503, "down"));
-        client(clock, 3).listener(events::add).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
+        client(clock, 3).httpListener(events::add).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(events).extracting(HttpRetryEvent::attempt).containsExactly(1, 2);
     }
 
     @Test
     void aThrowingListenerDoesNotChangeTheOutcome() throws Exception {
         server.then(status(503, "down"));
-        HttpResponse<String> response = client(clock, 3).listener(e -> {
+        HttpResponse<String> response = client(clock, 3).httpListener(e -> {
             throw new IllegalStateException("broken listener");
         }).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);

@@ -47,7 +47,7 @@ class InterruptTest {
     @Test
     void returnsTheLastResponseWithItsBodyReleasedAndTheInterruptStatusSet() throws Exception {
         server.then(status(503, "down"));
-        RetryingHttpClient http = client(clock, 3).retryListener(INTERRUPT_BEFORE_WAIT).build();
+        RetryingHttpClient http = client(clock, 3).listener(INTERRUPT_BEFORE_WAIT).build();
 
         HttpResponse<InputStream> response = http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofInputStream());
 
@@ -59,7 +59,7 @@ class InterruptTest {
 
     @Test
     void throwsTheLastFailureWithTheInterruptStatusSetWhenEveryAttemptThrew() throws Exception {
-        RetryingHttpClient http = client(clock, 3).retryListener(INTERRUPT_BEFORE_WAIT).build();
+        RetryingHttpClient http = client(clock, 3).listener(INTERRUPT_BEFORE_WAIT).build();
         URI closed = closedPort();
 
         assertThatThrownBy(() -> http.send(get(closed), HttpResponse.BodyHandlers.ofString()))

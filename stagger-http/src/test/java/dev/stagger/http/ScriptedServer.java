@@ -26,7 +26,8 @@ import org.eclipse.jetty.util.Callback;
 final class ScriptedServer implements AutoCloseable {
 
     /** What the server received. */
-    record Received(String method, String path, String idempotencyKey, String requestId, String body) {
+    record Received(String method, String path, String idempotencyKey, String requestId, String body,
+                    String attemptHeader) {
     }
 
     /** One scripted answer. */
@@ -52,7 +53,8 @@ final class ScriptedServer implements AutoCloseable {
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
                 String body = Content.Source.asString(request);
                 received.add(new Received(request.getMethod(), request.getHttpURI().getPath(),
-                        request.getHeaders().get("Idempotency-Key"), request.getHeaders().get("X-Request-Id"), body));
+                        request.getHeaders().get("Idempotency-Key"), request.getHeaders().get("X-Request-Id"), body,
+                        request.getHeaders().get("Stagger-Attempt")));
                 Step step = script.poll();
                 (step != null ? step : fallback).answer(request, response, callback);
                 return true;

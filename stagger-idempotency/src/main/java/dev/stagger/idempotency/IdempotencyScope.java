@@ -26,10 +26,10 @@ public record IdempotencyScope(String client, String method, String route, Idemp
             throw new IllegalArgumentException("method must not be blank, got '" + method + "'");
         }
         if (route == null) {
-            throw new IllegalArgumentException("route must not be null");
+            throw new NullPointerException("route must not be null");
         }
         if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
+            throw new NullPointerException("key must not be null");
         }
     }
 

@@ -10,7 +10,7 @@ import java.util.Optional;
  * one clock all its users share: the store's {@link dev.stagger.Clock} for a store in one place,
  * the database server's for {@link JdbcIdempotencyStore} on PostgreSQL. Thread-safe.
  *
- * <p>Methods throw {@link IdempotencyStoreException} when the backing storage fails.
+ * <p>Methods throw {@link dev.stagger.jdbc.StoreException} when the backing storage fails.
  */
 public interface IdempotencyStore {
 

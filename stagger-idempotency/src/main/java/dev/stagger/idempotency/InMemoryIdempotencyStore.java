@@ -25,7 +25,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     public InMemoryIdempotencyStore(Clock clock) {
         if (clock == null) {
-            throw new IllegalArgumentException("clock must not be null");
+            throw new NullPointerException("clock must not be null");
         }
         this.clock = clock;
     }

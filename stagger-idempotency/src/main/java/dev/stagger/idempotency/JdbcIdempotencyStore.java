@@ -1,13 +1,15 @@
 package dev.stagger.idempotency;
 
+import dev.stagger.jdbc.StoreException;
 import dev.stagger.Clock;
 import dev.stagger.idempotency.internal.ClaimRules;
 import dev.stagger.idempotency.internal.ConnectionPool;
 import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.HeaderCodec;
 import dev.stagger.idempotency.internal.SafeListener;
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.Database;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
@@ -120,7 +122,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      */
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new NullPointerException("dataSource must not be null");
         }
         return new Builder(dataSource);
     }
@@ -177,7 +179,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder clock(Clock clock) {
             if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
+                throw new NullPointerException("clock must not be null");
             }
             this.clock = clock;
             return this;
@@ -201,7 +203,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          */
         public Builder schemaMode(SchemaMode schemaMode) {
             if (schemaMode == null) {
-                throw new IllegalArgumentException("schemaMode must not be null");
+                throw new NullPointerException("schemaMode must not be null");
             }
             this.schemaMode = schemaMode;
             return this;
@@ -234,18 +236,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         /** Hears the scheduled purges. Default {@link IdempotencyListener#none()}. */
         public Builder idempotencyListener(IdempotencyListener listener) {
             if (listener == null) {
-                throw new IllegalArgumentException("idempotencyListener must not be null");
+                throw new NullPointerException("idempotencyListener must not be null");
             }
             this.listener = listener;
             return this;
         }
 
         /**
-         * The store's schema as configured here (prefix, schema), without touching the database:
-         * {@code schemaMigrations().script(Dialect.POSTGRESQL)} prints the SQL a migration tool
-         * would apply for a prefix or schema other than the shipped files' defaults.
+         * The SQL that creates (version by version) the store's tables as configured here (prefix,
+         * schema) on {@code database}, without touching any database: for a migration tool, when
+         * the prefix or schema differs from the shipped files' defaults. A store built with
+         * {@link SchemaMode#VALIDATE} accepts a database it was applied to.
          */
-        public SchemaMigrations schemaMigrations() {
+        public String schemaScript(Database database) {
+            if (database == null) {
+                throw new NullPointerException("database must not be null");
+            }
+            return schemaMigrations().script(Dialect.of(database));
+        }
+
+        /** The store's schema definition as configured here. */
+        SchemaMigrations schemaMigrations() {
             String name = tablePrefix + "idempotency";
             String qualified = qualifiedTable();
             SchemaMigrations.Builder b = SchemaMigrations.builder("idempotency:" + name).tablePrefix(tablePrefix)
@@ -268,7 +279,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          *     a schema is set on SQLite
          * @throws SchemaNotReadyException in {@link SchemaMode#VALIDATE} when the table or its
          *     recorded version is missing
-         * @throws IdempotencyStoreException when the database cannot be reached
+         * @throws StoreException when the database cannot be reached
          */
         public JdbcIdempotencyStore build() {
             try {
@@ -285,7 +296,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                 store.schedulePurge();
                 return store;
             } catch (SQLException e) {
-                throw new IdempotencyStoreException("cannot prepare table " + qualifiedTable(), e);
+                throw new StoreException("cannot prepare table " + qualifiedTable(), e);
             }
         }
     }
@@ -312,7 +323,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         return table;
     }
 
-    public Dialect dialect() {
+    Dialect dialect() {
         return dialect;
     }
 
@@ -361,10 +372,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                         throw new IllegalStateException("unknown claim rule");
                 }
             }
-            throw new IdempotencyStoreException("no stable answer for a claim after " + MAX_CLAIM_ROUNDS
+            throw new StoreException("no stable answer for a claim after " + MAX_CLAIM_ROUNDS
                     + " rounds of concurrent changes", null);
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("claim failed on table " + table, e);
+            throw new StoreException("claim failed on table " + table, e);
         }
     }
 
@@ -375,7 +386,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             return update(c, complete, response.status(), HeaderCodec.encode(response.headers()), response.body(),
                     NOW, expiryMillis, scope.id(), leaseToken) == 1;
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("complete failed on table " + table, e);
+            throw new StoreException("complete failed on table " + table, e);
         }
     }
 
@@ -385,7 +396,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             return update(c, "DELETE FROM " + table + " WHERE scope_id = ? AND state = 'IN_FLIGHT' AND lease_token = ?",
                     scope.id(), leaseToken) == 1;
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("release failed on table " + table, e);
+            throw new StoreException("release failed on table " + table, e);
         }
     }
 
@@ -398,7 +409,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
                     Instant.ofEpochMilli(row.leaseUntil), Instant.ofEpochMilli(row.expiresAt),
                     row.completed ? Optional.of(row.response()) : Optional.empty()));
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("find failed on table " + table, e);
+            throw new StoreException("find failed on table " + table, e);
         }
     }
 
@@ -410,7 +421,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         try (Connection c = connection()) {
             return update(c, purge, NOW, batchSize);
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("purge failed on table " + table, e);
+            throw new StoreException("purge failed on table " + table, e);
         }
     }
 
@@ -422,7 +433,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("count failed on table " + table, e);
+            throw new StoreException("count failed on table " + table, e);
         }
     }
 
@@ -548,7 +559,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             try {
                 ownPool.close();
             } catch (SQLException e) {
-                throw new IdempotencyStoreException("closing the SQLite connections failed", e);
+                throw new StoreException("closing the SQLite connections failed", e);
             }
         }
     }

@@ -47,7 +47,7 @@ public final class RequestFingerprint {
     public static RequestFingerprint ofForm(String method, String path, String query, Map<String, String> headers,
                                             Map<String, String[]> parameters, byte[] body, int bodyLength) {
         if (parameters == null) {
-            throw new IllegalArgumentException("parameters must not be null");
+            throw new NullPointerException("parameters must not be null");
         }
         Digests d = digest(method, path, query, headers, body, bodyLength);
         Map<String, String[]> sorted = new TreeMap<>(parameters);
@@ -64,7 +64,7 @@ public final class RequestFingerprint {
     private static Digests digest(String method, String path, String query, Map<String, String> headers,
                                   byte[] body, int bodyLength) {
         if (method == null || path == null || headers == null || body == null) {
-            throw new IllegalArgumentException("method, path, headers and body must not be null");
+            throw new NullPointerException("method, path, headers and body must not be null");
         }
         if (bodyLength < 0 || bodyLength > body.length) {
             throw new IllegalArgumentException("bodyLength must be 0.." + body.length + ", got " + bodyLength);

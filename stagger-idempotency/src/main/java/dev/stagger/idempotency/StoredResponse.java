@@ -33,7 +33,7 @@ public final class StoredResponse {
             throw new IllegalArgumentException("status must be 100-599, got " + status);
         }
         if (headers == null || body == null) {
-            throw new IllegalArgumentException("headers and body must not be null");
+            throw new NullPointerException("headers and body must not be null");
         }
         Map<String, List<String>> copy = new LinkedHashMap<>();
         headers.forEach((name, values) -> {

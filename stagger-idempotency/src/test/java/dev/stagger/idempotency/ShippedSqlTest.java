@@ -1,10 +1,11 @@
 package dev.stagger.idempotency;
 
+import dev.stagger.jdbc.Database;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
@@ -119,7 +120,7 @@ class ShippedSqlTest {
     @Test
     void theDefinitionRendersAnotherPrefixAndSchemaForMigrationTools() {
         String sql = JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("unused.db"))).tablePrefix("shop_")
-                .schema("billing").schemaMigrations().script(Dialect.POSTGRESQL);
+                .schema("billing").schemaScript(Database.POSTGRESQL);
 
         assertThat(sql).contains("CREATE SCHEMA IF NOT EXISTS billing;")
                 .contains("CREATE TABLE IF NOT EXISTS billing.shop_schema_version")

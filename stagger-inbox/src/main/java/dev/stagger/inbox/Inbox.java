@@ -1,8 +1,8 @@
 package dev.stagger.inbox;
 
 import dev.stagger.Clock;
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -15,7 +15,7 @@ public final class SchemaNotReadyException extends IllegalStateException {
     private final int version;
     private final int requiredVersion;
 
-    SchemaNotReadyException(String message, String component, List<String> missingTables, int version,
+    public SchemaNotReadyException(String message, String component, List<String> missingTables, int version,
                             int requiredVersion) {
         super(message);
         this.component = component;

@@ -326,7 +326,7 @@ public final class SqlClassifier implements Classifier {
         /** Also retry any SQLException in the chain matching {@code rule}; it must be thread-safe. */
         public Builder retryIf(Predicate<? super SQLException> rule) {
             if (rule == null) {
-                throw new IllegalArgumentException("rule must not be null");
+                throw new NullPointerException("rule must not be null");
             }
             rules.add(rule);
             return this;

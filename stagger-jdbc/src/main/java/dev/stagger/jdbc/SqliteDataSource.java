@@ -1,6 +1,6 @@
 package dev.stagger.jdbc;
 
-import dev.stagger.jdbc.internal.SimpleDataSource;
+import dev.stagger.jdbc.internal.Drivers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,7 +16,7 @@ import javax.sql.DataSource;
  * instead of failing at once), {@code synchronous=NORMAL} (durable with WAL) and foreign keys on.
  * Each {@link #getConnection()} opens a new connection; pool them (HikariCP) under load.
  */
-public final class SqliteDataSource extends SimpleDataSource {
+public final class SqliteDataSource extends FactoryDataSource {
     private final Path file;
     private final String url;
     private final long busyTimeoutMillis;
@@ -35,7 +35,7 @@ public final class SqliteDataSource extends SimpleDataSource {
     /** A data source for {@code file} with the given busy timeout (zero: fail at once on a lock). */
     public static SqliteDataSource file(Path file, Duration busyTimeout) {
         if (file == null) {
-            throw new IllegalArgumentException("file must not be null");
+            throw new NullPointerException("file must not be null");
         }
         if (busyTimeout == null || busyTimeout.isNegative()) {
             throw new IllegalArgumentException("busyTimeout must not be negative, got " + busyTimeout);
@@ -61,6 +61,7 @@ public final class SqliteDataSource extends SimpleDataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
+        Drivers.require(url);
         Connection c = DriverManager.getConnection(url);
         try (Statement s = c.createStatement()) {
             s.execute("PRAGMA busy_timeout = " + busyTimeoutMillis);

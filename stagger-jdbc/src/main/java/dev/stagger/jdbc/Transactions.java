@@ -1,5 +1,6 @@
 package dev.stagger.jdbc;
 
+import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.AttemptContext;
 import dev.stagger.Backoff;
 import dev.stagger.Jitter;
@@ -100,7 +101,7 @@ public final class Transactions {
      */
     public <T> T call(UnitOfWork<T> work) throws Exception {
         if (work == null) {
-            throw new IllegalArgumentException("work must not be null");
+            throw new NullPointerException("work must not be null");
         }
         return retry.call(context -> attempt(context, connection -> work.execute(connection)));
     }
@@ -108,7 +109,7 @@ public final class Transactions {
     /** As {@link #call(UnitOfWork)}, also giving the unit of work the attempt in progress. */
     public <T> T call(AttemptUnitOfWork<T> work) throws Exception {
         if (work == null) {
-            throw new IllegalArgumentException("work must not be null");
+            throw new NullPointerException("work must not be null");
         }
         return retry.call(context -> attempt(context, connection -> work.execute(connection, context)));
     }
@@ -116,7 +117,7 @@ public final class Transactions {
     /** As {@link #call(UnitOfWork)} for a unit of work with no result. */
     public void run(VoidUnitOfWork work) throws Exception {
         if (work == null) {
-            throw new IllegalArgumentException("work must not be null");
+            throw new NullPointerException("work must not be null");
         }
         retry.call(context -> attempt(context, connection -> {
             work.execute(connection);
@@ -246,7 +247,7 @@ public final class Transactions {
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {
-                throw new IllegalArgumentException("dataSource must not be null");
+                throw new NullPointerException("dataSource must not be null");
             }
             this.dataSource = dataSource;
         }
@@ -258,7 +259,7 @@ public final class Transactions {
          */
         public Builder retry(Retry retry) {
             if (retry == null) {
-                throw new IllegalArgumentException("retry must not be null");
+                throw new NullPointerException("retry must not be null");
             }
             this.retry = retry;
             return this;

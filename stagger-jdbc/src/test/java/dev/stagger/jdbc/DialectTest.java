@@ -1,5 +1,6 @@
 package dev.stagger.jdbc;
 
+import dev.stagger.jdbc.internal.Dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

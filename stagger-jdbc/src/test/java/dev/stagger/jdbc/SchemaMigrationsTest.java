@@ -1,5 +1,7 @@
 package dev.stagger.jdbc;
 
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

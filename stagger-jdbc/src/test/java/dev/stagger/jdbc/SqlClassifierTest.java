@@ -190,6 +190,6 @@ class SqlClassifierTest {
         assertThatThrownBy(() -> SqlClassifier.builder().retryErrorCodes(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("errorCodes");
         assertThatThrownBy(() -> SqlClassifier.builder().retryIf(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rule");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("rule");
     }
 }

@@ -59,7 +59,7 @@ class SqliteDataSourceTest {
         assertThatThrownBy(() -> SqliteDataSource.file(dir.resolve("p.db"), Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("busyTimeout");
         assertThatThrownBy(() -> SqliteDataSource.file(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("file");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("file");
     }
 
     private static String pragma(Connection c, String name) throws SQLException {

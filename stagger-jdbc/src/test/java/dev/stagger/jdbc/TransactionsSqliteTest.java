@@ -1,5 +1,6 @@
 package dev.stagger.jdbc;
 
+import dev.stagger.jdbc.internal.Dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -349,13 +350,13 @@ class TransactionsSqliteTest {
     @Test
     void rejectsInvalidConfigurationNamingTheField() {
         assertThatThrownBy(() -> Transactions.builder(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataSource");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("dataSource");
         assertThatThrownBy(() -> Transactions.builder(db).isolation(Connection.TRANSACTION_NONE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("isolation").hasMessageContaining("0");
         assertThatThrownBy(() -> Transactions.builder(db).isolation(3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("isolation").hasMessageContaining("3");
         assertThatThrownBy(() -> Transactions.builder(db).retry(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retry");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("retry");
     }
 
     private static void insert(Connection c, int id, String name) throws SQLException {

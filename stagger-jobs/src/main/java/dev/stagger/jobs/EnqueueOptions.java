@@ -4,6 +4,7 @@ import dev.stagger.jdbc.internal.Echo;
 import dev.stagger.jobs.internal.StoredTimes;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-job options for {@link JobQueue#enqueue}. Immutable; start from {@link #defaults()} and
@@ -72,17 +73,17 @@ public final class EnqueueOptions {
     }
 
     /** The unique key, or null. */
-    public String key() {
+    public @Nullable String key() {
         return key;
     }
 
     /** The absolute run-at time, or null. */
-    public Instant runAt() {
+    public @Nullable Instant runAt() {
         return runAt;
     }
 
     /** The delay after enqueue, or null. */
-    public Duration delay() {
+    public @Nullable Duration delay() {
         return delay;
     }
 
@@ -96,7 +97,7 @@ public final class EnqueueOptions {
     }
 
     /** The absolute run-at time in epoch milliseconds, or null when the job runs a delay after enqueue. */
-    Long runAtMillis() {
+    @Nullable Long runAtMillis() {
         return runAt == null ? null : runAt.toEpochMilli();
     }
 

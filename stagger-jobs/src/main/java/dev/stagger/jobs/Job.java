@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of one stored job. Immutable: the payload is copied in and out.
@@ -14,7 +15,7 @@ import java.util.Optional;
  * @param finishedAt when it succeeded or went dead, null otherwise
  */
 public record Job(long id, String queue, String type, byte[] payload, String key, JobState state, int priority,
-                  int attempt, int maxAttempts, Instant runAt, Instant createdAt, Instant finishedAt) {
+                  int attempt, int maxAttempts, Instant runAt, Instant createdAt, @Nullable Instant finishedAt) {
 
     public Job {
         Objects.requireNonNull(queue, "queue");

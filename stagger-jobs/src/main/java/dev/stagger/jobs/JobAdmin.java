@@ -19,6 +19,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an operator does with a job store: count and list jobs, inspect a job and its error
@@ -52,7 +53,7 @@ public final class JobAdmin {
      *
      * @param queue null for every queue
      */
-    public List<Job> list(JobState state, String queue, int limit) {
+    public List<Job> list(JobState state, @Nullable String queue, int limit) {
         Checks.notNull("state", state);
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
@@ -63,12 +64,12 @@ public final class JobAdmin {
     }
 
     /** Dead jobs, oldest first, at most {@code limit}; {@code queue} null for every queue. */
-    public List<Job> dead(String queue, int limit) {
+    public List<Job> dead(@Nullable String queue, int limit) {
         return list(JobState.DEAD, queue, limit);
     }
 
     /** How many jobs are in each state (every state present, zero when none); {@code queue} null for every queue. */
-    public Map<JobState, Long> countByState(String queue) {
+    public Map<JobState, Long> countByState(@Nullable String queue) {
         Map<JobState, Long> counts = new EnumMap<>(JobState.class);
         for (JobState s : JobState.values()) {
             counts.put(s, 0L);
@@ -131,7 +132,7 @@ public final class JobAdmin {
     }
 
     /** Re-drives every dead job of {@code queue} (null: of every queue); returns how many. */
-    public int redriveAll(String queue) {
+    public int redriveAll(@Nullable String queue) {
         return queue == null ? redrive("") : redrive(" AND queue = ?", queue);
     }
 
@@ -163,7 +164,7 @@ public final class JobAdmin {
      * @param queue null for every queue
      * @return how many jobs were deleted
      */
-    public int purge(JobState state, Duration retention, String queue) {
+    public int purge(JobState state, Duration retention, @Nullable String queue) {
         Checks.notNull("state", state);
         if (state != JobState.SUCCEEDED && state != JobState.DEAD) {
             throw new IllegalArgumentException("state must be a finished state (SUCCEEDED, DEAD), got " + state);

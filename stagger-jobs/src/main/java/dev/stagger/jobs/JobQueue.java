@@ -2,8 +2,9 @@ package dev.stagger.jobs;
 
 import dev.stagger.Clock;
 import dev.stagger.internal.Checks;
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.Database;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.StoreException;
@@ -372,11 +373,17 @@ public final class JobQueue {
         }
 
         /**
-         * The store's schema for this prefix, without touching the database:
-         * {@code schemaMigrations().script(Dialect.POSTGRESQL)} prints the SQL a migration tool
-         * would apply for a prefix other than the shipped files' {@code stagger_}.
+         * The SQL that creates (version by version) the queue's tables for this prefix on
+         * {@code database}, without touching any database: for a migration tool, when the prefix
+         * differs from the shipped files' {@code stagger_}. A queue built with
+         * {@link SchemaMode#VALIDATE} accepts a database it was applied to.
          */
-        public SchemaMigrations schemaMigrations() {
+        public String schemaScript(Database database) {
+            return schemaMigrations().script(Dialect.of(Checks.notNull("database", database)));
+        }
+
+        /** The queue's schema definition for this prefix. */
+        SchemaMigrations schemaMigrations() {
             return JobTables.schema(tablePrefix);
         }
 

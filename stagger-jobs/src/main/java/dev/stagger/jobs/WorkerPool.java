@@ -4,7 +4,7 @@ import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
-import dev.stagger.jdbc.Dialect;
+import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jdbc.internal.Echo;
 import dev.stagger.jobs.internal.Completer;
 import dev.stagger.jobs.internal.Fetcher;
@@ -124,7 +124,7 @@ public final class WorkerPool implements AutoCloseable {
         this.batchSize = b.batchSize > 0 ? b.batchSize : b.concurrency;
         this.handlers = Map.copyOf(b.handlers);
         this.policies = Map.copyOf(b.policies);
-        this.defaultPolicy = b.retryPolicy;
+        this.defaultPolicy = b.policy;
         this.leaseMillis = b.lease.toMillis();
         this.heartbeatNanos = (b.heartbeat != null ? b.heartbeat : b.lease.dividedBy(3)).toNanos();
         this.rescueNanos = (b.rescueInterval != null ? b.rescueInterval : b.lease.dividedBy(2)).toNanos();
@@ -362,7 +362,7 @@ public final class WorkerPool implements AutoCloseable {
         private final Map<JobState, Long> retention = new EnumMap<>(JobState.class);
         private int concurrency = 4;
         private int batchSize;
-        private RetryPolicy retryPolicy = RetryPolicy.background();
+        private RetryPolicy policy = RetryPolicy.background();
         private Duration lease = Duration.ofSeconds(30);
         private Duration heartbeat;
         private Duration rescueInterval;
@@ -406,8 +406,8 @@ public final class WorkerPool implements AutoCloseable {
          * failures. An attempt whose worker stopped extending its lease fails with a
          * {@link LeaseExpiredException}. The attempt timeout does not apply to jobs.
          */
-        public Builder retryPolicy(RetryPolicy policy) {
-            this.retryPolicy = Checks.notNull("retryPolicy", policy);
+        public Builder policy(RetryPolicy policy) {
+            this.policy = Checks.notNull("policy", policy);
             return this;
         }
 

@@ -91,7 +91,7 @@ class ClockSkewTest {
                         running.get(id).decrementAndGet();
                     }
                 })
-                .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
+                .policy(RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .lease(LEASE).heartbeatInterval(Duration.ofMillis(250)).rescueInterval(Duration.ofMillis(100))
                 .pollInterval(Duration.ofMillis(100)).build();
         pools.add(pool);

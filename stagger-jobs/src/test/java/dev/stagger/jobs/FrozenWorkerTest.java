@@ -61,7 +61,7 @@ class FrozenWorkerTest {
                         release.await(60, TimeUnit.SECONDS);
                     }
                 })
-                .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
+                .policy(RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .lease(LEASE).heartbeatInterval(Duration.ofMillis(250)).rescueInterval(Duration.ofMillis(100))
                 .pollInterval(Duration.ofMillis(100)).build();
         pools.add(pool);

@@ -239,7 +239,7 @@ class PostgresWorkersTest {
                     }
                     record.handle(ctx);
                 })
-                .retryPolicy(RetryPolicy.builder().maxAttempts(20).build())
+                .policy(RetryPolicy.builder().maxAttempts(20).build())
                 .pollInterval(Duration.ofMillis(100)).lease(Duration.ofSeconds(5))
                 .jobListener(new JobListener() {
                     @Override

@@ -43,7 +43,7 @@ class RetryScheduleTest {
 
     private WorkerPool pool(JobHandler handler) {
         // full jitter with the random number 0.5 waits exactly half of each exponential step
-        return WorkerPool.builder(jobs, "mail").handler("send", handler).retryPolicy(POLICY)
+        return WorkerPool.builder(jobs, "mail").handler("send", handler).policy(POLICY)
                 .random(RandomSource.sequence(0.5)).build();
     }
 
@@ -264,7 +264,7 @@ class RetryScheduleTest {
             }
         };
         WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", failingWith(new IOException("x")))
-                .retryPolicy(POLICY.toBuilder().maxAttempts(2).build()).jobListener(listener).build();
+                .policy(POLICY.toBuilder().maxAttempts(2).build()).jobListener(listener).build();
         jobs.enqueue("mail", "send", "x");
         pool.runAvailable();
         clock.advance(Duration.ofMinutes(1));

@@ -1,10 +1,11 @@
 package dev.stagger.jobs;
 
+import dev.stagger.jdbc.Database;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
@@ -112,7 +113,7 @@ class ShippedSqlTest {
     @Test
     void theDefinitionRendersAnotherPrefixForMigrationTools() {
         String sql = JobQueue.builder(SqliteDataSource.file(dir.resolve("unused.db"))).tablePrefix("shop_")
-                .schemaMigrations().script(Dialect.POSTGRESQL);
+                .schemaScript(Database.POSTGRESQL);
 
         assertThat(sql).contains("CREATE TABLE IF NOT EXISTS shop_schema_version")
                 .contains("CREATE TABLE shop_jobs (")

@@ -12,7 +12,7 @@ import dev.stagger.http.HttpRetryListener;
  * <pre>{@code
  * RetryingHttpClient client = RetryingHttpClient.builder(HttpClient.newHttpClient())
  *         .service("payments")
- *         .listener(new HttpRetryLog(RetryLog.builder().build()))
+ *         .httpListener(new HttpRetryLog(RetryLog.builder().build()))
  *         .build();
  * }</pre>
  */
@@ -24,7 +24,7 @@ public final class HttpRetryLog implements HttpRetryListener {
 
     public HttpRetryLog(RetryLog log) {
         if (log == null) {
-            throw new IllegalArgumentException("log must not be null");
+            throw new NullPointerException("log must not be null");
         }
         this.log = log;
     }

@@ -84,7 +84,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
     /** Meters on {@code registry}, created now. */
     public static IdempotencyMetrics of(MeterRegistry registry) {
         if (registry == null) {
-            throw new IllegalArgumentException("registry must not be null");
+            throw new NullPointerException("registry must not be null");
         }
         return new IdempotencyMetrics(registry, Tags.empty());
     }
@@ -95,7 +95,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
      */
     public IdempotencyMetrics withTags(Iterable<Tag> tags) {
         if (tags == null) {
-            throw new IllegalArgumentException("tags must not be null");
+            throw new NullPointerException("tags must not be null");
         }
         return new IdempotencyMetrics(registry, this.tags.and(tags));
     }

@@ -121,7 +121,7 @@ public final class JobTelemetry implements JobListener {
     /** Meters in {@code registry} and log lines on {@value #DEFAULT_LOGGER}. */
     public static JobTelemetry of(MeterRegistry registry) {
         if (registry == null) {
-            throw new IllegalArgumentException("registry must not be null");
+            throw new NullPointerException("registry must not be null");
         }
         return new JobTelemetry(registry, Tags.empty(), LoggerFactory.getLogger(DEFAULT_LOGGER));
     }
@@ -129,7 +129,7 @@ public final class JobTelemetry implements JobListener {
     /** This telemetry writing its lines to {@code logger}. */
     public JobTelemetry withLogger(Logger logger) {
         if (logger == null) {
-            throw new IllegalArgumentException("logger must not be null");
+            throw new NullPointerException("logger must not be null");
         }
         return new JobTelemetry(registry, tags, logger);
     }
@@ -137,7 +137,7 @@ public final class JobTelemetry implements JobListener {
     /** Meters that also carry {@code tags} (say {@code service=billing}); keep their values few. */
     public JobTelemetry withTags(Iterable<Tag> tags) {
         if (tags == null) {
-            throw new IllegalArgumentException("tags must not be null");
+            throw new NullPointerException("tags must not be null");
         }
         return new JobTelemetry(registry, this.tags.and(tags), logger);
     }

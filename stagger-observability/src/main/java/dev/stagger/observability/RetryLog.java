@@ -113,7 +113,7 @@ public final class RetryLog implements RetryListener {
      * seen by the listener is written. For integrations that have their own events (the HTTP
      * module writes {@code event=http_retry}). Null values are left out.
      */
-    public void logRetry(String event, String service, String operation, int attempt, int maxAttempts,
+    void logRetry(String event, String service, String operation, int attempt, int maxAttempts,
                          Integer status, long delayMs, String requestId, String reason) {
         if (!logger.isEnabledForLevel(retryLevel)) {
             return;
@@ -140,7 +140,7 @@ public final class RetryLog implements RetryListener {
      * Writes a give-up line at WARN with the given values, exactly as the listener does. For
      * integrations that have their own events. Null values are left out.
      */
-    public void logGiveUp(String event, String service, String operation, int attempts, int maxAttempts,
+    void logGiveUp(String event, String service, String operation, int attempts, int maxAttempts,
                           Integer status, long elapsedMs, String requestId, String reason, String error) {
         if (!logger.isEnabledForLevel(Level.WARN)) {
             return;
@@ -292,7 +292,7 @@ public final class RetryLog implements RetryListener {
 
         private static <T> T notNull(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

@@ -26,8 +26,8 @@ import java.util.WeakHashMap;
  * RetryMetrics metrics = RetryMetrics.of(registry);
  * Retry payments = metrics.instrument(Retry.of("payments", policy).withCircuitBreaker(breaker));
  * RetryingHttpClient orders = RetryingHttpClient.builder(client)
- *         .circuitBreaker(ordersBreaker).retryBudget(ordersBudget)
- *         .retryListener(metrics.listener("orders"))   // binds ordersBreaker and ordersBudget too
+ *         .circuitBreaker(ordersBreaker).budget(ordersBudget)
+ *         .listener(metrics.listener("orders"))   // binds ordersBreaker and ordersBudget too
  *         .build();
  * metrics.bind(sharedBudget);   // a budget or breaker used outside any Retry
  * }</pre>
@@ -107,7 +107,7 @@ public final class RetryMetrics {
     /** A binder publishing to {@code registry}. */
     public static RetryMetrics of(MeterRegistry registry) {
         if (registry == null) {
-            throw new IllegalArgumentException("registry must not be null");
+            throw new NullPointerException("registry must not be null");
         }
         return new RetryMetrics(registry, Tags.empty());
     }
@@ -118,7 +118,7 @@ public final class RetryMetrics {
      */
     public RetryMetrics withTags(Iterable<Tag> tags) {
         if (tags == null) {
-            throw new IllegalArgumentException("tags must not be null");
+            throw new NullPointerException("tags must not be null");
         }
         return new RetryMetrics(registry, commonTags.and(tags));
     }
@@ -129,7 +129,7 @@ public final class RetryMetrics {
      */
     public Retry instrument(Retry retry) {
         if (retry == null) {
-            throw new IllegalArgumentException("retry must not be null");
+            throw new NullPointerException("retry must not be null");
         }
         if (retry.circuitBreaker() != null) {
             bind(retry.circuitBreaker());
@@ -143,12 +143,12 @@ public final class RetryMetrics {
     /**
      * A listener recording every event it receives under {@code name}, for code that assembles
      * its own {@link Retry} ({@code retry.withListener(metrics.listener("payments"))}) or hands it
-     * to a client ({@code RetryingHttpClient.Builder.retryListener}). The circuit breaker and
+     * to a client ({@code RetryingHttpClient.Builder.listener}). The circuit breaker and
      * budget of any retry it is attached to are bound too, as {@link #bind} would.
      */
     public RetryListener listener(String name) {
         if (name == null) {
-            throw new IllegalArgumentException("name must not be null");
+            throw new NullPointerException("name must not be null");
         }
         return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind);
     }
@@ -156,7 +156,7 @@ public final class RetryMetrics {
     /** Publishes the breaker's state, transitions and rejections. Idempotent per breaker. */
     public void bind(CircuitBreaker breaker) {
         if (breaker == null) {
-            throw new IllegalArgumentException("breaker must not be null");
+            throw new NullPointerException("breaker must not be null");
         }
         if (bound.add(breaker)) {
             BreakerMeters.bind(registry, commonTags.and("name", breaker.name()), breaker);
@@ -166,7 +166,7 @@ public final class RetryMetrics {
     /** Publishes the budget's tokens, allowed retries and refusals. Idempotent per budget. */
     public void bind(RetryBudget budget) {
         if (budget == null) {
-            throw new IllegalArgumentException("budget must not be null");
+            throw new NullPointerException("budget must not be null");
         }
         if (bound.add(budget)) {
             BudgetMeters.bind(registry, commonTags.and("name", budget.name()), budget);

@@ -49,9 +49,9 @@ class HttpClientMetricsTest {
         RetryingHttpClient orders = RetryingHttpClient.builder(HttpClient.newHttpClient())
                 .service("orders")
                 .policy(RetryPolicy.interactive())
-                .retryBudget(ordersBudget)
+                .budget(ordersBudget)
                 .circuitBreaker(ordersBreaker)
-                .retryListener(RetryMetrics.of(registry).listener("orders"))
+                .listener(RetryMetrics.of(registry).listener("orders"))
                 .build();
 
         HttpResponse<String> created = orders.send(HttpRequest.newBuilder(

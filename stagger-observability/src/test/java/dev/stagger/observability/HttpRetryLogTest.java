@@ -61,7 +61,7 @@ class HttpRetryLogTest {
                 .service("shop")
                 .policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(250))).build())
                 .clock(new VirtualClock())
-                .listener(new HttpRetryLog(RetryLog.builder().loggerName("test.stagger.http_retry").build()))
+                .httpListener(new HttpRetryLog(RetryLog.builder().loggerName("test.stagger.http_retry").build()))
                 .build();
         HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/orders"))
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build();

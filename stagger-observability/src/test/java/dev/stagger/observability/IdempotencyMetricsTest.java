@@ -99,7 +99,7 @@ class IdempotencyMetricsTest {
 
         assertThat(registry.get(IdempotencyMetrics.REQUESTS).tags("api", "payments", "outcome", "replayed").counter()
                 .count()).isEqualTo(1);
-        assertThatThrownBy(() -> IdempotencyMetrics.of(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> IdempotencyMetrics.of(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("registry");
     }
 }

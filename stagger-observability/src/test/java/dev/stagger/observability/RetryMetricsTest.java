@@ -363,7 +363,7 @@ class RetryMetricsTest {
     @Test
     void refusesANullRegistryNamingIt() {
         assertThatThrownBy(() -> RetryMetrics.of(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("registry");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("registry");
     }
 
     /** One failed call through the breaker. */

@@ -4,6 +4,7 @@ import dev.stagger.EndReason;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link RabbitConsumer} did with one delivery, told to its {@link MessageListener}s.
@@ -11,7 +12,7 @@ import java.util.Optional;
 public final class MessageEvent {
     private final String consumer;
     private final String queue;
-    private final String messageId;
+    private final @Nullable String messageId;
     private final int attempt;
     private final int maxAttempts;
     private final MessageOutcome outcome;
@@ -19,7 +20,7 @@ public final class MessageEvent {
     private final Duration elapsed;
     private final Duration delay;
     private final EndReason endReason;
-    private final Throwable failure;
+    private final @Nullable Throwable failure;
 
     /**
      * @param messageId the message-id property, or null when the publisher set none
@@ -28,9 +29,9 @@ public final class MessageEvent {
      * @param endReason why a DEAD_LETTERED message ended, else null
      * @param failure the handler's failure, null when it succeeded
      */
-    public MessageEvent(String consumer, String queue, String messageId, int attempt, int maxAttempts,
+    public MessageEvent(String consumer, String queue, @Nullable String messageId, int attempt, int maxAttempts,
                         MessageOutcome outcome, Duration handlerTime, Duration elapsed, Duration delay, EndReason endReason,
-                        Throwable failure) {
+                        @Nullable Throwable failure) {
         this.consumer = Objects.requireNonNull(consumer, "consumer must not be null");
         this.queue = Objects.requireNonNull(queue, "queue must not be null");
         this.messageId = messageId;

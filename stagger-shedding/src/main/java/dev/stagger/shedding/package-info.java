@@ -6,4 +6,7 @@
  * retries first ({@link dev.stagger.shedding.RetryMarker}). Events go to a
  * {@link dev.stagger.shedding.SheddingListener}.
  */
+@NullMarked
 package dev.stagger.shedding;
+
+import org.jspecify.annotations.NullMarked;

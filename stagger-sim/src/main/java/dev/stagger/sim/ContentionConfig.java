@@ -26,11 +26,11 @@ import java.util.List;
  * @param networkMean mean one-way message delay
  * @param networkSd its standard deviation
  * @param budget share one {@link dev.stagger.RetryBudget} (defaults) among all clients
- * @param breaker share one {@link dev.stagger.CircuitBreaker} among all clients (see {@link Simulation})
+ * @param circuitBreaker share one {@link dev.stagger.CircuitBreaker} among all clients (see {@link Simulation})
  */
 public record ContentionConfig(int clients, int runs, long seed, List<Strategy> strategies, Duration base, Duration cap,
                                int maxAttempts, Duration networkMean, Duration networkSd, boolean budget,
-                               boolean breaker) {
+                               boolean circuitBreaker) {
 
     public ContentionConfig {
         Validate.atLeast("clients", clients, 1);
@@ -54,36 +54,36 @@ public record ContentionConfig(int clients, int runs, long seed, List<Strategy> 
 
     public ContentionConfig withClients(int clients) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 
     public ContentionConfig withRuns(int runs) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 
     public ContentionConfig withSeed(long seed) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 
     public ContentionConfig withStrategies(List<Strategy> strategies) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 
     public ContentionConfig withMaxAttempts(int maxAttempts) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 
     public ContentionConfig withBudget(boolean budget) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 
-    public ContentionConfig withBreaker(boolean breaker) {
+    public ContentionConfig withCircuitBreaker(boolean circuitBreaker) {
         return new ContentionConfig(clients, runs, seed, strategies, base, cap, maxAttempts, networkMean, networkSd,
-                budget, breaker);
+                budget, circuitBreaker);
     }
 }

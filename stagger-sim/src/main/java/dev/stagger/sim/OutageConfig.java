@@ -33,12 +33,12 @@ import java.util.List;
  * @param networkMean mean one-way message delay
  * @param networkSd its standard deviation
  * @param budget share one {@link dev.stagger.RetryBudget} (defaults) among all clients
- * @param breaker share one {@link dev.stagger.CircuitBreaker} among all clients (see {@link Simulation})
+ * @param circuitBreaker share one {@link dev.stagger.CircuitBreaker} among all clients (see {@link Simulation})
  */
 public record OutageConfig(int clients, int runs, long seed, List<Strategy> strategies, double callsPerSecondPerClient,
                            double capacityFactor, Duration outageStart, Duration outageLength, Duration trafficDuration,
                            Duration maxQueueDelay, Duration base, Duration cap, int maxAttempts, Duration networkMean,
-                           Duration networkSd, boolean budget, boolean breaker) {
+                           Duration networkSd, boolean budget, boolean circuitBreaker) {
 
     public OutageConfig {
         Validate.atLeast("clients", clients, 1);
@@ -79,49 +79,49 @@ public record OutageConfig(int clients, int runs, long seed, List<Strategy> stra
     public OutageConfig withClients(int clients) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
     public OutageConfig withRuns(int runs) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
     public OutageConfig withSeed(long seed) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
     public OutageConfig withStrategies(List<Strategy> strategies) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
     /** The server down from {@code start} for {@code length}; a length of zero means no outage. */
     public OutageConfig withOutage(Duration start, Duration length) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, start,
                 length, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
     public OutageConfig withMaxAttempts(int maxAttempts) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
     public OutageConfig withBudget(boolean budget) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 
-    public OutageConfig withBreaker(boolean breaker) {
+    public OutageConfig withCircuitBreaker(boolean circuitBreaker) {
         return new OutageConfig(clients, runs, seed, strategies, callsPerSecondPerClient, capacityFactor, outageStart,
                 outageLength, trafficDuration, maxQueueDelay, base, cap, maxAttempts, networkMean, networkSd, budget,
-                breaker);
+                circuitBreaker);
     }
 }

@@ -61,7 +61,7 @@ public final class Simulation {
     public static List<SimulationResult> contention(ContentionConfig config, Progress progress) {
         return simulate(config.strategies(), config.runs(), config.seed(), progress,
                 (strategy, seed) -> new ContentionRun(config, strategy, seed).run(),
-                (strategy, a) -> a.result("contention", strategy, config.budget(), config.breaker(), config.clients(),
+                (strategy, a) -> a.result("contention", strategy, config.budget(), config.circuitBreaker(), config.clients(),
                         config.runs(), 0, 0, 0, 0));
     }
 
@@ -77,7 +77,7 @@ public final class Simulation {
         double offeredDuringOutage = config.offeredRate() * config.outageLength().toNanos() / 1e9;
         return simulate(config.strategies(), config.runs(), config.seed(), progress,
                 (strategy, seed) -> new OutageRun(config, strategy, seed).run(),
-                (strategy, a) -> a.result("outage", strategy, config.budget(), config.breaker(), config.clients(),
+                (strategy, a) -> a.result("outage", strategy, config.budget(), config.circuitBreaker(), config.clients(),
                         config.runs(), config.offeredRate(), offeredDuringOutage, downFromMs, downToMs));
     }
 

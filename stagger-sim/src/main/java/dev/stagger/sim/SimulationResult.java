@@ -16,7 +16,7 @@ import java.util.Map;
  * @param scenario {@code contention} or {@code outage}
  * @param strategy the strategy compared
  * @param budget whether a shared retry budget guarded the retries
- * @param breaker whether a shared circuit breaker guarded the attempts
+ * @param circuitBreaker whether a shared circuit breaker guarded the attempts
  * @param clients the number of clients
  * @param runs the runs averaged
  * @param calls mean calls that did the work per run: write calls in {@code contention} (the AWS
@@ -44,7 +44,7 @@ import java.util.Map;
  * @param load mean load per 100 ms bucket from time zero, in requests per second
  * @param events simulated events processed, summed over runs
  */
-public record SimulationResult(String scenario, Strategy strategy, boolean budget, boolean breaker, int clients,
+public record SimulationResult(String scenario, Strategy strategy, boolean budget, boolean circuitBreaker, int clients,
                                int runs, double calls, double completionMs, double peakLoad, double offeredRate,
                                double loadDuringOutage, double wastedCalls, double drainMs, double p50Ms,
                                double p90Ms, double p99Ms, long callsStarted, long succeeded, long gaveUp,
@@ -63,7 +63,7 @@ public record SimulationResult(String scenario, Strategy strategy, boolean budge
 
     /** The strategy's label with the guards appended, e.g. {@code full-jitter+budget}. */
     public String label() {
-        return strategy.label() + (budget ? "+budget" : "") + (breaker ? "+breaker" : "");
+        return strategy.label() + (budget ? "+budget" : "") + (circuitBreaker ? "+breaker" : "");
     }
 
     /** Calls started but neither succeeded nor gave up; always 0 when the simulator is sound. */

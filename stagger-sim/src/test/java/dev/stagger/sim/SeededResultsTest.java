@@ -36,13 +36,13 @@ class SeededResultsTest {
                     () -> Simulation.contention(ContentionConfig.defaults().withClients(300).withRuns(2).withSeed(7)
                             .withBudget(true).withStrategies(List.of(Strategy.FULL_JITTER, Strategy.EXPONENTIAL)))),
             new Scenario("contention, 100 clients, breaker, 10 attempts, 2 runs",
-                    () -> Simulation.contention(ContentionConfig.defaults().withRuns(2).withBreaker(true)
+                    () -> Simulation.contention(ContentionConfig.defaults().withRuns(2).withCircuitBreaker(true)
                             .withMaxAttempts(10))),
             new Scenario("outage, 50 clients, every strategy, 1 run",
                     () -> Simulation.outage(OutageConfig.defaults().withClients(50).withRuns(1))),
             new Scenario("outage, 50 clients, budget and breaker, 2 runs, seed 3",
                     () -> Simulation.outage(OutageConfig.defaults().withClients(50).withRuns(2).withSeed(3)
-                            .withBudget(true).withBreaker(true)
+                            .withBudget(true).withCircuitBreaker(true)
                             .withStrategies(List.of(Strategy.FULL_JITTER, Strategy.DECORRELATED_JITTER)))));
 
     @Test

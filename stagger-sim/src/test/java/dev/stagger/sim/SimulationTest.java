@@ -14,7 +14,7 @@ class SimulationTest {
     @Test
     void theSameSeedGivesTheSameNumbers() {
         assertThat(Simulation.contention(SMALL)).isEqualTo(Simulation.contention(SMALL));
-        OutageConfig outage = OutageConfig.defaults().withClients(10).withRuns(2).withBudget(true).withBreaker(true);
+        OutageConfig outage = OutageConfig.defaults().withClients(10).withRuns(2).withBudget(true).withCircuitBreaker(true);
         assertThat(Simulation.outage(outage)).isEqualTo(Simulation.outage(outage));
     }
 
@@ -53,7 +53,7 @@ class SimulationTest {
 
     @Test
     void inAnOutageEveryCallFinishesOrIsCountedAsGivenUp() {
-        OutageConfig config = OutageConfig.defaults().withClients(20).withRuns(2).withBudget(true).withBreaker(true);
+        OutageConfig config = OutageConfig.defaults().withClients(20).withRuns(2).withBudget(true).withCircuitBreaker(true);
         for (SimulationResult r : Simulation.outage(config)) {
             assertThat(r.callsStarted()).as(r.label()).isEqualTo(2L * 20 * 10 * 8);
             assertThat(r.gaveUp()).as(r.label()).isPositive();
@@ -108,7 +108,7 @@ class SimulationTest {
 
     @Test
     void aBreakerStopsMostCallsFromReachingTheDownServer() {
-        SimulationResult r = Simulation.outage(OutageConfig.defaults().withRuns(2).withBreaker(true)
+        SimulationResult r = Simulation.outage(OutageConfig.defaults().withRuns(2).withCircuitBreaker(true)
                 .withStrategies(List.of(Strategy.FULL_JITTER))).get(0);
         assertThat(r.loadDuringOutage()).isLessThan(0.5);
         assertThat(r.endReasons().get(EndReason.CIRCUIT_OPEN)).isPositive();

@@ -33,15 +33,15 @@ public class StaggerEndpoint {
         Map<String, Object> retries = new LinkedHashMap<>();
         registry.retries().forEach((name, retry) -> retries.put(name, retry(retry)));
         Map<String, Object> breakers = new LinkedHashMap<>();
-        registry.circuitBreakers().forEach((name, breaker) -> breakers.put(name, breaker(breaker)));
+        registry.circuitBreakers().forEach((name, breaker) -> breakers.put(name, describe(breaker)));
         Map<String, Object> budgets = new LinkedHashMap<>();
         registry.budgets().forEach((name, budget) -> budgets.put(name, budget(budget)));
         return Map.of("retries", retries, "circuitBreakers", breakers, "budgets", budgets);
     }
 
     @ReadOperation
-    public Map<String, Object> breaker(@Selector String name) {
-        return breaker(registry.circuitBreaker(name));
+    public Map<String, Object> circuitBreaker(@Selector String name) {
+        return describe(registry.circuitBreaker(name));
     }
 
     /**
@@ -56,7 +56,7 @@ public class StaggerEndpoint {
                     + " (forcing a breaker open is not supported yet)");
         }
         breaker.reset();
-        return breaker(breaker);
+        return describe(breaker);
     }
 
     private Map<String, Object> retry(Retry retry) {
@@ -73,7 +73,7 @@ public class StaggerEndpoint {
         return m;
     }
 
-    private Map<String, Object> breaker(CircuitBreaker breaker) {
+    private Map<String, Object> describe(CircuitBreaker breaker) {
         CircuitBreaker.Metrics metrics = breaker.metrics();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("state", metrics.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));

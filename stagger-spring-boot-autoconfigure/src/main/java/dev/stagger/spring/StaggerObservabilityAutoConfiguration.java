@@ -69,7 +69,7 @@ public class StaggerObservabilityAutoConfiguration {
                     } else if (bean instanceof RetryBudget budget) {
                         metrics.getObject().bind(budget);
                     } else if (http && bean instanceof dev.stagger.http.RetryingHttpClient client) {
-                        return client.toBuilder().retryListener(metrics.getObject().listener(client.service())).build();
+                        return client.toBuilder().listener(metrics.getObject().listener(client.service())).build();
                     }
                     return bean;
                 }

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  *   <li>Schedule: {@code N} calls started in a loop; timed from the first start until the
  *       operation has run {@code N} times (Failsafe runs first attempts on a pool, so the loop
  *       returning is not enough), divided by {@code N}: <b>ns per pending call</b>, first attempt
- *       and wait scheduling included.</li>
+ *       and wait scheduling included; and the process's CPU time over the same span, divided by
+ *       {@code N} (every thread, GC included: a cross-check less disturbed by other load).</li>
  *   <li>Held: heap after a settled GC minus the baseline, divided by {@code N}: <b>bytes per
  *       pending call</b>, the returned future and everything the library keeps for the wait
  *       (the slot in the caller's array was allocated before the baseline and is not counted).</li>
@@ -108,12 +109,14 @@ public final class PendingRetries {
         long baseline = HeapProbe.settledUsedBytes();
         log(lib.name() + ": baseline " + baseline / 1024 + " KiB; starting " + calls + " calls");
 
+        long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         for (int i = 0; i < calls; i++) {
             futures[i] = lib.start(operation);
         }
         awaitAttempts(attempts, calls);
         long scheduleNanos = System.nanoTime() - t0;
+        long scheduleCpuNanos = processCpuNanos() - cpu0;
         TimeUnit.MILLISECONDS.sleep(200); // let a pool finish scheduling what it had in hand
         long pendingNotDone = 0;
         for (CompletableFuture<?> f : futures) {
@@ -138,10 +141,24 @@ public final class PendingRetries {
 
         return String.format(Locale.ROOT,
                 "{\"library\":\"%s\",\"calls\":%d,\"pending\":%d,\"attempts\":%d,"
-                        + "\"heldBytesPerCall\":%.1f,\"scheduleNanosPerCall\":%.1f,\"cancelNanosPerCall\":%.1f,"
+                        + "\"heldBytesPerCall\":%.1f,\"scheduleNanosPerCall\":%.1f,\"scheduleCpuNanosPerCall\":%.1f,"
+                        + "\"cancelNanosPerCall\":%.1f,"
                         + "\"heldBytesPerCallAfterCancel\":%.1f,\"classes\":%s}",
                 lib.name(), calls, pendingNotDone, attemptsAfterCancel, (double) held / calls,
-                (double) scheduleNanos / calls, (double) cancelNanos / calls, (double) afterCancel / calls, classes);
+                (double) scheduleNanos / calls, (double) scheduleCpuNanos / calls, (double) cancelNanos / calls, (double) afterCancel / calls, classes);
+    }
+
+    /**
+     * CPU time of the whole process (every thread: the caller, the library's timer and pool
+     * threads, the GC), or -1 where the JVM does not report it. Less disturbed than wall time by
+     * other processes on a busy machine, so a useful cross-check of the scheduling cost.
+     */
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return -1;
     }
 
     private static void awaitAttempts(AtomicLong attempts, long target) throws InterruptedException {

@@ -116,7 +116,7 @@ public final class OverloadRun {
         List<OpenLoopLoad.Result> none = results.get(scenarios.get(1).name());
         double goodputShare = median(gradient, OpenLoopLoad.Result::goodputPerSecond) / capacity;
         double p99Ratio = median(gradient, r -> millis(r.okLatency(0.99))) / unloadedP99;
-        System.out.printf(Locale.ROOT, "%nGoals (issue 19), this run:%n");
+        System.out.printf(Locale.ROOT, "%nGoals, this run:%n");
         System.out.printf(Locale.ROOT, "  with the filter, goodput >= 90 %% of capacity: %.0f %% -> %s%n", 100 * goodputShare,
                 goodputShare >= 0.9 ? "met" : "NOT MET");
         System.out.printf(Locale.ROOT, "  with the filter, p99 of admitted requests <= 2x unloaded p99: %.2fx -> %s%n", p99Ratio,

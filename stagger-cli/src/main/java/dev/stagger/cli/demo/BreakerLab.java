@@ -59,8 +59,8 @@ final class BreakerLab {
         metrics.bind(breaker);
         metrics.bind(budget);
         this.client = RetryingHttpClient.builder(http).service("downstream").policy(policy())
-                .circuitBreaker(breaker).retryBudget(budget).retryListener(metrics.listener("downstream"))
-                .retryListener(new RetryListener() {
+                .circuitBreaker(breaker).budget(budget).listener(metrics.listener("downstream"))
+                .listener(new RetryListener() {
                     @Override
                     public void onCallFinished(RetryEvent.CallFinished e) {
                         lastReason.set(e.reason()); // sync sends end on the caller's thread

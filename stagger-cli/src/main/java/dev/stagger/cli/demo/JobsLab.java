@@ -42,7 +42,7 @@ final class JobsLab implements AutoCloseable {
         pool = WorkerPool.builder(jobs, QUEUE)
                 .concurrency(4)
                 .pollInterval(Duration.ofMillis(200))
-                .retryPolicy(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS)
+                .policy(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS)
                         .backoff(Backoff.exponential(Duration.ofMillis(500)).maxDelay(Duration.ofSeconds(4)).jitter(Jitter.equal()))
                         .build())
                 .handler(TYPE, ctx -> {

@@ -69,7 +69,7 @@ final class PaymentLab {
             if (withKey) {
                 // the shop runs an idempotency filter: it honours keys, so retrying a keyed POST after a 5xx is safe
                 RetryingHttpClient client = RetryingHttpClient.builder(http).service("shop").policy(policy)
-                        .keysHonoured(shopUri -> true).retryListener(attempts).build();
+                        .keysHonoured(shopUri -> true).listener(attempts).build();
                 client.send(request, HttpResponse.BodyHandlers.ofString());
             } else {
                 // the naive client: "it failed, so send it again"
@@ -95,7 +95,7 @@ final class PaymentLab {
         int[] made = {0};
         RetryingHttpClient client = RetryingHttpClient.builder(http).service("shop")
                 .policy(RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(50))).build())
-                .retryListener(new RetryListener() {
+                .listener(new RetryListener() {
                     @Override
                     public void onCallFinished(RetryEvent.CallFinished e) {
                         reason[0] = e.reason();

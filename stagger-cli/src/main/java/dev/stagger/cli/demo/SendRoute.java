@@ -51,7 +51,7 @@ final class SendRoute implements DemoRoute {
         RetryingHttpClient client = RetryingHttpClient.builder(http)
                 .service("flaky-downstream")
                 .policy(knobs.policy().attemptTimeout(Duration.ofMillis(timeoutMs)).build())
-                .retryListener(timeline)
+                .listener(timeline)
                 .build();
         String answer;
         try {

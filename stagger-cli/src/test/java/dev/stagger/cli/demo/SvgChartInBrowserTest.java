@@ -45,7 +45,7 @@ class SvgChartInBrowserTest {
     @Test
     void theOutageChartsLegendWithEveryGuardFitsInTheChart() throws Exception {
         List<SimulationResult> results = Simulation.outage(OutageConfig.defaults().withClients(20).withRuns(1)
-                .withBudget(true).withBreaker(true));
+                .withBudget(true).withCircuitBreaker(true));
         assertThat(textOutside(SvgChart.render("Load during an outage", results))).isEmpty();
     }
 

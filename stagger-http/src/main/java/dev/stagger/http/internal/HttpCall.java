@@ -88,23 +88,28 @@ public final class HttpCall implements Classifier, RetryListener {
     }
 
     /**
-     * The request for one attempt: the call's request with its timeout bounded by {@code timeout}
-     * ({@code java.net.http} calls only).
+     * The request for attempt {@code attempt} (1 = the first): the call's request with the
+     * {@code Stagger-Attempt} header set to the attempt number and its timeout bounded by
+     * {@code timeout} ({@code java.net.http} calls only).
      */
-    public HttpRequest attemptRequest(Optional<Duration> timeout) {
-        if (timeout.isEmpty()) {
-            return request;
+    public HttpRequest attemptRequest(int attempt, Optional<Duration> timeout) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> true)
+                .setHeader(ATTEMPT_HEADER, Integer.toString(attempt));
+        if (timeout.isPresent()) {
+            Duration t = timeout.get();
+            if (t.compareTo(Duration.ofMillis(1)) < 0) {
+                t = Duration.ofMillis(1); // HttpRequest needs a positive timeout; the deadline check ends the call anyway
+            }
+            Optional<Duration> own = request.timeout();
+            if (own.isEmpty() || own.get().compareTo(t) > 0) {
+                builder.timeout(t);
+            }
         }
-        Duration t = timeout.get();
-        if (t.compareTo(Duration.ofMillis(1)) < 0) {
-            t = Duration.ofMillis(1); // HttpRequest needs a positive timeout; the deadline check ends the call anyway
-        }
-        Optional<Duration> own = request.timeout();
-        if (own.isPresent() && own.get().compareTo(t) <= 0) {
-            return request;
-        }
-        return HttpRequest.newBuilder(request, (name, value) -> true).timeout(t).build();
+        return builder.build();
     }
+
+    /** The header carrying the attempt number (1, 2, ...) on every attempt Stagger sends. */
+    public static final String ATTEMPT_HEADER = "Stagger-Attempt";
 
     @Override
     public Decision classify(Object result, Throwable failure, AttemptContext context) {

@@ -141,7 +141,7 @@ class HttpCallTest {
 
     @Test
     void attemptTimeoutBecomesTheRequestTimeout() {
-        assertThat(call(true, false).attemptRequest(Optional.of(Duration.ofSeconds(2))).timeout())
+        assertThat(call(true, false).attemptRequest(1, Optional.of(Duration.ofSeconds(2))).timeout())
                 .contains(Duration.ofSeconds(2));
     }
 
@@ -150,7 +150,7 @@ class HttpCallTest {
         HttpRequest shortOne = HttpRequest.newBuilder(POST, (n, v) -> true).timeout(Duration.ofMillis(500)).build();
         HttpCall call = new HttpCall(shortOne, true, false, null, "svc", "op", StatusTable.defaults(),
                 Duration.ofMinutes(5), new VirtualClock(), List.of());
-        assertThat(call.attemptRequest(Optional.of(Duration.ofSeconds(2))).timeout())
+        assertThat(call.attemptRequest(1, Optional.of(Duration.ofSeconds(2))).timeout())
                 .contains(Duration.ofMillis(500));
     }
 }

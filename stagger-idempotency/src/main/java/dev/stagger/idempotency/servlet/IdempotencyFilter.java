@@ -7,7 +7,7 @@ import dev.stagger.idempotency.IdempotencyListener;
 import dev.stagger.idempotency.IdempotencyOutcome;
 import dev.stagger.idempotency.IdempotencyScope;
 import dev.stagger.idempotency.IdempotencyStore;
-import dev.stagger.idempotency.IdempotencyStoreException;
+import dev.stagger.jdbc.StoreException;
 import dev.stagger.idempotency.RequestFingerprint;
 import dev.stagger.idempotency.StoredResponse;
 import dev.stagger.idempotency.internal.BufferedRequest;
@@ -56,7 +56,8 @@ import java.util.function.Function;
  *
  * <p>5xx responses and exceptions release the key by default, so the client's retry runs the
  * handler again; {@link Builder#storeServerErrors(boolean)} stores 5xx responses too (Stripe's
- * choice). Responses whose body exceeds {@link Builder#maxStoredBodySize(int)}, that use
+ * choice). A {@code 429} or {@code 503} is never stored: it says the request was refused, not
+ * processed, and replaying it would refuse every retry of the key. Responses whose body exceeds {@link Builder#maxStoredBodySize(int)}, that use
  * {@code sendError}, or that go async are sent as usual but not stored, and the key is released.
  * Requests the {@link KeyRequirement} ignores (by default GET, HEAD, OPTIONS) and requests without
  * a key where it is optional pass through with no wrapping at all, so streaming is untouched.
@@ -103,7 +104,7 @@ public final class IdempotencyFilter implements Filter {
 
     public static Builder builder(IdempotencyStore store) {
         if (store == null) {
-            throw new IllegalArgumentException("store must not be null");
+            throw new NullPointerException("store must not be null");
         }
         return new Builder(store);
     }
@@ -167,7 +168,7 @@ public final class IdempotencyFilter implements Filter {
         Claim claim;
         try {
             claim = store.claim(scope, fingerprint, lease, expiry);
-        } catch (IdempotencyStoreException e) {
+        } catch (StoreException e) {
             refuse(IdempotencyOutcome.STORE_UNAVAILABLE, request, response, method, route);
             return;
         }
@@ -221,7 +222,7 @@ public final class IdempotencyFilter implements Filter {
         }
         byte[] body = capture.body();
         IdempotencyCompletion completion;
-        if (status >= 500 && !storeServerErrors) {
+        if (saysNotProcessed(status) || (status >= 500 && !storeServerErrors)) {
             releaseQuietly(scope, leaseToken);
             completion = IdempotencyCompletion.RELEASED;
         } else if (body.length > maxStoredBodySize) {
@@ -232,7 +233,7 @@ public final class IdempotencyFilter implements Filter {
             try {
                 completion = store.complete(scope, leaseToken, StoredResponse.of(status, storableHeaders(response), body),
                         expiry) ? IdempotencyCompletion.STORED : IdempotencyCompletion.LEASE_LOST;
-            } catch (IdempotencyStoreException | IllegalArgumentException e) {
+            } catch (StoreException | IllegalArgumentException e) {
                 // the response still goes out; the key is freed so a retry runs again rather than waiting on the lease
                 releaseQuietly(scope, leaseToken);
                 completion = IdempotencyCompletion.STORE_FAILED;
@@ -242,10 +243,19 @@ public final class IdempotencyFilter implements Filter {
         capture.release();
     }
 
+    /**
+     * 429 and 503 say the request was refused, not processed (a rate limit, a shedding filter,
+     * an overloaded handler): storing one would replay the refusal to every retry of the key until
+     * it expires, so the key is released whatever {@code storeServerErrors} says.
+     */
+    private static boolean saysNotProcessed(int status) {
+        return status == 429 || status == 503;
+    }
+
     private void releaseQuietly(IdempotencyScope scope, String leaseToken) {
         try {
             store.release(scope, leaseToken);
-        } catch (IdempotencyStoreException e) {
+        } catch (StoreException e) {
             // the lease expires by itself; nothing more can be done here
         }
     }
@@ -359,7 +369,8 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
-         * Store 5xx responses for replay too (Stripe's choice) instead of releasing the key.
+         * Store 5xx responses for replay too (Stripe's choice) instead of releasing the key; a
+         * {@code 503}, like a {@code 429}, is still released (a refusal, not a result).
          * Exceptions thrown by the handler always release it: there is no response to store.
          * Default false.
          */
@@ -453,7 +464,7 @@ public final class IdempotencyFilter implements Filter {
 
         private static <T> T notNull(String field, T value) {
             if (value == null) {
-                throw new IllegalArgumentException(field + " must not be null");
+                throw new NullPointerException(field + " must not be null");
             }
             return value;
         }

@@ -45,7 +45,7 @@ public interface ScopeResolver {
      */
     static ScopeResolver bearerToken(Predicate<String> isIssued) {
         if (isIssued == null) {
-            throw new IllegalArgumentException("isIssued must not be null");
+            throw new NullPointerException("isIssued must not be null");
         }
         Pattern bearer = Pattern.compile("(?i)bearer +([A-Za-z0-9\\-._~+/]+=*)");
         return request -> {

@@ -293,6 +293,27 @@ class IdempotencyFilterTest {
         assertThat(executions).hasValue(1);
     }
 
+    @ParameterizedTest(name = "status {0}")
+    @ValueSource(ints = {429, 503})
+    void aRefusalIsNeverStoredEvenWhenServerErrorsAre(int status) throws Exception {
+        behaviour = (req, res) -> {
+            if (executions.incrementAndGet() == 1) {
+                res.setStatus(status);
+                res.setHeader("Retry-After", "1");
+                return;
+            }
+            res.setStatus(201);
+        };
+        start(b -> b.storeServerErrors(true));
+
+        assertThat(order("k-1", "alice", ORDER).statusCode()).isEqualTo(status);
+        HttpResponse<byte[]> retry = order("k-1", "alice", ORDER);
+
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(executions).hasValue(2);
+    }
+
     @Test
     void anExceptionFromTheHandlerReleasesTheKey() throws Exception {
         behaviour = (req, res) -> {
@@ -492,8 +513,8 @@ class IdempotencyFilterTest {
     @Test
     void whenTheStoreIsDownTheHandlerDoesNotRunAndTheClientGets503() throws Exception {
         dev.stagger.idempotency.IdempotencyStore down = new dev.stagger.idempotency.IdempotencyStore() {
-            private dev.stagger.idempotency.IdempotencyStoreException failure() {
-                return new dev.stagger.idempotency.IdempotencyStoreException("database unreachable",
+            private dev.stagger.jdbc.StoreException failure() {
+                return new dev.stagger.jdbc.StoreException("database unreachable",
                         new java.sql.SQLException("connection refused"));
             }
 

@@ -1,7 +1,7 @@
 package dev.stagger.jobs.internal;
 
-import dev.stagger.jdbc.Dialect;
-import dev.stagger.jdbc.SchemaMigrations;
+import dev.stagger.jdbc.internal.Dialect;
+import dev.stagger.jdbc.internal.SchemaMigrations;
 import java.util.List;
 import java.util.function.Function;
 

@@ -28,7 +28,7 @@ public final class ContentionRun {
         this.network = new NetworkDelay(random.split(), config.networkMean().toNanos(), config.networkSd().toNanos());
         SplittableRandom jitter = random.split();
         this.retry = Guards.retry(strategy.backoff(config.base(), config.cap()), config.maxAttempts(), clock,
-                jitter::nextDouble, config.budget(), config.breaker(), stats);
+                jitter::nextDouble, config.budget(), config.circuitBreaker(), stats);
     }
 
     public RunStats run() {

@@ -35,7 +35,7 @@ public final class OutageRun {
         SplittableRandom jitter = random.split();
         this.phases = random.split();
         this.retry = Guards.retry(strategy.backoff(config.base(), config.cap()), config.maxAttempts(), clock,
-                jitter::nextDouble, config.budget(), config.breaker(), stats);
+                jitter::nextDouble, config.budget(), config.circuitBreaker(), stats);
         this.intervalNanos = Math.max(1, Math.round(1e9 / config.callsPerSecondPerClient()));
         this.trafficEndNanos = config.trafficDuration().toNanos();
         this.downFrom = config.outageStart().toNanos();

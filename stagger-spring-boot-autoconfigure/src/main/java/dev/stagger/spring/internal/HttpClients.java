@@ -107,7 +107,7 @@ public final class HttpClients {
             b.circuitBreaker(retry.circuitBreaker());
         }
         if (retry.budget() != null) {
-            b.retryBudget(retry.budget());
+            b.budget(retry.budget());
         }
         if (p.getIdempotencyKeys() != null) {
             IdempotencyKeyMode mode;
@@ -130,7 +130,7 @@ public final class HttpClients {
             if (LOG && Logs.isRetryLog(l)) {
                 httpLog = true; // written as http_retry lines below instead
             } else {
-                b.retryListener(l);
+                b.listener(l);
             }
         }
         if (httpLog) {

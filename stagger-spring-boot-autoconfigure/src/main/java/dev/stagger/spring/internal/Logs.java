@@ -15,6 +15,6 @@ final class Logs {
     }
 
     static void addHttpLog(RetryingHttpClient.Builder builder) {
-        builder.listener(new HttpRetryLog(RetryLog.builder().build()));
+        builder.httpListener(new HttpRetryLog(RetryLog.builder().build()));
     }
 }

@@ -51,7 +51,8 @@ public final class ReactiveHttp {
             ClientRequest toSend = exchange.idempotencyKeyHeader()
                     .map(key -> ClientRequest.from(request).header("Idempotency-Key", key).build())
                     .orElse(request);
-            return Mono.fromFuture(() -> client.executeAsync(exchange, TRANSPORT, attempt -> next.exchange(toSend).toFuture()));
+            return Mono.fromFuture(() -> client.executeAsync(exchange, TRANSPORT, attempt -> next.exchange(ClientRequest.from(toSend)
+                    .header(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt())).build()).toFuture()));
         });
     }
 }

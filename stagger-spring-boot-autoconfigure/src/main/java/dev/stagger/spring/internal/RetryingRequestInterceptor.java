@@ -28,7 +28,10 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
                 name -> Optional.ofNullable(request.getHeaders().getFirst(name)));
         exchange.idempotencyKeyHeader().ifPresent(key -> request.getHeaders().set("Idempotency-Key", key));
         try {
-            return client.execute(exchange, SpringHttpTransports.BLOCKING, attempt -> execution.execute(request, body));
+            return client.execute(exchange, SpringHttpTransports.BLOCKING, attempt -> {
+                request.getHeaders().set(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt()));
+                return execution.execute(request, body);
+            });
         } catch (IOException | RuntimeException e) {
             throw e;
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
-package dev.stagger.jdbc;
+package dev.stagger.jdbc.internal;
 
+import dev.stagger.jdbc.Database;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -18,6 +19,11 @@ public enum Dialect {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     /** A table name, optionally qualified by its schema. */
     private static final Pattern TABLE = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*\\.)?[A-Za-z_][A-Za-z0-9_]*");
+
+    /** The dialect of a {@link Database} that the stores support. */
+    public static Dialect of(Database database) {
+        return valueOf(database.name());
+    }
 
     /** Detects the dialect from the connection's metadata. */
     public static Dialect of(Connection connection) throws SQLException {

@@ -1,6 +1,7 @@
-package dev.stagger.jdbc;
+package dev.stagger.jdbc.internal;
 
-import dev.stagger.jdbc.internal.Echo;
+import dev.stagger.jdbc.SchemaMode;
+import dev.stagger.jdbc.SchemaNotReadyException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -137,7 +138,7 @@ public final class SchemaMigrations {
          */
         public Builder step(Function<Dialect, List<String>> step) {
             if (step == null) {
-                throw new IllegalArgumentException("step must not be null");
+                throw new NullPointerException("step must not be null");
             }
             steps.add(step);
             return this;
@@ -146,7 +147,7 @@ public final class SchemaMigrations {
         /** Adds {@code steps} in order, as {@link #step} does for each. */
         public Builder steps(List<Function<Dialect, List<String>>> steps) {
             if (steps == null) {
-                throw new IllegalArgumentException("steps must not be null");
+                throw new NullPointerException("steps must not be null");
             }
             steps.forEach(this::step);
             return this;
@@ -190,7 +191,7 @@ public final class SchemaMigrations {
      */
     public int prepare(DataSource dataSource, SchemaMode mode) throws SQLException {
         if (mode == null) {
-            throw new IllegalArgumentException("mode must not be null");
+            throw new NullPointerException("mode must not be null");
         }
         return mode == SchemaMode.MIGRATE ? apply(dataSource) : validate(dataSource);
     }
@@ -308,7 +309,7 @@ public final class SchemaMigrations {
      */
     public String script(Dialect dialect, int version) {
         if (dialect == null) {
-            throw new IllegalArgumentException("dialect must not be null");
+            throw new NullPointerException("dialect must not be null");
         }
         if (version < 1 || version > steps.size()) {
             throw new IllegalArgumentException("version must be 1.." + steps.size() + ", got " + version);
