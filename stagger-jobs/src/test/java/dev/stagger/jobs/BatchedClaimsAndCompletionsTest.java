@@ -56,7 +56,7 @@ class BatchedClaimsAndCompletionsTest {
 
     @AfterEach
     void tearDown() throws SQLException {
-        if (jobs != null && jobs.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL) {
+        if (jobs != null && jobs.tables().dialect() == dev.stagger.jdbc.internal.Dialect.POSTGRESQL) {
             Stores.exec(ds, "DROP TRIGGER IF EXISTS " + prefix + "fail ON " + prefix + "jobs");
             Stores.exec(ds, "DROP FUNCTION IF EXISTS " + prefix + "fail()");
             Stores.dropPostgres(ds, prefix);
@@ -287,7 +287,7 @@ class BatchedClaimsAndCompletionsTest {
     /** Makes storing job {@code id} as SUCCEEDED fail inside the database, as a lost connection or a full disk would. */
     private void failCompletionOf(long id) throws SQLException {
         String jobsTable = prefix + "jobs";
-        if (jobs.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL) {
+        if (jobs.tables().dialect() == dev.stagger.jdbc.internal.Dialect.POSTGRESQL) {
             Stores.exec(ds, "CREATE FUNCTION " + prefix + "fail() RETURNS trigger AS $$ BEGIN "
                     + "IF NEW.state = 'SUCCEEDED' AND NEW.id = " + id + " THEN RAISE EXCEPTION 'injected failure'; END IF; "
                     + "RETURN NEW; END $$ LANGUAGE plpgsql");
@@ -300,7 +300,7 @@ class BatchedClaimsAndCompletionsTest {
     }
 
     private void dropFailure() throws SQLException {
-        if (jobs.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL) {
+        if (jobs.tables().dialect() == dev.stagger.jdbc.internal.Dialect.POSTGRESQL) {
             Stores.exec(ds, "DROP TRIGGER " + prefix + "fail ON " + prefix + "jobs");
         } else {
             Stores.exec(ds, "DROP TRIGGER " + prefix + "fail");

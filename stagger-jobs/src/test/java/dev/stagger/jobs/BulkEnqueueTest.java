@@ -42,7 +42,7 @@ class BulkEnqueueTest {
 
     @AfterEach
     void tearDown() throws SQLException {
-        if (jobs != null && jobs.tables().dialect() == dev.stagger.jdbc.Dialect.POSTGRESQL) {
+        if (jobs != null && jobs.tables().dialect() == dev.stagger.jdbc.internal.Dialect.POSTGRESQL) {
             Stores.dropPostgres(ds, prefix);
         }
     }

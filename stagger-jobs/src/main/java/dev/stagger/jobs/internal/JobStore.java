@@ -2,7 +2,7 @@ package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.RetryState;
-import dev.stagger.jdbc.Dialect;
+import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
 import dev.stagger.jobs.JobState;
