@@ -40,6 +40,8 @@ import javax.sql.DataSource;
  */
 public final class JobQueue {
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,40}");
+    /** Most jobs one multi-row INSERT adds (PostgreSQL); a bulk enqueue of more runs several in its transaction. */
+    private static final int MULTI_ROW_LIMIT = 5000;
 
     private final DataSource dataSource;
     private final JobTables tables;
@@ -146,14 +148,12 @@ public final class JobQueue {
     private List<Long> insert(Connection c, List<JobRequest> jobs, Set<String> wake) throws SQLException {
         List<Long> ids = new ArrayList<>(jobs.size());
         long now = clock.currentTimeMillis();
-        boolean batched = tables.dialect() == Dialect.POSTGRESQL;
-        try (PreparedStatement plain = batched
-                ? c.prepareStatement(tables.insert(false, false), new String[] {"id"})
-                : c.prepareStatement(tables.insert(false, true));
-             PreparedStatement keyed = c.prepareStatement(tables.insert(true, true))) {
+        boolean multiRow = tables.dialect() == Dialect.POSTGRESQL;
+        try (PreparedStatement plain = c.prepareStatement(tables.insert(false));
+             PreparedStatement keyed = c.prepareStatement(tables.insert(true))) {
             Binder plainBinder = new Binder(plain, tables, clock);
             Binder keyedBinder = new Binder(keyed, tables, clock);
-            int pending = 0;
+            List<JobRequest> pending = new ArrayList<>();
             for (JobRequest job : jobs) {
                 Checks.notNull("job", job);
                 EnqueueOptions o = job.options();
@@ -161,16 +161,14 @@ public final class JobQueue {
                 if (runAt == null ? o.delayMillis() == 0 : runAt <= now) {
                     wake.add(job.queue());
                 }
-                if (o.key() == null && batched) {
-                    bindInsert(plainBinder.reset(), job);
-                    plain.addBatch();
-                    pending++;
+                if (o.key() == null && multiRow) {
+                    pending.add(job);
+                    if (pending.size() == MULTI_ROW_LIMIT) {
+                        insertRows(c, pending, ids);
+                    }
                     continue;
                 }
-                if (pending > 0) {
-                    flushBatch(plain, ids, pending);
-                    pending = 0;
-                }
+                insertRows(c, pending, ids); // keep the ids in request order
                 PreparedStatement ps = o.key() == null ? plain : keyed;
                 bindInsert((o.key() == null ? plainBinder : keyedBinder).reset(), job);
                 Long id = null;
@@ -181,9 +179,7 @@ public final class JobQueue {
                 }
                 ids.add(id != null ? id : existingId(c, o.key()));
             }
-            if (pending > 0) {
-                flushBatch(plain, ids, pending);
-            }
+            insertRows(c, pending, ids);
         }
         if (tables.dialect() == Dialect.POSTGRESQL && !wake.isEmpty()) {
             try (PreparedStatement n = c.prepareStatement(tables.notifySql())) {
@@ -197,19 +193,53 @@ public final class JobQueue {
         return ids;
     }
 
-    /** Runs the batched inserts; the driver hands back their generated ids in order. */
-    private static void flushBatch(PreparedStatement ps, List<Long> ids, int pending) throws SQLException {
-        ps.executeBatch();
-        int got = 0;
-        try (ResultSet keys = ps.getGeneratedKeys()) {
-            while (keys.next()) {
-                ids.add(keys.getLong(1));
-                got++;
+    /**
+     * PostgreSQL: inserts {@code rows} (jobs without a key) in one statement, one array per column,
+     * adds their ids to {@code ids} in request order, and empties {@code rows}. The ids come from
+     * the table's sequence in the order the rows are inserted, which is request order, so sorted
+     * they line up with the requests.
+     */
+    private void insertRows(Connection c, List<JobRequest> rows, List<Long> ids) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        int n = rows.size();
+        String[] queues = new String[n];
+        String[] types = new String[n];
+        byte[][] payloads = new byte[n][];
+        Integer[] priorities = new Integer[n];
+        Integer[] maxAttempts = new Integer[n];
+        Long[] runAts = new Long[n];
+        Long[] delays = new Long[n];
+        for (int i = 0; i < n; i++) {
+            JobRequest job = rows.get(i);
+            EnqueueOptions o = job.options();
+            queues[i] = job.queue();
+            types[i] = job.type();
+            payloads[i] = job.payloadUnsafe();
+            priorities[i] = o.priority();
+            maxAttempts[i] = o.maxAttempts();
+            runAts[i] = o.runAtMillis();
+            delays[i] = o.delayMillis();
+        }
+        List<Long> inserted = new ArrayList<>(n);
+        try (PreparedStatement ps = c.prepareStatement(tables.insertRows())) {
+            new Binder(ps, tables, clock).now().now().array(c.createArrayOf("varchar", queues))
+                    .array(c.createArrayOf("varchar", types)).array(c.createArrayOf("bytea", payloads))
+                    .array(c.createArrayOf("integer", priorities)).array(c.createArrayOf("integer", maxAttempts))
+                    .array(c.createArrayOf("bigint", runAts)).array(c.createArrayOf("bigint", delays));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    inserted.add(rs.getLong(1));
+                }
             }
         }
-        if (got != pending) {
-            throw new SQLException("expected " + pending + " generated job ids, got " + got);
+        if (inserted.size() != n) {
+            throw new SQLException("expected " + n + " generated job ids, got " + inserted.size());
         }
+        inserted.sort(null);
+        ids.addAll(inserted);
+        rows.clear();
     }
 
     private static void bindInsert(Binder b, JobRequest job) throws SQLException {

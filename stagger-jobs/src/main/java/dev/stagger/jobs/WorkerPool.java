@@ -18,6 +18,7 @@ import dev.stagger.jobs.internal.PgWakeups;
 import dev.stagger.jobs.internal.PoolEvents;
 import dev.stagger.jobs.internal.PoolSignals;
 import dev.stagger.jobs.internal.ReconnectingLoop;
+import dev.stagger.jobs.internal.Statements;
 import dev.stagger.jobs.internal.StoreFailures;
 import dev.stagger.jobs.internal.StoredTimes;
 import java.sql.Connection;
@@ -28,7 +29,9 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -46,7 +49,8 @@ import java.util.function.BooleanSupplier;
  *       LOCKED}; SQLite one atomic {@code UPDATE ... RETURNING}), only as many as there are free
  *       handlers, and hands them to the handler threads;</li>
  *   <li>the <b>completer</b> stores the outcomes in batches, each change guarded by "this pool
- *       still holds this attempt";</li>
+ *       still holds this attempt"; on PostgreSQL, while the pool is busy, the fetcher's claims
+ *       carry the successes instead (one statement claims the next jobs and completes the last);</li>
  *   <li>the <b>heartbeat</b> extends the leases of the jobs the pool holds, and nothing else, so
  *       no other worker's lock or slow statement can make a live pool lose its leases;</li>
  *   <li><b>maintenance</b> rescues jobs of the queue whose lease expired (on its own cadence,
@@ -70,6 +74,13 @@ import java.util.function.BooleanSupplier;
  * use. Thread-safe.
  */
 public final class WorkerPool implements AutoCloseable {
+    /**
+     * Finished jobs whose outcome may wait to be stored, beyond one per handler: room for the
+     * fetcher to claim the next jobs while the completer stores the last ones. A pool killed at
+     * that moment leaves at most this many (plus its running jobs) to be run again after their lease.
+     */
+    private static final int UNSTORED_ROOM = 256;
+
     private final JobQueue jobQueue;
     private final Clock clock;
     private final String queue;
@@ -97,12 +108,12 @@ public final class WorkerPool implements AutoCloseable {
     private final AtomicInteger activeHandlers = new AtomicInteger();
     private final Pacer stopping;
     private final List<Thread> threads = new ArrayList<>();
-    /** Pool threads whose loop has ended: set before their last wake, where isAlive() may still say true. */
-    private final java.util.Set<Thread> ended = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private ExecutorService workers;
     private Fetcher fetcher;
     private Completer completer;
     private Thread fetcherThread;
+    /** Pool threads whose loop has ended: set before their last wake, where isAlive() may still say true. */
+    private final Set<Thread> ended = ConcurrentHashMap.newKeySet();
     private volatile Object localHandle;
 
     private WorkerPool(Builder b) {
@@ -154,9 +165,12 @@ public final class WorkerPool implements AutoCloseable {
             return t;
         });
         Pacer fetcherPacer = signals.pacer(clock);
-        fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + batchSize, batchSize, leaseMillis,
+        fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + Math.max(batchSize, UNSTORED_ROOM),
+                batchSize, leaseMillis,
                 pollNanos, this::dispatch);
-        completer = new Completer(store, events, fetcher::stored);
+        Fetcher f = fetcher;
+        completer = new Completer(store, events, f::stored, () -> f.carrying() && signals.claiming());
+        fetcher.completer(completer);
         signals.onStop(completer::finish);
 
         Pacer completerPacer = signals.pacer(clock);
@@ -191,18 +205,19 @@ public final class WorkerPool implements AutoCloseable {
      */
     public int runAvailable() {
         int ran = 0;
+        Statements statements = new Statements();
         try (Connection c = jobQueue.connection()) {
             for (JobStore.Rescued r : store.rescue(c, lost -> runner.lost(lost, policyFor(lost.claimed().job().type())))) {
                 events.rescued(r.outcome());
             }
             while (true) {
-                List<JobStore.Claimed> claimed = store.claim(c, batchSize, leaseMillis);
+                List<JobStore.Claimed> claimed = store.claim(statements, c, batchSize, leaseMillis);
                 if (claimed.isEmpty()) {
                     return ran;
                 }
                 for (JobStore.Claimed next : claimed) {
                     Outcome outcome = runOne(next);
-                    events.stored(outcome, store.apply(c, List.of(outcome))[0]);
+                    events.stored(outcome, store.apply(statements, c, List.of(outcome))[0]);
                     ran++;
                 }
             }
@@ -237,6 +252,10 @@ public final class WorkerPool implements AutoCloseable {
             return true;
         }
         boolean clean = true;
+        Completer waiting = completer;
+        if (waiting != null) {
+            waiting.recheck(); // the fetcher carries no more successes: the completer stores them
+        }
         try {
             stopping.awaitUntil(deadline, () -> ended.contains(fetcherThread));
             workers.shutdown();
@@ -279,7 +298,9 @@ public final class WorkerPool implements AutoCloseable {
             try {
                 loop.run();
             } finally {
-                ended.add(Thread.currentThread()); // what the shutdown checks: a dying thread may still be alive after the wake
+                // recorded before the wake: a thread is still alive while it runs this, so a stopping pool
+                // that asked isAlive() here would wait out its whole timeout
+                ended.add(Thread.currentThread());
                 stopping.wake();
             }
         }, "stagger-jobs-" + queue + "-" + role);

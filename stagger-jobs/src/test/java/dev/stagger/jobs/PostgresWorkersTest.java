@@ -194,6 +194,28 @@ class PostgresWorkersTest {
     }
 
     @Test
+    void aWorkerKilledMidDrainLosesNoJobAndNoStoredSuccessRunsAgain() throws Exception {
+        // quick jobs: the doomed pool's claims carry its successes, so the kill lands between batches,
+        // with claimed jobs running and finished ones not yet stored
+        Process doomed = workerProcess("doomed", 2_000, 1);
+        List<Long> ids = enqueue(600);
+        Waits.until("the doomed worker is mid-drain", Duration.ofSeconds(60), () -> succeeded() >= 100);
+        doomed.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        Set<Long> storedBeforeTheKill = jobs.admin().list(JobState.SUCCEEDED, "q", 1000).stream().map(Job::id)
+                .collect(Collectors.toSet());
+
+        started(pool("survivor", log.recording("survivor", 0)).lease(Duration.ofSeconds(2)).build());
+        Waits.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 600);
+
+        List<RunLog.Run> runs = log.runs();
+        assertThat(runs.stream().map(RunLog.Run::jobId).collect(Collectors.toSet()))
+                .containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(runs).filteredOn(r -> r.worker().equals("survivor"))
+                .as("a success stored before the kill is never run again")
+                .noneMatch(r -> storedBeforeTheKill.contains(r.jobId()));
+    }
+
+    @Test
     void workersRecoverFromLostConnectionsWithoutLosingJobs() throws Exception {
         String app = prefix + "app";
         UrlDataSource flaky = Stores.postgres(app);

@@ -21,6 +21,21 @@ final class Stores {
         return JobQueue.builder(SqliteDataSource.file(dir.resolve("jobs.db"))).clock(clock).build();
     }
 
+    /** A store opened for a test parameterized by database, and what to clean up. */
+    record Opened(DataSource dataSource, String prefix, JobQueue jobs) {
+    }
+
+    /**
+     * A store on {@code database} ("sqlite": a file in {@code dir}; "postgresql": tables with a
+     * prefix unique to the test) with times from {@code clock}, also on PostgreSQL, so a virtual
+     * clock drives leases and run-at times.
+     */
+    static Opened open(String database, Path dir, Clock clock) throws SQLException {
+        DataSource ds = database.equals("postgresql") ? postgres() : SqliteDataSource.file(dir.resolve("jobs.db"));
+        String prefix = database.equals("postgresql") ? uniquePrefix() : "stagger_";
+        return new Opened(ds, prefix, JobQueue.builder(ds).tablePrefix(prefix).clock(clock).databaseClock(false).build());
+    }
+
     /** A prefix no other test (or concurrent run) uses. */
     static String uniquePrefix() {
         return "sjobs_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";

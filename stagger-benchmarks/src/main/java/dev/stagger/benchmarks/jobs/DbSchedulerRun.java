@@ -71,29 +71,17 @@ final class DbSchedulerRun {
                 .pollUsingLockAndFetch(0.5, 1.0).pollingInterval(Duration.ofSeconds(1))
                 .enableImmediateExecution().build();
         long start = System.nanoTime();
+        CpuMeter cpu = CpuMeter.start(ds);
         scheduler.start();
         try {
             if (!drained.await(15, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("db-scheduler did not drain " + jobs + " jobs in 15 minutes");
             }
             m.drainSeconds = (System.nanoTime() - start) / 1e9;
-            Thread.sleep(1500);
-            long gapNanos = 1_000_000_000L / latencyRate;
-            long next = System.nanoTime();
-            for (int i = 0; i < latencyJobs; i++) {
-                // scheduled through the running scheduler, so its immediate-execution shortcut applies
-                scheduler.schedule(task.instance("l" + i, i + ":" + System.nanoTime()), Instant.now());
-                next += gapNanos;
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-            }
-            if (!latencies.await(120)) {
-                throw new IllegalStateException("db-scheduler did not run the latency jobs in 2 minutes");
-            }
-            m.latencyP50Millis = latencies.percentileMillis(0.50);
-            m.latencyP99Millis = latencies.percentileMillis(0.99);
+            cpu.stop(m, jobs);
+            // scheduled through the running scheduler, so its immediate-execution shortcut applies
+            latencies.measure(m, latencyRate, (i, payload) -> scheduler.schedule(task.instance("l" + i, payload),
+                    Instant.now()));
         } finally {
             scheduler.stop();
         }

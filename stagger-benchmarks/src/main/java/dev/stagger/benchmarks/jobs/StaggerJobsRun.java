@@ -44,28 +44,15 @@ final class StaggerJobsRun {
                     }
                 }).build();
         long start = System.nanoTime();
+        CpuMeter cpu = CpuMeter.start(database.equals("PostgreSQL") ? ds : null);
         pool.start();
         try {
             if (!drained.await(15, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("stagger-jobs did not drain " + jobs + " jobs in 15 minutes");
             }
             m.drainSeconds = (System.nanoTime() - start) / 1e9;
-            Thread.sleep(1500); // let the pool go idle
-            long gapNanos = 1_000_000_000L / latencyRate;
-            long next = System.nanoTime();
-            for (int i = 0; i < latencyJobs; i++) {
-                queue.enqueue("bench", "noop", i + ":" + System.nanoTime());
-                next += gapNanos;
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-            }
-            if (!latencies.await(120)) {
-                throw new IllegalStateException("stagger-jobs did not run the latency jobs in 2 minutes");
-            }
-            m.latencyP50Millis = latencies.percentileMillis(0.50);
-            m.latencyP99Millis = latencies.percentileMillis(0.99);
+            cpu.stop(m, jobs);
+            latencies.measure(m, latencyRate, (i, payload) -> queue.enqueue("bench", "noop", payload));
         } finally {
             pool.shutdown(Duration.ofSeconds(10));
         }

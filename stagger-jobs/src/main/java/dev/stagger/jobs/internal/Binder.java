@@ -1,6 +1,7 @@
 package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
+import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
@@ -60,6 +61,11 @@ public final class Binder {
         } else {
             ps.setString(index++, value);
         }
+        return this;
+    }
+
+    public Binder array(Array value) throws SQLException {
+        ps.setArray(index++, value);
         return this;
     }
 

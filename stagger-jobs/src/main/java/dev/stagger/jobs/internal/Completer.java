@@ -2,10 +2,12 @@ package dev.stagger.jobs.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 
 /**
@@ -13,35 +15,106 @@ import java.util.function.IntConsumer;
  * for whatever has accumulated, so one commit covers many jobs), and reports each once stored. A
  * batch that fails is kept and stored again after reconnecting. Runs on one thread, in a
  * {@link ReconnectingLoop}, until {@link #finish()} and everything before it is stored.
+ *
+ * <p>The fetcher stores successes with its next claim (see {@link JobStore#completeAndClaim}):
+ * while it says it will claim again soon
+ * ({@code carriedElsewhere}), this thread leaves successes to it and stores only the other
+ * outcomes; when the fetcher goes idle, waits for room, fails or stops, it calls {@link #recheck()}
+ * and this thread stores whatever successes are left. Thread-safe: handlers add, the fetcher takes
+ * and gives back, this thread stores.
  */
 public final class Completer implements ReconnectingLoop.Step {
-    private static final int MAX_BATCH = 1000;
-    /** Marks the end: nothing follows it. */
-    private static final Outcome END = new Outcome(Outcome.Kind.RELEASE, null, 0, null, 0, false, 0, null);
+    /** Most outcomes stored in one transaction (and taken by the fetcher for one claim). */
+    public static final int MAX_BATCH = 1000;
 
     private final JobStore store;
     private final PoolEvents events;
     private final IntConsumer onStored;
-    private final BlockingQueue<Outcome> queue = new LinkedBlockingQueue<>();
+    private final BooleanSupplier carriedElsewhere;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final ArrayDeque<Outcome> successes = new ArrayDeque<>();
+    private final ArrayDeque<Outcome> others = new ArrayDeque<>();
+    private boolean ended;
     private final List<Outcome> batch = new ArrayList<>();
+    private final Statements statements = new Statements();
     private boolean endSeen;
     private volatile boolean finished;
 
-    /** @param onStored told how many outcomes each stored batch held */
-    public Completer(JobStore store, PoolEvents events, IntConsumer onStored) {
+    /**
+     * @param onStored told how many outcomes each stored batch held
+     * @param carriedElsewhere true while the fetcher will store successes with its next claim
+     */
+    public Completer(JobStore store, PoolEvents events, IntConsumer onStored, BooleanSupplier carriedElsewhere) {
         this.store = store;
         this.events = events;
         this.onStored = onStored;
+        this.carriedElsewhere = carriedElsewhere;
     }
 
     /** Queues an outcome to store. */
     public void add(Outcome o) {
-        queue.add(o);
+        lock.lock();
+        try {
+            (o.kind() == Outcome.Kind.SUCCEEDED ? successes : others).add(o);
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** No outcome follows: store what is queued, then stop. */
     public void finish() {
-        queue.add(END);
+        lock.lock();
+        try {
+            ended = true;
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The fetcher stopped carrying successes: store the ones waiting. */
+    public void recheck() {
+        lock.lock();
+        try {
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes up to {@code max} waiting successes for the fetcher to store with its claim. */
+    public List<Outcome> takeSuccesses(int max) {
+        lock.lock();
+        try {
+            List<Outcome> taken = new ArrayList<>(Math.min(max, successes.size()));
+            while (taken.size() < max && !successes.isEmpty()) {
+                taken.add(successes.poll());
+            }
+            return taken;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The fetcher could not store these: this thread stores them (the fetcher does not take them again). */
+    public void giveBack(List<Outcome> outcomes) {
+        if (outcomes.isEmpty()) {
+            return;
+        }
+        lock.lock();
+        try {
+            others.addAll(outcomes);
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The fetcher stored these; {@code applied} says which this pool still owned. */
+    public void storedElsewhere(List<Outcome> outcomes, boolean[] applied) {
+        report(outcomes, applied);
     }
 
     public boolean finished() {
@@ -51,31 +124,43 @@ public final class Completer implements ReconnectingLoop.Step {
     @Override
     public void run(Connection c) throws SQLException, InterruptedException {
         if (batch.isEmpty()) {
-            Outcome first = queue.take();
-            if (first != END) {
-                batch.add(first);
-            }
-            List<Outcome> more = new ArrayList<>();
-            queue.drainTo(more, MAX_BATCH - 1);
-            for (Outcome o : more) {
-                if (o == END) {
-                    endSeen = true;
-                } else {
-                    batch.add(o);
-                }
-            }
-            endSeen |= first == END;
+            take();
         }
         if (!batch.isEmpty()) {
-            boolean[] applied = store.apply(c, batch);
-            onStored.accept(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                events.stored(batch.get(i), applied[i]);
-            }
+            boolean[] applied = store.apply(statements, c, batch);
+            report(batch, applied);
             batch.clear();
         }
         if (endSeen) {
             finished = true;
+        }
+    }
+
+    /** Waits for outcomes this thread should store, and moves up to a batch of them into {@link #batch}. */
+    private void take() throws InterruptedException {
+        lock.lock();
+        try {
+            while (others.isEmpty() && !ended && (successes.isEmpty() || carriedElsewhere.getAsBoolean())) {
+                changed.await();
+            }
+            while (batch.size() < MAX_BATCH && !others.isEmpty()) {
+                batch.add(others.poll());
+            }
+            if (ended || !carriedElsewhere.getAsBoolean()) {
+                while (batch.size() < MAX_BATCH && !successes.isEmpty()) {
+                    batch.add(successes.poll());
+                }
+            }
+            endSeen = ended && others.isEmpty() && successes.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void report(List<Outcome> outcomes, boolean[] applied) {
+        onStored.accept(outcomes.size());
+        for (int i = 0; i < outcomes.size(); i++) {
+            events.stored(outcomes.get(i), applied[i]);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.RetryState;
+import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
 import dev.stagger.jobs.JobState;
@@ -16,7 +17,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -34,6 +37,7 @@ public final class JobStore {
     private final List<String> types;
     private final String lockedBy;
     private final String claimSql;
+    private final String completeAndClaimSql;
 
     public JobStore(JobTables tables, Clock clock, String queue, List<String> types, String lockedBy) {
         this.tables = tables;
@@ -42,6 +46,7 @@ public final class JobStore {
         this.types = List.copyOf(types);
         this.lockedBy = lockedBy;
         this.claimSql = tables.claim(types.size());
+        this.completeAndClaimSql = tables.completeAndClaim(types.size());
     }
 
     public String lockedBy() {
@@ -60,24 +65,94 @@ public final class JobStore {
     public record Claimed(Job job, RetryState retryState) {
     }
 
-    /** Claims up to {@code limit} due jobs, best first, under a lease of {@code leaseMillis}. */
-    public List<Claimed> claim(Connection c, int limit, long leaseMillis) throws SQLException {
+    /**
+     * Claims up to {@code limit} due jobs, best first, under a lease of {@code leaseMillis}: one
+     * statement, kept prepared in {@code statements}.
+     */
+    public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis) throws SQLException {
         List<Claimed> claimed = new ArrayList<>(limit);
-        try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-            Binder b = new Binder(ps, tables, clock).text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
-            for (String type : types) {
-                b.text(type);
+        PreparedStatement ps = statements.on(c, claimSql);
+        bindClaim(new Binder(ps, tables, clock), limit, leaseMillis);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                claimed.add(claimedRow(rs));
             }
-            b.integer(limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
+        }
+        sortBest(claimed);
+        return claimed;
+    }
+
+    /** What {@link #completeAndClaim} did: the jobs it claimed, and which of the successes it stored. */
+    public record CompletedAndClaimed(List<Claimed> claimed, boolean[] completed) {
+    }
+
+    /**
+     * Stores {@code successes} (each only if this pool still holds that attempt) and claims up to
+     * {@code limit} due jobs in one transaction, all or nothing: on PostgreSQL in one statement, so
+     * one round trip and one commit carry both; on SQLite the batch of completions and the claim
+     * in one write transaction, so the pool has one writer while it is busy instead of two taking
+     * turns on the database's lock.
+     */
+    public CompletedAndClaimed completeAndClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
+                                                long leaseMillis) throws SQLException {
+        if (tables.dialect() != Dialect.POSTGRESQL) {
+            return completeThenClaim(statements, c, successes, limit, leaseMillis);
+        }
+        PreparedStatement ps = statements.on(c, completeAndClaimSql);
+        Binder b = new Binder(ps, tables, clock);
+        Map<Long, Integer> index = bindSuccesses(b, c, successes);
+        bindClaim(b, limit, leaseMillis);
+        List<Claimed> claimed = new ArrayList<>(limit);
+        boolean[] completed = new boolean[successes.size()];
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                long completedId = rs.getLong("completed_id");
+                if (rs.wasNull()) {
                     claimed.add(claimedRow(rs));
+                } else {
+                    completed[index.get(completedId)] = true;
                 }
             }
         }
+        sortBest(claimed);
+        return new CompletedAndClaimed(claimed, completed);
+    }
+
+    /** SQLite: {@link #completeAndClaim} as a transaction of the batched completions and the claim. */
+    private CompletedAndClaimed completeThenClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
+                                                  long leaseMillis) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            boolean[] completed = new boolean[successes.size()];
+            List<Integer> all = new ArrayList<>(successes.size());
+            for (int i = 0; i < successes.size(); i++) {
+                all.add(i);
+            }
+            succeedBatch(statements, c, successes, all, completed);
+            List<Claimed> claimed = claim(statements, c, limit, leaseMillis);
+            c.commit();
+            return new CompletedAndClaimed(claimed, completed);
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c);
+            throw e;
+        } finally {
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** Binds the parameters of {@link JobTables#claim(int)}. */
+    private void bindClaim(Binder b, int limit, long leaseMillis) throws SQLException {
+        b.text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
+        for (String type : types) {
+            b.text(type);
+        }
+        b.integer(limit);
+    }
+
+    private static void sortBest(List<Claimed> claimed) {
         claimed.sort(Comparator.comparing(Claimed::job, Comparator.comparingInt(Job::priority).reversed()
                 .thenComparing(Job::runAt).thenComparingLong(Job::id)));
-        return claimed;
     }
 
     /**
@@ -97,42 +172,45 @@ public final class JobStore {
 
     /**
      * Stores outcomes in one transaction. Each change applies only if this pool still owns that
-     * attempt; the result says, per outcome, whether it did.
+     * attempt; the result says, per outcome, whether it did. Successes, the bulk of any batch, are
+     * stored together: on PostgreSQL one statement for all of them (the ids and attempts bound as
+     * two arrays), on SQLite one JDBC batch (no round trips to save in-process). If any statement
+     * fails, nothing of the batch is stored.
      */
-    public boolean[] apply(Connection c, List<Outcome> outcomes) throws SQLException {
+    public boolean[] apply(Statements statements, Connection c, List<Outcome> outcomes) throws SQLException {
         boolean[] applied = new boolean[outcomes.size()];
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
-        try (PreparedStatement succeed = c.prepareStatement(tables.succeed());
-             PreparedStatement retry = c.prepareStatement(tables.retry());
-             PreparedStatement snooze = c.prepareStatement(tables.snooze());
-             PreparedStatement dead = c.prepareStatement(tables.dead());
-             PreparedStatement error = c.prepareStatement(tables.insertError())) {
-            List<Integer> batched = new ArrayList<>();
+        try {
+            List<Integer> succeeded = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome o = outcomes.get(i);
                 Job job = o.job();
                 switch (o.kind()) {
-                    case SUCCEEDED -> {
-                        owned(new Binder(succeed, tables, clock).now(), job, lockedBy);
-                        succeed.addBatch();
-                        batched.add(i);
+                    case SUCCEEDED -> succeeded.add(i);
+                    case RETRY -> {
+                        PreparedStatement retry = statements.on(c, tables.retry());
+                        applied[i] = update(retry,
+                                new Binder(retry, tables, clock).bigint(o.backoffState()).now().bigint(o.delayMillis()), job);
                     }
-                    case RETRY -> applied[i] = update(retry,
-                            new Binder(retry, tables, clock).bigint(o.backoffState()).now().bigint(o.delayMillis()), job);
-                    case SNOOZE, RELEASE -> applied[i] = update(snooze,
-                            new Binder(snooze, tables, clock).now().bigint(o.delayMillis()), job);
-                    case DEAD -> applied[i] = update(dead, new Binder(dead, tables, clock).now(), job);
+                    case SNOOZE, RELEASE -> {
+                        PreparedStatement snooze = statements.on(c, tables.snooze());
+                        applied[i] = update(snooze, new Binder(snooze, tables, clock).now().bigint(o.delayMillis()), job);
+                    }
+                    case DEAD -> {
+                        PreparedStatement dead = statements.on(c, tables.dead());
+                        applied[i] = update(dead, new Binder(dead, tables, clock).now(), job);
+                    }
                 }
                 if (applied[i] && o.error() != null) {
-                    insertError(error, job.id(), o.error());
+                    insertError(statements.on(c, tables.insertError()), job.id(), o.error());
                 }
             }
-            if (!batched.isEmpty()) {
-                int[] counts = succeed.executeBatch();
-                for (int k = 0; k < counts.length; k++) {
-                    // SUCCESS_NO_INFO (-2) means the driver ran it but did not count rows
-                    applied[batched.get(k)] = counts[k] == 1 || counts[k] == Statement.SUCCESS_NO_INFO;
+            if (!succeeded.isEmpty()) {
+                if (tables.dialect() == Dialect.POSTGRESQL) {
+                    succeedAll(statements, c, outcomes, succeeded, applied);
+                } else {
+                    succeedBatch(statements, c, outcomes, succeeded, applied);
                 }
             }
             c.commit();
@@ -142,6 +220,53 @@ public final class JobStore {
             throw e;
         } finally {
             c.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** PostgreSQL: every success in one statement; the ids it returns are the ones this pool still owned. */
+    private void succeedAll(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
+                            boolean[] applied) throws SQLException {
+        List<Outcome> successes = succeeded.stream().map(outcomes::get).toList();
+        PreparedStatement ps = statements.on(c, tables.succeedAll());
+        Map<Long, Integer> index = bindSuccesses(new Binder(ps, tables, clock), c, successes);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                applied[succeeded.get(index.get(rs.getLong(1)))] = true;
+            }
+        }
+    }
+
+    /**
+     * Binds the parameters of {@link JobTables#succeedAll()} for {@code successes}: now, their ids
+     * and attempts as two arrays, this pool's id. Returns each job id's position in the list.
+     */
+    private Map<Long, Integer> bindSuccesses(Binder b, Connection c, List<Outcome> successes) throws SQLException {
+        Long[] ids = new Long[successes.size()];
+        Integer[] attempts = new Integer[successes.size()];
+        Map<Long, Integer> index = new HashMap<>(successes.size() * 2);
+        for (int k = 0; k < ids.length; k++) {
+            Job job = successes.get(k).job();
+            ids[k] = job.id();
+            attempts[k] = job.attempt();
+            index.put(job.id(), k);
+        }
+        b.now().array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts)).text(lockedBy);
+        return index;
+    }
+
+    /** SQLite: one JDBC batch of guarded updates. */
+    private void succeedBatch(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
+                              boolean[] applied) throws SQLException {
+        PreparedStatement succeed = statements.on(c, tables.succeed());
+        Binder b = new Binder(succeed, tables, clock);
+        for (int i : succeeded) {
+            owned(b.reset().now(), outcomes.get(i).job(), lockedBy);
+            succeed.addBatch();
+        }
+        int[] counts = succeed.executeBatch();
+        for (int k = 0; k < counts.length; k++) {
+            // SUCCESS_NO_INFO (-2) means the driver ran it but did not count rows
+            applied[succeeded.get(k)] = counts[k] == 1 || counts[k] == Statement.SUCCESS_NO_INFO;
         }
     }
 

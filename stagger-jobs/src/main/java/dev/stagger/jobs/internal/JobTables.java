@@ -121,15 +121,30 @@ public final class JobTables {
     /**
      * Adds a job. Parameters: queue, type, payload, job_key, priority, max_attempts, the absolute
      * run-at (null for a delay), now, the delay, now. With a key: nothing when the key is taken.
-     * Returns the id through {@code RETURNING} or, in a JDBC batch, the generated keys.
+     * Returns the id (no row for a taken key).
      */
-    public String insert(boolean withKey, boolean returning) {
+    public String insert(boolean withKey) {
         String sql = "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
                 + "run_at, created_at) VALUES (?, ?, ?, ?, 'AVAILABLE', ?, 0, ?, COALESCE(?, " + now + " + ?), " + now + ")";
         if (withKey) {
             sql += " ON CONFLICT (job_key) DO NOTHING";
         }
-        return returning ? sql + " RETURNING id" : sql;
+        return sql + " RETURNING id";
+    }
+
+    /**
+     * PostgreSQL: adds many jobs without a key in one statement, one array per column, in array
+     * order; returns their ids. Parameters: now, now (both in the select list, so they come first),
+     * then the arrays queue, type, payload, priority, max_attempts, the absolute run-at (null for a
+     * delay), the delay.
+     */
+    public String insertRows() {
+        return "INSERT INTO " + jobs + " (queue, type, payload, job_key, state, priority, attempt, max_attempts, "
+                + "run_at, created_at) SELECT r.queue, r.type, r.payload, NULL, 'AVAILABLE', r.priority, 0, r.max_attempts, "
+                + "COALESCE(r.run_at, " + now + " + r.delay), " + now
+                + " FROM unnest(?::varchar[], ?::varchar[], ?::bytea[], ?::integer[], ?::integer[], ?::bigint[], ?::bigint[])"
+                + " WITH ORDINALITY AS r(queue, type, payload, priority, max_attempts, run_at, delay, n) ORDER BY r.n"
+                + " RETURNING id";
     }
 
     public String idByKey() {
@@ -171,6 +186,22 @@ public final class JobTables {
                 + dbNowColumn();
     }
 
+    /**
+     * PostgreSQL: {@link #succeedAll()} and {@link #claim(int)} in one statement (two
+     * data-modifying CTEs on disjoint rows: the completed ones are RUNNING, the claimed ones
+     * AVAILABLE), so one round trip and one commit carry both. Returns one row per claimed job
+     * ({@code completed_id} null, then {@link #CLAIM_COLUMNS} and {@code db_now} with the database
+     * clock) and one per completed job ({@code completed_id} set, the rest null). Parameters: those
+     * of {@link #succeedAll()}, then those of {@link #claim(int)}.
+     */
+    public String completeAndClaim(int typeCount) {
+        String claimColumns = CLAIM_COLUMNS + (databaseClock ? ", db_now" : "");
+        String nulls = String.join(", ", java.util.Collections.nCopies(claimColumns.split(",").length, "NULL"));
+        return "WITH completed AS (" + succeedAll() + "), claimed AS (" + claim(typeCount) + ")"
+                + " SELECT NULL::bigint AS completed_id, " + claimColumns + " FROM claimed"
+                + " UNION ALL SELECT id, " + nulls + " FROM completed";
+    }
+
     private String skipLocked() {
         return dialect == Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "";
     }
@@ -182,6 +213,17 @@ public final class JobTables {
     public String succeed() {
         return "UPDATE " + jobs + " SET state = 'SUCCEEDED', finished_at = " + now + ", locked_by = NULL, "
                 + "lease_until = NULL" + OWNED;
+    }
+
+    /**
+     * PostgreSQL: completes many jobs in one statement, each still guarded by "this owner holds
+     * this attempt"; returns the ids it completed. Parameters: now, ids (bigint[]),
+     * attempts (integer[], in the same order), locked_by.
+     */
+    public String succeedAll() {
+        return "UPDATE " + jobs + " AS j SET state = 'SUCCEEDED', finished_at = " + now + ", locked_by = NULL, "
+                + "lease_until = NULL FROM unnest(?::bigint[], ?::integer[]) AS d(id, attempt)"
+                + " WHERE j.id = d.id AND j.attempt = d.attempt AND j.state = 'RUNNING' AND j.locked_by = ? RETURNING j.id";
     }
 
     /** Parameters: backoff_state, now, delay, id, locked_by, attempt. */
