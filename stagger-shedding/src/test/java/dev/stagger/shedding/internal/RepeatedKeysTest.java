@@ -24,7 +24,10 @@ class RepeatedKeysTest {
         for (int i = 0; i < 1_000; i++) {
             remembered += keys.seenBefore("key-" + i) ? 1 : 0;
         }
-        assertThat(remembered).isGreaterThan(980); // 1,000 keys in 65,536 slots: few collisions
+        // 1,000 keys in 65,536 slots (random per-instance seed): about n^2/2m = 7.6 keys lost to collisions,
+        // roughly doubled because this loop re-inserts each lost key over another one; 50 is over ten
+        // standard deviations away, and still fails a table that collides much more than its size says
+        assertThat(remembered).isGreaterThan(950);
         for (int i = 0; i < 1 << 20; i++) {
             keys.seenBefore("newer-" + i);
         }
