@@ -1,11 +1,10 @@
 package dev.stagger.spring;
 
-import dev.stagger.AttemptContext;
 import dev.stagger.Backoff;
 import dev.stagger.RandomSource;
+import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
 import java.time.Duration;
-import java.util.Optional;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 
@@ -21,18 +20,20 @@ import org.springframework.util.backoff.BackOffExecution;
  * {@code Retry-After}-style minimum wait from the classifier ({@code shouldRetry} answers yes or
  * no), retries on results, listeners and meters. For those use {@link StaggerRetryTemplate},
  * which runs every execution through the Stagger retry itself. The classifier is shown each
- * exception with a context holding no attempt number (Spring does not pass it): classifiers that
- * look at the attempt should not be used here.
+ * exception with the context of a first attempt (Spring does not pass the attempt number, nor the
+ * previous failure): classifiers that look at the attempt should not be used here.
  *
  * <p>Immutable and thread-safe; each {@link #getBackOff()} start is one execution's schedule.
  */
 public final class StaggerRetryPolicy implements org.springframework.core.retry.RetryPolicy {
     private final RetryPolicy policy;
     private final String name;
+    private final RetryEngine engine;
 
     private StaggerRetryPolicy(String name, RetryPolicy policy) {
         this.name = name;
         this.policy = policy;
+        this.engine = RetryEngine.of(name, policy);
     }
 
     /** {@code policy} as Spring's retry policy; {@code name} is what the classifier's context reports. */
@@ -48,12 +49,18 @@ public final class StaggerRetryPolicy implements org.springframework.core.retry.
         return policy;
     }
 
+    /**
+     * The verdict of Stagger's {@link RetryEngine} on {@code throwable}: the policy's classifier,
+     * guarded as in a {@link dev.stagger.Retry} (a classifier that throws or returns nothing stops
+     * the retries, its own exception added to {@code throwable} as suppressed), and never a retry
+     * of an {@link Error} or an {@link InterruptedException}, whatever the classifier says.
+     */
     @Override
     public boolean shouldRetry(Throwable throwable) {
-        if (throwable instanceof Error || throwable instanceof InterruptedException) {
-            return false; // as a Stagger Retry: never retried, whatever the classifier says
+        if (throwable == null) {
+            throw new NullPointerException("throwable must not be null");
         }
-        return policy.classifier().classify(null, throwable, new Context(throwable)).isRetry();
+        return engine.decide(engine.firstAttempt(), null, throwable).decision().isRetry();
     }
 
     @Override
@@ -84,49 +91,5 @@ public final class StaggerRetryPolicy implements org.springframework.core.retry.
     @Override
     public String toString() {
         return "StaggerRetryPolicy{" + name + ", " + policy + "}";
-    }
-
-    /** What the classifier sees: the failure, and no attempt number. */
-    private final class Context implements AttemptContext {
-        private final Throwable failure;
-
-        Context(Throwable failure) {
-            this.failure = failure;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public int attempt() {
-            return 0;
-        }
-
-        @Override
-        public int maxAttempts() {
-            return policy.maxAttempts();
-        }
-
-        @Override
-        public Duration elapsed() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public Optional<Duration> remaining() {
-            return policy.deadline();
-        }
-
-        @Override
-        public Optional<Duration> attemptTimeout() {
-            return policy.attemptTimeout();
-        }
-
-        @Override
-        public Throwable lastFailure() {
-            return failure;
-        }
     }
 }

@@ -234,4 +234,21 @@ class SpringRetryTest {
         assertThat(policy.shouldRetry(new IllegalArgumentException("x"))).isFalse();
         assertThat(policy.getTimeout()).isEqualTo(Duration.ofSeconds(7));
     }
+
+    @Test
+    void aStaggerPolicyAsSpringsPolicyGuardsItsClassifierAsTheEngineDoes() {
+        IllegalStateException broken = new IllegalStateException("classifier bug");
+        StaggerRetryPolicy throwing = StaggerRetryPolicy.of("p", RetryPolicy.builder()
+                .classifier((result, failure, context) -> { throw broken; }).build());
+        IOException failure = new IOException("x");
+
+        assertThat(throwing.shouldRetry(failure)).isFalse();
+        assertThat(failure.getSuppressed()).containsExactly(broken);
+
+        StaggerRetryPolicy retriesEverything = StaggerRetryPolicy.of("p", RetryPolicy.builder()
+                .classifier((result, f, context) -> dev.stagger.Decision.retry()).build());
+        assertThat(retriesEverything.shouldRetry(new IOException("x"))).isTrue();
+        assertThat(retriesEverything.shouldRetry(new AssertionError("x"))).isFalse();
+        assertThat(retriesEverything.shouldRetry(new InterruptedException("x"))).isFalse();
+    }
 }
