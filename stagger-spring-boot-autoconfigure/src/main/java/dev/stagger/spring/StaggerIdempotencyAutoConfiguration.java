@@ -87,7 +87,16 @@ public class StaggerIdempotencyAutoConfiguration {
         if (p.getScopeHeader() != null) {
             b.scopeResolver(hashedHeader(p.getScopeHeader()));
         }
-        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(b.build());
+        IdempotencyFilter filter;
+        try {
+            filter = b.build();
+        } catch (IllegalArgumentException e) {
+            // the one check of settings together, expiry against lease: blame the one that was set
+            boolean expirySet = p.getExpiry() != null;
+            throw PropertyCheck.invalid(AT + (expirySet ? "expiry" : "lease"), expirySet ? p.getExpiry() : p.getLease(),
+                    e.getMessage());
+        }
+        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("staggerIdempotencyFilter");
         registration.setUrlPatterns(p.getPaths());
         registration.setOrder(p.getOrder());

@@ -63,10 +63,12 @@ public final class HttpClients {
                 t = t.withNever(s);
             }
         }
-        int[] codes = statuses.stream().mapToInt(Integer::intValue).toArray();
         StatusTable[] result = {t};
-        PropertyCheck.apply(property, codes, c -> result[0] = rule == StatusTable.Rule.RETRY
-                ? result[0].withRetry(c) : result[0].withRetryIfIdempotent(c));
+        // the list is what a refusal shows (an int[] would print as its identity)
+        PropertyCheck.apply(property, statuses, list -> {
+            int[] codes = list.stream().mapToInt(Integer::intValue).toArray();
+            result[0] = rule == StatusTable.Rule.RETRY ? result[0].withRetry(codes) : result[0].withRetryIfIdempotent(codes);
+        });
         return result[0];
     }
 

@@ -4,21 +4,51 @@ import dev.stagger.jdbc.testsupport.TestDatabases;
 import dev.stagger.spring.StaggerRetry;
 import dev.stagger.testing.VirtualClock;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
-/** A service with a flaky downstream of its own (served by the same Tomcat on loopback). */
+/**
+ * A service with a flaky downstream of its own (served by the same Tomcat on loopback), behind
+ * Spring Security: every path is open, and a client that logs in with HTTP Basic is a principal.
+ */
 @SpringBootApplication
 public class ShopApplication {
+
+    /** An API: no CSRF tokens; nothing requires a login, but a client that sends one is known. */
+    @Bean
+    SecurityFilterChain api(HttpSecurity http) throws Exception {
+        return http.csrf(AbstractHttpConfigurer::disable)
+                .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
+                .httpBasic(Customizer.withDefaults())
+                .build();
+    }
+
+    @Bean
+    UserDetailsService clients() {
+        return new InMemoryUserDetailsManager(
+                User.withUsername("alice").password("{noop}alice-secret").roles("CLIENT").build(),
+                User.withUsername("bob").password("{noop}bob-secret").roles("CLIENT").build());
+    }
 
     @Bean
     VirtualClock clock() {
@@ -45,6 +75,84 @@ public class ShopApplication {
                 throw new IllegalStateException("inventory busy");
             }
             return calls.get();
+        }
+    }
+
+    @Bean
+    Catalog catalog() {
+        return new Catalog();
+    }
+
+    /**
+     * A bean with retried asynchronous and Reactor methods, each failing its first attempt. Its
+     * counters are read through methods: the bean is a class proxy, whose own fields are not the
+     * target's.
+     */
+    public static class Catalog {
+        private final AtomicInteger prices = new AtomicInteger();
+        private final AtomicInteger stocks = new AtomicInteger();
+        private final AtomicInteger variants = new AtomicInteger();
+
+        public void reset() {
+            prices.set(0);
+            stocks.set(0);
+            variants.set(0);
+        }
+
+        /** Invocations of {@link #price}, subscriptions to {@link #stock} and to {@link #variants}. */
+        public List<Integer> attempts() {
+            return List.of(prices.get(), stocks.get(), variants.get());
+        }
+
+        @StaggerRetry("inventory")
+        public CompletableFuture<String> price(String sku) {
+            int n = prices.incrementAndGet();
+            return n == 1 ? CompletableFuture.failedFuture(new IllegalStateException("pricing busy"))
+                    : CompletableFuture.completedFuture(sku + " costs 9.99 (attempt " + n + ")");
+        }
+
+        @StaggerRetry("inventory")
+        public Mono<String> stock(String sku) {
+            return Mono.defer(() -> {
+                int n = stocks.incrementAndGet();
+                return n == 1 ? Mono.error(new IllegalStateException("stock busy"))
+                        : Mono.just(sku + ": 3 in stock (subscription " + n + ")");
+            });
+        }
+
+        @StaggerRetry("inventory")
+        public Flux<String> variants(String sku) {
+            return Flux.defer(() -> {
+                int n = variants.incrementAndGet();
+                return n == 1 ? Flux.concat(Flux.just(sku + "-red"), Flux.error(new IllegalStateException("variants busy")))
+                        : Flux.just(sku + "-red", sku + "-blue");
+            });
+        }
+    }
+
+    /** The catalog over HTTP: Spring MVC's asynchronous request handling around the retried methods. */
+    @RestController
+    public static class CatalogController {
+        private final Catalog catalog;
+
+        CatalogController(Catalog catalog) {
+            this.catalog = catalog;
+        }
+
+        @GetMapping("/catalog/{sku}/price")
+        CompletableFuture<String> price(@PathVariable String sku) {
+            return catalog.price(sku);
+        }
+
+        @GetMapping("/catalog/{sku}/stock")
+        Mono<String> stock(@PathVariable String sku) {
+            return catalog.stock(sku);
+        }
+
+        /** Collected: a streamed Flux would already have sent what a failed attempt emitted. */
+        @GetMapping("/catalog/{sku}/variants")
+        Mono<List<String>> variants(@PathVariable String sku) {
+            return catalog.variants(sku).collectList();
         }
     }
 

@@ -6,24 +6,46 @@ import com.jayway.jsonpath.JsonPath;
 import dev.stagger.spring.StaggerHttp;
 import dev.stagger.spring.StaggerWebClient;
 import dev.stagger.testing.VirtualClock;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.reactive.ClientHttpConnector;
+import org.springframework.http.client.reactive.ClientHttpRequest;
+import org.springframework.http.client.reactive.ClientHttpResponseDecorator;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * The starter in a running service: Tomcat on loopback, PostgreSQL, actuator and Prometheus. One
@@ -62,6 +84,8 @@ class ShopApplicationTest {
     ShopApplication.Downstream downstream;
     @Autowired
     ShopApplication.Inventory inventory;
+    @Autowired
+    ShopApplication.Catalog catalog;
 
     private final HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -69,6 +93,7 @@ class ShopApplicationTest {
     void reset() {
         downstream.charges.set(0);
         downstream.keys.clear();
+        catalog.reset();
     }
 
     private String base() {
@@ -105,21 +130,216 @@ class ShopApplicationTest {
     void aWebClientPostIsRetriedWithoutBlockingWithOneIdempotencyKey() throws Exception {
         WebClient client = WebClient.builder().baseUrl(base()).clientConnector(new JdkClientHttpConnector(jdk))
                 .filter(webClient.filter("payments")).build();
+        Duration before = clock.now();
         CompletableFuture<String> result = client.post().uri("/downstream/charges").bodyValue("7")
                 .retrieve().bodyToMono(String.class).toFuture();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!result.isDone() && System.nanoTime() < until) {
-            clock.runUntilIdle(); // the wait is scheduled on the virtual clock: move it
-            Thread.sleep(5);
-        }
-        assertThat(result.get(1, TimeUnit.SECONDS)).isEqualTo("charged 7");
+
+        assertThat(awaitMovingTheClock(result)).isEqualTo("charged 7");
         assertThat(downstream.keys).hasSize(2);
         assertThat(downstream.keys.get(0)).isEqualTo(downstream.keys.get(1)).matches("\"[0-9a-f-]{36}\"");
+        // the retry was scheduled no earlier than Retry-After: 2 s (the policy's own wait is 100 ms)
+        assertThat(clock.now().minus(before)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aWebClientRetryReleasesTheBodyOfTheResponseItThrowsAway() throws Exception {
+        BodyTrackingConnector connector = new BodyTrackingConnector(new JdkClientHttpConnector(jdk));
+        WebClient client = WebClient.builder().baseUrl(base()).clientConnector(connector)
+                .filter(webClient.filter("payments")).build();
+
+        String body = awaitMovingTheClock(client.post().uri("/downstream/charges").bodyValue("8")
+                .retrieve().bodyToMono(String.class).toFuture());
+
+        assertThat(body).isEqualTo("charged 8");
+        assertThat(connector.received).hasValue(2);
+        // the 503's body is released by the filter (nobody else ever sees it), the 201's by bodyToMono;
+        // a body nobody subscribes to holds its connection forever
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (connector.released.size() < 2 && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        assertThat(connector.released).containsExactlyInAnyOrder(1, 2);
+    }
+
+    @Test
+    void aRestClientRetryClosesTheResponseItThrowsAwayBeforeWaiting() {
+        ResponseTracker tracker = new ResponseTracker(clock);
+        RestClient client = RestClient.builder().baseUrl(base()).requestFactory(new JdkClientHttpRequestFactory(jdk))
+                .requestInterceptor(http.interceptor("payments")).requestInterceptor(tracker).build();
+
+        assertThat(client.post().uri("/downstream/charges").body("5").retrieve().body(String.class)).isEqualTo("charged 5");
+
+        tracker.assertTheRetriedResponseWasClosedBeforeTheWait();
+    }
+
+    @Test
+    void aRestTemplatePostIsRetriedAfter503WaitingRetryAfterWithOneKeyAndClosingTheRetriedResponse() {
+        ResponseTracker tracker = new ResponseTracker(clock);
+        RestTemplate template = new RestTemplate(new JdkClientHttpRequestFactory(jdk));
+        template.getInterceptors().add(http.interceptor("payments"));
+        template.getInterceptors().add(tracker);
+        Duration before = clock.now();
+
+        ResponseEntity<String> response = template.postForEntity(base() + "/downstream/charges", "43", String.class);
+
+        assertThat(response.getStatusCode().value()).isEqualTo(201);
+        assertThat(response.getBody()).isEqualTo("charged 43");
+        assertThat(downstream.keys).hasSize(2);
+        assertThat(downstream.keys.get(0)).isEqualTo(downstream.keys.get(1)).matches("\"[0-9a-f-]{36}\"");
+        assertThat(clock.now().minus(before)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+        tracker.assertTheRetriedResponseWasClosedBeforeTheWait();
+    }
+
+    /** Waits for {@code result}, moving the virtual clock on which the retries' waits are scheduled. */
+    private <T> T awaitMovingTheClock(CompletableFuture<T> result) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!result.isDone() && System.nanoTime() < until) {
+            clock.runUntilIdle();
+            Thread.sleep(5);
+        }
+        return result.get(1, TimeUnit.SECONDS);
+    }
+
+    private CompletableFuture<HttpResponse<String>> getAsync(String path) {
+        return jdk.sendAsync(HttpRequest.newBuilder(URI.create(base() + path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * An interceptor added after Stagger's: sees every attempt's response and records, on the
+     * virtual clock, when it was sent and when it was closed.
+     */
+    static final class ResponseTracker implements ClientHttpRequestInterceptor {
+        record Event(String what, int attempt, long atMillis) {
+        }
+
+        final List<Event> events = new CopyOnWriteArrayList<>();
+        private final AtomicInteger attempts = new AtomicInteger();
+        private final VirtualClock clock;
+
+        ResponseTracker(VirtualClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public ClientHttpResponse intercept(org.springframework.http.HttpRequest request, byte[] body,
+                                            ClientHttpRequestExecution execution) throws IOException {
+            int attempt = attempts.incrementAndGet();
+            events.add(new Event("sent", attempt, clock.now().toMillis()));
+            ClientHttpResponse response = execution.execute(request, body);
+            return new ClientHttpResponse() {
+                @Override
+                public HttpStatusCode getStatusCode() throws IOException {
+                    return response.getStatusCode();
+                }
+
+                @Override
+                public String getStatusText() throws IOException {
+                    return response.getStatusText();
+                }
+
+                @Override
+                public HttpHeaders getHeaders() {
+                    return response.getHeaders();
+                }
+
+                @Override
+                public InputStream getBody() throws IOException {
+                    return response.getBody();
+                }
+
+                @Override
+                public void close() {
+                    events.add(new Event("closed", attempt, clock.now().toMillis()));
+                    response.close();
+                }
+            };
+        }
+
+        /** The 503 closed before the Retry-After wait, then the second attempt, and the 201 closed by the client. */
+        void assertTheRetriedResponseWasClosedBeforeTheWait() {
+            assertThat(events).hasSizeGreaterThanOrEqualTo(4);
+            Event sent1 = events.get(0);
+            Event closed1 = events.get(1);
+            Event sent2 = events.get(2);
+            assertThat(List.of(sent1.what() + " " + sent1.attempt(), closed1.what() + " " + closed1.attempt(),
+                    sent2.what() + " " + sent2.attempt())).containsExactly("sent 1", "closed 1", "sent 2");
+            assertThat(closed1.atMillis()).isEqualTo(sent1.atMillis()); // before the wait, not after it
+            assertThat(sent2.atMillis() - sent1.atMillis()).isGreaterThanOrEqualTo(2000);
+            assertThat(events.subList(3, events.size())).extracting(e -> e.what() + " " + e.attempt()).contains("closed 2")
+                    .doesNotContain("sent 3");
+        }
+    }
+
+    /** A connector that numbers each attempt's response and records whose body was consumed or released. */
+    static final class BodyTrackingConnector implements ClientHttpConnector {
+        final AtomicInteger received = new AtomicInteger();
+        final Set<Integer> released = ConcurrentHashMap.newKeySet();
+        private final ClientHttpConnector delegate;
+
+        BodyTrackingConnector(ClientHttpConnector delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Mono<org.springframework.http.client.reactive.ClientHttpResponse> connect(
+                HttpMethod method, URI uri, Function<? super ClientHttpRequest, Mono<Void>> requestCallback) {
+            return delegate.connect(method, uri, requestCallback).map(response -> {
+                int attempt = received.incrementAndGet();
+                return new ClientHttpResponseDecorator(response) {
+                    @Override
+                    public Flux<DataBuffer> getBody() {
+                        return super.getBody().doFinally(signal -> released.add(attempt));
+                    }
+                };
+            });
+        }
     }
 
     @Test
     void theAnnotatedBeanMethodIsRetried() {
         assertThat(inventory.reserve()).isEqualTo(2);
+    }
+
+    @Test
+    void anAnnotatedCompletableFutureMethodIsRetriedOnTheClockWithoutBlockingAThread() throws Exception {
+        int sleeps = clock.sleeps().size();
+        Duration before = clock.now();
+
+        CompletableFuture<String> price = catalog.price("tea");
+
+        assertThat(price).isNotDone(); // the retry waits on the clock's scheduler, no thread sleeps
+        clock.runUntilIdle();
+        assertThat(price.get(5, TimeUnit.SECONDS)).isEqualTo("tea costs 9.99 (attempt 2)");
+        assertThat(clock.now().minus(before)).isGreaterThanOrEqualTo(Duration.ofMillis(100)); // the policy's wait
+        assertThat(clock.sleeps()).hasSize(sleeps);
+    }
+
+    @Test
+    void anAnnotatedMonoIsSubscribedAgainOnStaggersScheduleOnlyOnceSubscribed() throws Exception {
+        Mono<String> stock = catalog.stock("tea");
+        assertThat(catalog.attempts().get(1)).isZero(); // nothing happens before subscription
+
+        CompletableFuture<String> result = stock.toFuture();
+
+        assertThat(result).isNotDone();
+        clock.runUntilIdle();
+        assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("tea: 3 in stock (subscription 2)");
+    }
+
+    @Test
+    void theServiceServesAnnotatedCompletableFutureMonoAndFluxMethodsThatFailedOnceOverHttp() throws Exception {
+        HttpResponse<String> price = awaitMovingTheClock(getAsync("/catalog/tea/price"));
+        HttpResponse<String> stock = awaitMovingTheClock(getAsync("/catalog/tea/stock"));
+        HttpResponse<String> variants = awaitMovingTheClock(getAsync("/catalog/tea/variants"));
+
+        assertThat(price.statusCode()).as(price.body()).isEqualTo(200);
+        assertThat(price.body()).isEqualTo("tea costs 9.99 (attempt 2)");
+        assertThat(stock.statusCode()).as(stock.body()).isEqualTo(200);
+        assertThat(stock.body()).isEqualTo("tea: 3 in stock (subscription 2)");
+        assertThat(variants.statusCode()).as(variants.body()).isEqualTo(200);
+        // a retried Flux repeats what the failed attempt had emitted (documented)
+        assertThat(JsonPath.<List<String>>read(variants.body(), "$")).containsExactly("tea-red", "tea-red", "tea-blue");
+        assertThat(catalog.attempts()).containsExactly(2, 2, 2);
     }
 
     @Test
@@ -135,6 +355,29 @@ class ShopApplicationTest {
         assertThat(second.statusCode()).isEqualTo(201);
         assertThat(second.body()).isEqualTo(first.body());
         assertThat(second.headers().firstValue("Idempotent-Replayed")).contains("true");
+    }
+
+    private HttpResponse<String> orderAs(String user, String password, String key) throws Exception {
+        String basic = java.util.Base64.getEncoder().encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return jdk.send(HttpRequest.newBuilder(URI.create(base() + "/orders"))
+                .header("Content-Type", "text/plain").header("Authorization", "Basic " + basic).header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theSpringSecurityPrincipalScopesTheKeysSoTwoClientsSendingOneKeyGetTheirOwnResponses() throws Exception {
+        String key = "\"basket-" + System.nanoTime() + "\""; // no X-Api-Key: only the principal names the client
+        HttpResponse<String> alice = orderAs("alice", "alice-secret", key);
+        HttpResponse<String> aliceAgain = orderAs("alice", "alice-secret", key);
+        HttpResponse<String> bob = orderAs("bob", "bob-secret", key);
+
+        assertThat(alice.statusCode()).as(alice.body()).isEqualTo(201);
+        assertThat(aliceAgain.statusCode()).isEqualTo(201);
+        assertThat(aliceAgain.body()).isEqualTo(alice.body());
+        assertThat(aliceAgain.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(bob.statusCode()).as(bob.body()).isEqualTo(201);
+        assertThat(bob.body()).isNotEqualTo(alice.body()); // bob's own order, not alice's stored response
+        assertThat(bob.headers().firstValue("Idempotent-Replayed")).isNotEqualTo(java.util.Optional.of("true"));
     }
 
     @Test
