@@ -119,7 +119,8 @@ public final class Fallback<T> {
     /**
      * Answers with a {@link UserFacingException} carrying {@code userMessage} (shown as is, so it
      * must hold no internal detail) and, when known, when to try again
-     * ({@link FallbackContext#retryIn()}). Kind "message".
+     * ({@link FallbackContext#retryIn()}: the breaker's next probe; nothing for a call the
+     * adaptive throttle refused, THROTTLED, as no time is known). Kind "message".
      */
     public static <T> Fallback<T> message(String userMessage) {
         Checks.notNull("userMessage", userMessage);

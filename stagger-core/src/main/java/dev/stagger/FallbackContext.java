@@ -73,6 +73,11 @@ public final class FallbackContext {
      * breaker lets its next probe through (the call was refused, or the breaker opened on it).
      * A module that knows more (the HTTP client's {@code Retry-After}) may say more; see
      * {@link Fallback#message(String)}.
+     *
+     * <p>Empty for a call the {@link AdaptiveThrottle} refused ({@link EndReason#THROTTLED}):
+     * nothing is known. Its refusals are random with a probability that falls as the backend
+     * accepts requests again, not at a time that could be told in advance (a quiet client's window
+     * empties within {@link AdaptiveThrottle#window()}, a busy one's may not).
      */
     public Optional<Duration> retryIn() {
         return Optional.ofNullable(retryIn);

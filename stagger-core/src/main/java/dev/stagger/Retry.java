@@ -36,8 +36,9 @@ import java.util.function.Supplier;
  * the failure; it runs once, after the end, and the call's end event then says so.
  *
  * <h2>Cost</h2>
- * With no listener, breaker, throttle, budget or result predicate, a call whose first attempt
- * succeeds reads no OS clock and allocates nothing beyond what the operation allocates. A deadline
+ * With no listener, breaker or result predicate, a call whose first attempt succeeds reads no OS
+ * clock and allocates nothing beyond what the operation allocates; a budget or a throttle adds no
+ * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
  * end with {@code DEADLINE} that much early, never late.
@@ -57,6 +58,11 @@ public final class Retry {
     final RandomSource random;
     /** Decides what follows each attempt; built once per Retry, so a call allocates none. */
     final RetryEngine engine;
+    /**
+     * Whether {@link #call(Callable)} runs the first attempt inline, with no execution object: no
+     * breaker and no listener (nothing to time or report) and no result to classify. A budget and
+     * a throttle are asked and told inline (a result is then always accepted by the classifier).
+     */
     private final boolean fastPath;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
@@ -72,7 +78,7 @@ public final class Retry {
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
-        this.fastPath = breaker == null && throttle == null && listeners.length == 0 && policy.acceptsAllResults();
+        this.fastPath = breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         for (RetryListener listener : listeners) {
             try {
                 listener.onAttached(this);
@@ -179,11 +185,19 @@ public final class Retry {
         if (fastPath) {
             // With a deadline, the start comes from the coarse clock: a volatile read, no OS call.
             long start = policy.deadlineNanos() > 0 ? clock.coarseNanoTime() : 0;
+            AdaptiveThrottle throttle = this.throttle;
+            if (throttle != null && !throttle.tryAcquire()) {
+                return new RetryExecution<T>(this, operation, null).runSyncRefusedFirst(start);
+            }
             T result;
             try {
                 result = operation.call();
             } catch (Throwable first) {
                 return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first, start);
+            }
+            if (throttle != null) {
+                // what the engine decides for any result when results are not classified
+                throttle.record(result, null, Decision.accept());
             }
             if (budget != null) {
                 budget.onSuccess();

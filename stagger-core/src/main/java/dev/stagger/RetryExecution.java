@@ -133,6 +133,16 @@ class RetryExecution<T> extends RetryEngine.Work {
         }
     }
 
+    /**
+     * Ends a fast-path call whose first attempt the throttle refused (the throttle has counted the
+     * refusal); {@code startNanos} as in {@link #runSyncAfterFirstFailure}.
+     */
+    final T runSyncRefusedFirst(long startNanos) throws Exception {
+        this.startNanos = startNanos;
+        refusedByThrottle(retry.throttle);
+        return conclude();
+    }
+
     private boolean sleep(long delay) {
         try {
             retry.clock.sleep(delay);
@@ -201,12 +211,17 @@ class RetryExecution<T> extends RetryEngine.Work {
                 breaker.releasePermission(permit); // the attempt never happened
             }
             attempt--;
-            refusal = new ThrottledException(throttle.name(), throttle.rejectionProbability(), lastFailure,
-                    lastFailure == null ? lastResult : null);
-            end(EndReason.THROTTLED);
+            refusedByThrottle(throttle);
             return false;
         }
         return true;
+    }
+
+    /** Ends the call on the throttle's refusal of the next attempt, which is not counted as one. */
+    private void refusedByThrottle(AdaptiveThrottle throttle) {
+        refusal = new ThrottledException(throttle.name(), throttle.rejectionProbability(), lastFailure,
+                lastFailure == null ? lastResult : null);
+        end(EndReason.THROTTLED);
     }
 
     /**

@@ -42,7 +42,12 @@ public class UserFacingException extends RuntimeException {
         return reason;
     }
 
-    /** How long until trying again is worthwhile, when known. */
+    /**
+     * How long until trying again is worthwhile, when known: from a circuit breaker's next probe
+     * or (the HTTP client) the last response's {@code Retry-After}. Empty when nothing is known:
+     * a call the adaptive throttle refused ({@link EndReason#THROTTLED}) has no time of its own,
+     * as the throttle's refusals fade with the backend's accepts, not at a time.
+     */
     public Optional<Duration> retryIn() {
         return Optional.ofNullable(retryIn);
     }

@@ -129,6 +129,54 @@ class AdaptiveThrottleInRetryTest {
         assertThat(breaker.tryAcquirePermission().isGranted()).as("the probe was not used up").isTrue();
     }
 
+    /** A retry with no listener and no breaker runs the first attempt inline; the throttle is asked and told there. */
+    private Retry inline(AdaptiveThrottle throttle, int maxAttempts) {
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(maxAttempts)
+                .backoff(Backoff.fixed(Duration.ofSeconds(1))).build();
+        return Retry.of("inline", policy).withThrottle(throttle).withClock(clock);
+    }
+
+    @Test
+    void withoutAListenerARefusedFirstAttemptEndsTheCallWithThrottledWithoutCallingTheOperation() {
+        AdaptiveThrottle throttle = rejectingThrottle(10);
+
+        Throwable thrown = catchThrowable(() -> inline(throttle, 3).call(() -> calls.incrementAndGet()));
+
+        assertThat(calls).hasValue(0);
+        assertThat(thrown).isInstanceOf(ThrottledException.class).hasNoCause();
+        assertThat(((ThrottledException) thrown).reason()).isEqualTo(EndReason.THROTTLED);
+        assertThat(throttle.rejections()).as("the refusal counted once").isEqualTo(1);
+        assertThat(throttle.requests()).isEqualTo(11);
+    }
+
+    @Test
+    void withoutAListenerARefusedFirstAttemptIsAnsweredByTheFallback() throws Exception {
+        Retry retry = inline(rejectingThrottle(10), 3).withFallback(Fallback.of(c -> "deferred: " + c.reason()));
+
+        Object answer = retry.call(() -> (Object) calls.incrementAndGet());
+
+        assertThat(answer).isEqualTo("deferred: THROTTLED");
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void withoutAListenerEveryAttemptIsARequestAndOnlyAcceptedOnesAreAccepts() throws Exception {
+        AdaptiveThrottle throttle = throttle().random(RandomSource.sequence(0.999)).build();
+
+        Object first = inline(throttle, 5).call(() -> "ok");
+        Object second = inline(throttle, 5).call(() -> {
+            if (calls.incrementAndGet() < 3) {
+                throw new IOException("timeout");
+            }
+            return "ok";
+        });
+
+        assertThat(first).isEqualTo("ok");
+        assertThat(second).isEqualTo("ok");
+        assertThat(throttle.requests()).isEqualTo(4);
+        assertThat(throttle.accepts()).isEqualTo(2);
+    }
+
     @Test
     void theThrottleIsReadableFromTheRetry() {
         AdaptiveThrottle throttle = throttle().build();

@@ -64,6 +64,15 @@ class FallbackTest {
                 CircuitBreakerInRetryTest.otherCallersFail(breaker, 1);
                 return base.withCircuitBreaker(breaker);
             }
+            case THROTTLED: {
+                // the backend rejected everything lately, and the draw (0) is below any p > 0
+                AdaptiveThrottle rejecting = AdaptiveThrottle.builder("backend").clock(clock)
+                        .random(RandomSource.sequence(0.0)).build();
+                for (int i = 0; i < 10; i++) {
+                    rejecting.onRejected();
+                }
+                return base.withThrottle(rejecting);
+            }
             default:
                 throw new AssertionError(reason);
         }
@@ -84,7 +93,7 @@ class FallbackTest {
     static Stream<Arguments> reasonsKindsModes() {
         List<Arguments> all = new ArrayList<>();
         for (EndReason reason : List.of(EndReason.EXHAUSTED, EndReason.NOT_RETRYABLE, EndReason.DEADLINE,
-                EndReason.BUDGET, EndReason.CIRCUIT_OPEN)) {
+                EndReason.BUDGET, EndReason.CIRCUIT_OPEN, EndReason.THROTTLED)) {
             for (Kind kind : Kind.values()) {
                 all.add(Arguments.of(reason, kind, false));
                 all.add(Arguments.of(reason, kind, true));
@@ -139,6 +148,7 @@ class FallbackTest {
                     assertThat(message.retryAt()).contains(Instant.ofEpochMilli(clock.currentTimeMillis())
                             .plus(message.retryIn().get()));
                 } else {
+                    // nothing says when: a throttle's refusals end as outcomes come in, not at a time
                     assertThat(message.retryIn()).isEmpty();
                 }
                 break;

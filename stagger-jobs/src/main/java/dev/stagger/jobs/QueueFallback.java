@@ -17,9 +17,9 @@ import java.util.function.Supplier;
 
 /**
  * A fallback of kind "queue": when a call cannot be done now (breaker open, budget spent,
- * deadline, attempts exhausted), the work is enqueued to a durable {@link JobQueue} under a job
- * key and the caller gets a {@link Deferred} answer to show ("we will place your order as soon
- * as we can"). A {@link WorkerPool} later runs the real operation from the job's payload, with
+ * deadline, attempts exhausted, refused by the adaptive throttle), the work is enqueued to a
+ * durable {@link JobQueue} under a job key and the caller gets a {@link Deferred} answer to show
+ * ("we will place your order as soon as we can"). A {@link WorkerPool} later runs the real operation from the job's payload, with
  * the background policy ({@link #workerPool(JobHandler)}).
  * <pre>{@code
  * QueueFallback orders = QueueFallback.builder(jobQueue, "orders", "place-order").build();
@@ -33,10 +33,13 @@ import java.util.function.Supplier;
  *
  * <p>Repeated fallbacks for one key (a user pressing "order" again, concurrent requests, a
  * retried HTTP request) enqueue one job between them: the job key is unique in the store, and
- * every one of them answers with that job's id. A permanent failure (NOT_RETRYABLE) is not
- * queued by default, since running it again later would fail again; {@link Builder#reasons}
- * chooses otherwise. When the enqueue itself fails, the call fails with the store's
- * {@link dev.stagger.jdbc.StoreException}, the call's own failure suppressed on it.
+ * every one of them answers with that job's id. A call the {@link dev.stagger.AdaptiveThrottle}
+ * refused (THROTTLED) is queued by default: it was refused locally and its work was not done (not
+ * even sent, on a first attempt), exactly the work that can wait for the backend to recover. A
+ * permanent failure (NOT_RETRYABLE) is not queued by default, since running it again later would
+ * fail again; {@link Builder#reasons} chooses otherwise. When the enqueue itself fails, the call
+ * fails with the store's {@link dev.stagger.jdbc.StoreException}, the call's own failure
+ * suppressed on it.
  *
  * <p>The enqueue is a database write on the thread that ended the call: for
  * {@link #callAsync}, the thread that completed the last attempt. Immutable and thread-safe.
@@ -171,7 +174,7 @@ public final class QueueFallback {
         private Duration delay = Duration.ZERO;
         private int maxAttempts;
         private Set<EndReason> reasons = EnumSet.of(EndReason.CIRCUIT_OPEN, EndReason.BUDGET, EndReason.DEADLINE,
-                EndReason.EXHAUSTED);
+                EndReason.EXHAUSTED, EndReason.THROTTLED);
 
         private Builder(JobQueue jobs, String queue, String type) {
             this.jobs = jobs;
@@ -192,8 +195,9 @@ public final class QueueFallback {
         }
 
         /**
-         * The end reasons that defer the work. Default CIRCUIT_OPEN, BUDGET, DEADLINE and
-         * EXHAUSTED; NOT_RETRYABLE may be added, SUCCESS, RECOVERED and CANCELLED may not.
+         * The end reasons that defer the work. Default CIRCUIT_OPEN, BUDGET, DEADLINE, EXHAUSTED
+         * and THROTTLED; NOT_RETRYABLE and INTERRUPTED may be added, SUCCESS, RECOVERED and
+         * CANCELLED may not.
          */
         public Builder reasons(EndReason... reasons) {
             Fallback.of(c -> null).withReasons(reasons); // the same validation as every fallback's

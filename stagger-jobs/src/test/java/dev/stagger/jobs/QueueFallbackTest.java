@@ -3,6 +3,7 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.stagger.AdaptiveThrottle;
 import dev.stagger.Backoff;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** {@link QueueFallback}: work that cannot be done now is queued once per key and done after recovery. */
@@ -88,6 +90,15 @@ class QueueFallbackTest {
                 }));
                 return retry(fixed(3)).withCircuitBreaker(breaker);
             }
+            case THROTTLED: {
+                // the warehouse rejected everything lately, and the draw (0) is below any p > 0
+                AdaptiveThrottle rejecting = AdaptiveThrottle.builder("warehouse").clock(clock)
+                        .random(RandomSource.sequence(0.0)).build();
+                for (int i = 0; i < 10; i++) {
+                    rejecting.onRejected();
+                }
+                return retry(fixed(3)).withThrottle(rejecting);
+            }
             default:
                 throw new AssertionError(reason);
         }
@@ -106,7 +117,7 @@ class QueueFallbackTest {
     static Stream<Arguments> reasonsAndModes() {
         List<Arguments> all = new ArrayList<>();
         for (EndReason reason : List.of(EndReason.EXHAUSTED, EndReason.NOT_RETRYABLE, EndReason.DEADLINE,
-                EndReason.BUDGET, EndReason.CIRCUIT_OPEN)) {
+                EndReason.BUDGET, EndReason.CIRCUIT_OPEN, EndReason.THROTTLED)) {
             all.add(Arguments.of(reason, false));
             all.add(Arguments.of(reason, true));
         }
@@ -117,7 +128,8 @@ class QueueFallbackTest {
     @MethodSource("reasonsAndModes")
     void everyChosenEndReasonDefersTheWorkToTheQueue(EndReason reason, boolean async) throws Exception {
         QueueFallback orders = QueueFallback.builder(jobs, "orders", "place").reasons(EndReason.EXHAUSTED,
-                EndReason.NOT_RETRYABLE, EndReason.DEADLINE, EndReason.BUDGET, EndReason.CIRCUIT_OPEN).build();
+                EndReason.NOT_RETRYABLE, EndReason.DEADLINE, EndReason.BUDGET, EndReason.CIRCUIT_OPEN,
+                EndReason.THROTTLED).build();
         Retry retry = endingWith(reason);
 
         Deferrable<String> answer;
@@ -145,6 +157,18 @@ class QueueFallbackTest {
             assertThat(end.servedByFallback()).isTrue();
             assertThat(end.fallback().kind()).isEqualTo("queue");
         });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = EndReason.class, names = {"CIRCUIT_OPEN", "BUDGET", "DEADLINE", "EXHAUSTED", "THROTTLED"})
+    void theDefaultReasonsDeferTheWorkToTheQueue(EndReason reason) throws Exception {
+        QueueFallback orders = QueueFallback.builder(jobs, "orders", "place").build();
+
+        Deferrable<String> answer = orders.call(endingWith(reason), "order-1", "{}", () -> place("A1"));
+
+        assertThat(answer.isDeferred()).isTrue();
+        assertThat(answer.deferred().orElseThrow().reason()).isEqualTo(reason);
+        assertThat(jobs.admin().countByState("orders").getOrDefault(JobState.AVAILABLE, 0L)).isEqualTo(1);
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.inbox.Inbox;
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.testsupport.TestDatabases;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,10 +12,14 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 
 /**
  * A consumer in its own JVM for {@link CrashSafetyTest}:
- * {@code CrashConsumerProcess QUEUE DB_FILE MODE CRASH_POINT CRASH_AT}. MODE is {@code inbox}
+ * {@code CrashConsumerProcess QUEUE DB MODE CRASH_POINT CRASH_AT}. DB is a SQLite file (effects in
+ * table {@code effects}, the inbox's default table) or {@code postgresql:SUFFIX} (the test
+ * PostgreSQL of {@link TestDatabases}, tables {@code stagger_crash_effects_SUFFIX} and
+ * {@code stagger_crash_inbox_SUFFIX}). MODE is {@code inbox}
  * (the effect and the inbox row in one transaction) or {@code plain} (the effect alone). Every
  * tenth message fails its first attempt and is retried through a delay queue. At the CRASH_AT-th
  * time this process reaches CRASH_POINT ({@code before-commit}: the effect written but not
@@ -29,7 +34,10 @@ public final class CrashConsumerProcess {
 
     public static void main(String[] args) throws Exception {
         String queue = args[0];
-        SqliteDataSource ds = SqliteDataSource.file(Path.of(args[1]), Duration.ofSeconds(30));
+        boolean postgres = args[1].startsWith("postgresql:");
+        DataSource ds = postgres ? TestDatabases.postgres()
+                : SqliteDataSource.file(Path.of(args[1]), Duration.ofSeconds(30));
+        String effects = postgres ? effectsTable(args[1]) : "effects";
         boolean useInbox = args[2].equals("inbox");
         String crashPoint = args[3];
         int crashAt = Integer.parseInt(args[4]);
@@ -45,7 +53,8 @@ public final class CrashConsumerProcess {
                 }
             }
         };
-        Inbox inbox = useInbox ? Inbox.builder("crash-test", ds).build() : null;
+        Inbox inbox = !useInbox ? null : postgres ? Inbox.builder("crash-test", ds).tableName(inboxTable(args[1])).build()
+                : Inbox.builder("crash-test", ds).build();
         ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
             try {
                 return ds.getConnection();
@@ -62,7 +71,7 @@ public final class CrashConsumerProcess {
             c.setAutoCommit(!useInbox);
             try {
                 if (inbox == null || inbox.record(c, id)) {
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO effects (message_id, pid) VALUES (?, ?)")) {
+                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + effects + " (message_id, pid) VALUES (?, ?)")) {
                         ps.setString(1, id);
                         ps.setLong(2, ProcessHandle.current().pid());
                         ps.executeUpdate();
@@ -99,5 +108,15 @@ public final class CrashConsumerProcess {
         System.out.println("ready");
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /** The effects table for DB {@code postgresql:SUFFIX}. */
+    static String effectsTable(String db) {
+        return "stagger_crash_effects_" + db.substring("postgresql:".length());
+    }
+
+    /** The inbox table for DB {@code postgresql:SUFFIX}. */
+    static String inboxTable(String db) {
+        return "stagger_crash_inbox_" + db.substring("postgresql:".length());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Connection;
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.testsupport.TestDatabases;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Consumers in separate JVMs killed with {@code kill -9} while handling messages and between a
  * retry's confirmed republish and the original's acknowledgement. Every message must take effect
  * (0 lost); with the inbox, exactly once (0 duplicate effects); without it, the duplicates are
- * counted and printed.
+ * counted and printed. The effects and the inbox are in SQLite, and, for the inbox run, in
+ * PostgreSQL as well (tables unique to the run, dropped after it).
  *
  * <p>The message count is {@code -Dstagger.crash.messages}, default 10,000 (the figure in the
  * README was obtained with it); {@code -Dstagger.crash.kills} sets the kills per run (default 6).
@@ -68,6 +71,27 @@ class CrashSafetyTest {
     }
 
     @Test
+    void withTheInboxOnPostgresqlNoMessageIsLostAndNoneTakesEffectTwice() throws Exception {
+        DataSource pg = TestDatabases.postgres();
+        String db = "postgresql:" + ProcessHandle.current().pid() + "_" + Long.toHexString(System.nanoTime());
+        String effects = CrashConsumerProcess.effectsTable(db);
+        try {
+            execute(pg, "CREATE TABLE " + effects + " (message_id TEXT NOT NULL, pid BIGINT NOT NULL)");
+            Counts counts = run("inbox", pg, db, effects);
+            System.out.printf("crash safety with the inbox on PostgreSQL: %d messages, %d kills, %d lost, %d duplicate"
+                    + " effects%n", MESSAGES, KILLS, counts.lost, counts.duplicates);
+            assertThat(counts.lost).isZero();
+            assertThat(counts.duplicates).isZero();
+        } finally {
+            if (child != null && child.isAlive()) {
+                child.destroyForcibly().waitFor(); // before its tables go
+            }
+            execute(pg, "DROP TABLE IF EXISTS " + effects);
+            execute(pg, "DROP TABLE IF EXISTS " + CrashConsumerProcess.inboxTable(db));
+        }
+    }
+
+    @Test
     void withoutTheInboxNoMessageIsLostAndTheDuplicatesAreCounted() throws Exception {
         Counts counts = run("plain");
         System.out.printf("crash safety without the inbox: %d messages, %d kills, %d lost, %d duplicate effects%n",
@@ -80,12 +104,19 @@ class CrashSafetyTest {
     private record Counts(long lost, long duplicates) {
     }
 
+    /** A run on SQLite: a file of the test's, table {@code effects}. */
     private Counts run(String mode) throws Exception {
         Path db = dir.resolve("effects.db");
         SqliteDataSource ds = SqliteDataSource.file(db);
-        try (java.sql.Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE effects (message_id TEXT NOT NULL, pid INTEGER NOT NULL)");
-        }
+        execute(ds, "CREATE TABLE effects (message_id TEXT NOT NULL, pid INTEGER NOT NULL)");
+        return run(mode, ds, db.toString(), "effects");
+    }
+
+    /**
+     * @param db the consumer process's DB argument (see {@link CrashConsumerProcess})
+     * @param effects the table in {@code ds} where the effects land
+     */
+    private Counts run(String mode, DataSource ds, String db, String effects) throws Exception {
         TestBroker.publishPersistent(connection, queue, MESSAGES);
 
         long deadline = System.nanoTime() + RUN_LIMIT.toNanos();
@@ -110,7 +141,7 @@ class CrashSafetyTest {
         child = start(db, mode, "none", 0);
         long done = 0;
         while (System.nanoTime() < deadline) {
-            done = distinctEffects(ds);
+            done = distinctEffects(ds, effects);
             if (done == MESSAGES && TestBroker.messageCount(connection, queue) == 0
                     && TestBroker.messageCount(connection, queue + ".stagger.delay-10ms") == 0
                     && TestBroker.messageCount(connection, queue + ".stagger.delay-100ms") == 0) {
@@ -123,15 +154,15 @@ class CrashSafetyTest {
         assertThat(kills).as("processes killed at a crash point").isGreaterThanOrEqualTo(KILLS - 1);
         assertThat(TestBroker.messageCount(connection, queue + ".stagger.dead")).as("dead letters").isZero();
         assertThat(TestBroker.messageCount(connection, queue)).as("left in the work queue").isZero();
-        long effects = scalar(ds, "SELECT COUNT(*) FROM effects");
-        done = distinctEffects(ds);
-        return new Counts(MESSAGES - done, effects - done);
+        long all = scalar(ds, "SELECT COUNT(*) FROM " + effects);
+        done = distinctEffects(ds, effects);
+        return new Counts(MESSAGES - done, all - done);
     }
 
-    private Process start(Path db, String mode, String point, int at) throws Exception {
+    private Process start(String db, String mode, String point, int at) throws Exception {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         Process p = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), CrashConsumerProcess.class.getName(), queue, db.toString(), mode,
+                System.getProperty("java.class.path"), CrashConsumerProcess.class.getName(), queue, db, mode,
                 point, String.valueOf(at)).redirectErrorStream(true).start();
         String line = readLine(reader(p), System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
         assertThat(line).as("consumer process started").isEqualTo("ready");
@@ -155,11 +186,17 @@ class CrashSafetyTest {
         throw new AssertionError("the consumer process did not report in time");
     }
 
-    private static long distinctEffects(SqliteDataSource ds) throws SQLException {
-        return scalar(ds, "SELECT COUNT(DISTINCT message_id) FROM effects");
+    private static long distinctEffects(DataSource ds, String effects) throws SQLException {
+        return scalar(ds, "SELECT COUNT(DISTINCT message_id) FROM " + effects);
     }
 
-    private static long scalar(SqliteDataSource ds, String sql) throws SQLException {
+    private static void execute(DataSource ds, String sql) throws SQLException {
+        try (java.sql.Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static long scalar(DataSource ds, String sql) throws SQLException {
         try (java.sql.Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.Backoff;
 import dev.stagger.Decision;
 import dev.stagger.RetryPolicy;
@@ -16,6 +17,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -130,6 +133,81 @@ class RabbitConsumerTest {
         assertThat(secondAttempts).containsExactly("short", "long");
         assertThat(gap.get("short")).isBetween(50L, 50 + LATENCY_SLACK_MILLIS);
         assertThat(gap.get("long")).isGreaterThanOrEqualTo(3_000L);
+    }
+
+    /**
+     * The consumer thread never sleeps: a retry due in minutes is a copy waiting in a delay queue
+     * on the broker, not a wait on a thread or an unacknowledged delivery. With one handler thread
+     * and a prefetch of one, a message published after another's first attempt failed with a
+     * five-minute backoff is handled within seconds, the retry's copy is in the 5-minute delay
+     * queue, and the handler thread and the connection's dispatch threads are idle in their pools.
+     * (Unlike {@link #aShortRetryIsNotHeldBehindALongOne}, which compares two retries' delays,
+     * this holds a fresh message against a pending retry far longer than the test runs.)
+     */
+    @Test
+    void aRetryDueInMinutesHoldsNoThreadAndNoPrefetchSlot() throws Exception {
+        String queue = TestBroker.uniqueQueue("nosleep");
+        String dispatchPrefix = "test-dispatch-" + queue + "-";
+        String handlerPrefix = "stagger-rabbitmq-" + queue + "-";
+        AtomicInteger dispatchThreads = new AtomicInteger();
+        ExecutorService dispatch = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, dispatchPrefix + dispatchThreads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        ConnectionFactory factory = TestBroker.factory();
+        factory.setSharedExecutor(dispatch); // the amqp-client threads that call handleDelivery
+        List<String> handled = new CopyOnWriteList();
+        RabbitConsumer consumer = null;
+        try {
+            consumer = start(RabbitConsumer.builder(queue, factory, m -> {
+                handled.add(m.id().orElseThrow() + "@" + m.attempt());
+                if (m.id().orElseThrow().equals("slow")) {
+                    throw new IOException("downstream down");
+                }
+            }).policy(RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMinutes(5))).build())
+                    .concurrency(1).prefetch(1));
+            TestBroker.publish(channel, queue, "slow", "x");
+            TestBroker.await("the slow message's retry scheduled", Duration.ofSeconds(10),
+                    () -> count(MessageOutcome.RETRIED) == 1);
+
+            TestBroker.publish(channel, queue, "next", "y");
+            TestBroker.await("the next message handled while the retry waits (5 minutes)", Duration.ofSeconds(10),
+                    () -> count(MessageOutcome.SUCCEEDED) == 1);
+
+            assertThat(handled).containsExactly("slow@1", "next@1");
+            assertThat(TestBroker.messageCount(connection, queue + ".stagger.delay-300000ms"))
+                    .as("the retry's copy, waiting on the broker").isEqualTo(1);
+            assertThat(TestBroker.messageCount(connection, queue)).isZero();
+            TestBroker.await("the handler and dispatch threads idle in their pools", Duration.ofSeconds(10),
+                    () -> allIdle(handlerPrefix) && allIdle(dispatchPrefix));
+            assertThat(handled).as("no second attempt yet").hasSize(2);
+        } finally {
+            if (consumer != null) {
+                consumer.close(); // before its dispatch executor stops
+            }
+            dispatch.shutdownNow();
+        }
+    }
+
+    /**
+     * Whether there are threads named {@code prefix...} and every one waits, untimed, for a task
+     * in its pool (not asleep, not waiting with a timeout, not running).
+     */
+    private static boolean allIdle(String prefix) {
+        boolean any = false;
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            if (!e.getKey().getName().startsWith(prefix)) {
+                continue;
+            }
+            any = true;
+            boolean inGetTask = java.util.Arrays.stream(e.getValue()).anyMatch(f ->
+                    f.getClassName().equals("java.util.concurrent.ThreadPoolExecutor") && f.getMethodName().equals("getTask"));
+            if (e.getKey().getState() != Thread.State.WAITING || !inGetTask) {
+                return false;
+            }
+        }
+        return any;
     }
 
     @Test
