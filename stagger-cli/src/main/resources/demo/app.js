@@ -297,20 +297,22 @@ $("herd-form").addEventListener("submit", async (ev) => {
   }
 });
 
-// ---- 6. Metastable failure ----
+// ---- 7. Metastable failure ----
 // Every run of this page's session stays on the chart (up to four), the latest one played back.
 const metaRuns = [];
 const META_COLOURS = ["#1a4fb5", "#c62828", "#2e7d32", "#6a1b9a"];
+let metaShown = 0; // seconds of the latest run drawn so far
 
+/** The chart, then its legend as HTML below it: a set-up's name and outcome wrap at any width. */
 function metaChart(r, shownSeconds) {
+  metaShown = shownSeconds;
   const wrap = $("meta-chart");
   wrap.innerHTML = "";
   const cell = div("", wrap);
-  const legendH = metaRuns.length * 18 + 8;
-  const T = 12, B = 46, H = 240 + legendH;
+  const T = 12, B = 30, H = 224;
   const { s, W } = chartSvg(cell, "Goodput: calls that succeeded per second", H);
   s.setAttribute("id", "meta-svg");
-  const L = 56, R = W - 12, plotBottom = H - B - legendH;
+  const L = 56, R = W - 12, plotBottom = H - B;
   const seconds = Math.max(...metaRuns.map((m) => m.goodput.length), 1);
   const yt = ticks(Math.max(r.capacity, ...metaRuns.flatMap((m) => m.goodput)));
   const maxY = yt[yt.length - 1];
@@ -325,7 +327,8 @@ function metaChart(r, shownSeconds) {
   }
   for (const [level, name] of [[r.capacity, "capacity"], [r.reducedCapacity, "reduced"], [r.offeredRate, "offered"]]) {
     svg("line", { x1: L, y1: y(level), x2: R, y2: y(level), stroke: "#777", "stroke-dasharray": "6 4" }, s);
-    svg("text", { x: R - 4, y: y(level) - 4, "font-size": 11, "text-anchor": "end", fill: "#555" }, s).textContent = name;
+    // at the left, before the trigger's band and its label: at the right "offered" ran into that label on a phone
+    svg("text", { x: L + 4, y: y(level) - 4, "font-size": 11, fill: "#555" }, s).textContent = name;
   }
   const step = Math.max(1, Math.ceil(seconds / Math.max(1, Math.floor((R - L) / 40))));
   for (let t = 0; t <= seconds; t += step) {
@@ -333,18 +336,28 @@ function metaChart(r, shownSeconds) {
   }
   svg("line", { x1: L, y1: plotBottom, x2: R, y2: plotBottom, stroke: "#99a" }, s);
   svg("line", { x1: L, y1: T, x2: L, y2: plotBottom, stroke: "#99a" }, s);
+  const legend = document.createElement("ul");
+  legend.className = "legend";
+  legend.id = "meta-legend";
+  cell.appendChild(legend);
   metaRuns.forEach((m, i) => {
     const latest = i === metaRuns.length - 1;
+    const colour = META_COLOURS[i % META_COLOURS.length];
     const upTo = latest ? shownSeconds : m.goodput.length;
     const pts = m.goodput.slice(0, upTo).map((v, j) => `${x(j + 0.5).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-    svg("polyline", { points: pts, fill: "none", stroke: META_COLOURS[i % META_COLOURS.length], "stroke-width": latest ? 2.5 : 1.5,
+    svg("polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": latest ? 2.5 : 1.5,
       "stroke-opacity": latest ? 1 : 0.45, class: "meta-line", "data-setup": m.setup }, s);
-    const ly = H - legendH + 8 + i * 18;
-    svg("line", { x1: L, y1: ly, x2: L + 22, y2: ly, stroke: META_COLOURS[i % META_COLOURS.length], "stroke-width": 3 }, s);
-    svg("text", { x: L + 28, y: ly + 4, "font-size": 12, fill: "#1d2433" }, s).textContent =
-      `${m.setup}: ${m.recoveredAfterSeconds === null ? "never recovered" : "recovered after " + m.recoveredAfterSeconds + " s"}, p99 ${Math.round(m.p99Ms)} ms`;
+    const item = document.createElement("li");
+    item.dataset.setup = m.setup;
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = colour;
+    if (!latest) swatch.style.opacity = 0.45;
+    item.append(swatch, `${m.setup}: ${m.recoveredAfterSeconds === null ? "never recovered" : "recovered after " + m.recoveredAfterSeconds + " s"}, p99 ${Math.round(m.p99Ms)} ms`);
+    legend.appendChild(item);
   });
 }
+window.addEventListener("resize", () => { if (metaRuns.length) metaChart(metaRuns[metaRuns.length - 1], metaShown); });
 
 $("meta-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();

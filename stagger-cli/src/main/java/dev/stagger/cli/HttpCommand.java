@@ -8,6 +8,7 @@ import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.IdempotencyKeyMode;
 import dev.stagger.http.RetryVerdict;
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StatusTable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -44,7 +45,8 @@ import picocli.CommandLine.Parameters;
                 "  3  gave up on a retryable status (attempts or deadline ran out); the last body is printed",
                 "  4  non-retryable status (e.g. 400, 404, 422), or one retried only for requests safe to send",
                 "     twice (e.g. 500) for a POST/PATCH without an Idempotency-Key, or with one but without",
-                "     --keys-honoured; the body is printed",
+                "     --keys-honoured; under --keys require, any non-2xx status of a POST/PATCH without a key (e.g. 503);",
+                "     the body is printed",
                 "  5  network failure (connect, reset, timeout) after the allowed attempts, or refused by a guard",
                 "  130  interrupted",
                 "", "Examples:",
@@ -157,7 +159,7 @@ final class HttpCommand implements Callable<Integer> {
                 return EXIT_OK;
             }
             RetryVerdict verdict = http.verdict(response);
-            err.println("stagger http: " + explain(verdict, response.request(), status));
+            err.println("stagger http: " + explain(verdict, response.request(), status, http.statusTable()));
             err.flush();
             return verdict == RetryVerdict.RETRYABLE ? EXIT_GAVE_UP : EXIT_NOT_RETRYABLE;
         } catch (InterruptedException e) {
@@ -172,19 +174,31 @@ final class HttpCommand implements Callable<Integer> {
         }
     }
 
-    /** Why a non-2xx answer ended the call, in the client's own terms (its {@link RetryVerdict}). */
-    private String explain(RetryVerdict verdict, HttpRequest sent, int status) {
+    /**
+     * Why a non-2xx answer ended the call, in the client's own terms: its {@link RetryVerdict}, and
+     * its status table for whether the status is one retried even for a request not safe to send twice.
+     */
+    private String explain(RetryVerdict verdict, HttpRequest sent, int status, StatusTable statuses) {
         return switch (verdict) {
             case RETRYABLE -> "gave up on status " + status + " (attempts or deadline ran out)";
             case STATUS_NOT_RETRYABLE -> "status " + status + " is not retryable";
-            case NOT_SAFE_TO_REPEAT -> sent.headers().firstValue("Idempotency-Key").isPresent()
-                    ? "status " + status + " was not retried: the " + sent.method() + " carries an Idempotency-Key, but "
+            case NOT_SAFE_TO_REPEAT -> {
+                if (sent.headers().firstValue("Idempotency-Key").isPresent()) {
+                    yield "status " + status + " was not retried: the " + sent.method() + " carries an Idempotency-Key, but "
                             + "the server is not declared to honour keys, so sending it again could run it twice "
-                            + "(add --keys-honoured if the server executes a repeated key once)"
-                    : "status " + status + " was not retried: the " + sent.method()
-                            + " carries no Idempotency-Key, so sending it again could run it twice (--keys "
-                            + keys.toLowerCase(Locale.ROOT) + "; give it a key with --keys auto or --idempotency-key K, "
-                            + "and add --keys-honoured if the server executes a repeated key once)";
+                            + "(add --keys-honoured if the server executes a repeated key once)";
+                }
+                if (statuses.retries(status, false)) {
+                    // a status that shows the request was not processed (503): only --keys require kept it from a retry
+                    yield "status " + status + " was not retried because the " + sent.method()
+                            + " carries no Idempotency-Key: --keys require sends a request without one only once "
+                            + "(with a key, from --keys auto or --idempotency-key K, a " + status + " is retried)";
+                }
+                yield "status " + status + " was not retried: the " + sent.method()
+                        + " carries no Idempotency-Key, so sending it again could run it twice (--keys "
+                        + keys.toLowerCase(Locale.ROOT) + "; give it a key with --keys auto or --idempotency-key K, "
+                        + "and add --keys-honoured if the server executes a repeated key once)";
+            }
         };
     }
 

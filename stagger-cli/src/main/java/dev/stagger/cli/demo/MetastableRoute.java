@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Panel 6: the simulator's {@code metastable} scenario with the guards as switches — the retry
+ * Panel 7: the simulator's {@code metastable} scenario with the guards as switches — the retry
  * policy, a budget, the adaptive throttle, server shedding — run once per request on the same
  * simulator as {@code stagger simulate --scenario metastable}; the page plays the answer back
  * second by second. One simulation at a time (a naive run takes a few seconds of CPU).

@@ -25,6 +25,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -113,6 +114,14 @@ class DemoPageFirstHourTest {
         button.click();
     }
 
+    private void setSwitch(String form, String name, boolean on) {
+        WebElement box = browser.findElement(By.cssSelector("#" + form + " [name=" + name + "]"));
+        browser.executeScript("arguments[0].scrollIntoView({block: 'center'})", box);
+        if (box.isSelected() != on) {
+            box.click();
+        }
+    }
+
     private String text(String id) {
         return browser.findElement(By.id(id)).getText();
     }
@@ -150,6 +159,31 @@ class DemoPageFirstHourTest {
         fill("jobs-form", "failureRate", "0");
         click("jobs-enqueue");
         waitUpTo(30).until(ExpectedConditions.attributeToBe(By.cssSelector("#jobs-counts [data-state=SUCCEEDED]"), "data-count", "3"));
+        // 6: the store down (stale prices, a queued order, the account's message), then back and the order placed
+        waitUpTo(20).until(ExpectedConditions.attributeToBe(By.id("store-prices-box"), "data-stale", "false"));
+        click("store-down");
+        waitUpTo(10).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#store-state [data-down=true]")));
+        click("store-prices");
+        waitUpTo(20).until(ExpectedConditions.attributeToBe(By.id("store-prices-box"), "data-stale", "true"));
+        click("store-order");
+        waitUpTo(20).until(ExpectedConditions.attributeToBe(By.id("store-order-status"), "data-deferred", "true"));
+        String order = browser.findElement(By.id("store-order-status")).getAttribute("data-order");
+        click("store-account");
+        waitUpTo(20).until(ExpectedConditions.textToBePresentInElementLocated(By.id("store-message"), "try again in"));
+        click("store-up");
+        waitUpTo(60).until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("#store-orders tr[data-order='" + order + "'][data-state=SUCCEEDED]")));
+        // 7: the metastable scenario with every switch on, the longest set-up name in the legend
+        new Select(browser.findElement(By.cssSelector("#meta-form [name=retries]"))).selectByValue("defaults");
+        setSwitch("meta-form", "budget", true);
+        setSwitch("meta-form", "throttle", true);
+        setSwitch("meta-form", "shedding", true);
+        fill("meta-form", "seconds", "25");
+        click("meta-button");
+        waitUpTo(120).until(ExpectedConditions.attributeToBe(By.id("meta-status"), "data-played", "true"));
+        assertThat(browser.findElement(By.id("meta-status")).getAttribute("data-setup")).isEqualTo("defaults+budget+throttle+shedding");
+        assertThat(browser.findElements(By.cssSelector("#meta-legend li"))).hasSize(1);
+        assertThat(text("meta-legend")).startsWith("defaults+budget+throttle+shedding: ");
 
         // a test artifact: the whole used page at phone width (the window as tall as the page)
         long height = (Long) browser.executeScript("return document.documentElement.scrollHeight");
@@ -162,6 +196,8 @@ class DemoPageFirstHourTest {
         assertThat(((Number) width).intValue()).isLessThanOrEqualTo(390);
         assertThat((List<?>) browser.executeScript(UNREADABLE, browser.findElement(By.id("timeline")), 11))
                 .as("timeline text smaller than 11 px or cut off").isEmpty();
+        assertThat((List<?>) browser.executeScript(UNREADABLE, browser.findElement(By.id("meta-chart")), 11))
+                .as("metastable chart text smaller than 11 px or cut off").isEmpty();
     }
 
     // ---- 1. send ----

@@ -13,7 +13,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 
-/** Panel 6 in real headless Chromium: the metastable scenario played with the guards as switches. */
+/** Panel 7 in real headless Chromium: the metastable scenario played with the guards as switches. */
 class MetastablePanelTest {
     @TempDir
     static Path data;
@@ -81,9 +81,9 @@ class MetastablePanelTest {
 
         assertThat(status.getAttribute("data-setup")).isEqualTo("naive");
         assertThat(status.getAttribute("data-recovered")).isEqualTo("never");
-        // both runs on one chart, the legend saying which recovered
+        // both runs on one chart, the legend below it saying which recovered
         assertThat(browser.findElements(By.cssSelector("#meta-svg polyline.meta-line"))).hasSize(2);
-        assertThat(browser.findElement(By.id("meta-svg")).getText()).contains("naive: never recovered")
+        assertThat(browser.findElement(By.id("meta-legend")).getText()).contains("naive: never recovered")
                 .contains("defaults+budget+throttle+shedding: recovered after 0 s");
     }
 }
