@@ -24,9 +24,11 @@ import org.springframework.util.ClassUtils;
  * Meters and log lines for every Stagger component of the application: the registry's retries
  * (and through them their breakers, budgets and throttles), and any {@code Retry}, {@code CircuitBreaker},
  * {@code RetryBudget}, {@code AdaptiveThrottle} or {@code RetryingHttpClient} bean the application defines itself, with the
- * names and tags of {@link RetryMetrics}. Log lines go through SLF4J, so Boot's logging writes
- * them (logger {@code dev.stagger.retry}; {@code logging.structured.format.console=ecs} makes them
- * JSON with their key-value pairs).
+ * names and tags of {@link RetryMetrics}. Log lines for the registry's retries (an application's
+ * own {@code Retry} bean gets meters only) go through SLF4J, so Boot's logging writes
+ * them (logger {@code dev.stagger.retry}; {@code logging.structured.format.console=logstash} makes
+ * them JSON with their key-value pairs as fields. Not {@code ecs}: its own {@code service} object
+ * collides with the lines' {@code service} pair, and logback drops the line).
  */
 @AutoConfiguration(before = StaggerAutoConfiguration.class,
         afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",

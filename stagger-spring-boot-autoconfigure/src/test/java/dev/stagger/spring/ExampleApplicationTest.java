@@ -72,13 +72,15 @@ class ExampleApplicationTest {
     /**
      * Spring Security is on this module's test class path (ShopApplicationTest uses it); the example
      * does not, so its auto-configuration, which would put every path behind a login, is left out.
+     * Likewise JPA and jOOQ.
      */
     private static final String WITHOUT_SPRING_SECURITY = "--spring.autoconfigure.exclude="
             + "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration,"
             + "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration,"
             + "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration,"
             + "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration,"
-            + "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration";
+            + "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration,"
+            + TestAutoConfigurations.JPA_AND_JOOQ; // nor does it use JPA or jOOQ (RetriedJpaTransactionsTest does)
 
     @Test
     void theExampleStartsOnSqliteAndServesThroughItsFlakyDownstream() throws Exception {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.jayway.jsonpath.JsonPath;
 import dev.stagger.spring.StaggerHttp;
 import dev.stagger.spring.StaggerWebClient;
+import dev.stagger.spring.TestAutoConfigurations;
 import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
 import java.io.InputStream;
@@ -69,7 +70,8 @@ import reactor.core.publisher.Mono;
                 "stagger.idempotency.enabled=true",
                 "stagger.idempotency.paths=/orders",
                 "stagger.idempotency.scope-header=X-Api-Key",
-                "stagger.idempotency.table-prefix=stagger_spring_test_"
+                "stagger.idempotency.table-prefix=stagger_spring_test_",
+                "spring.autoconfigure.exclude=" + TestAutoConfigurations.JPA_AND_JOOQ
         })
 class ShopApplicationTest {
     @LocalServerPort
