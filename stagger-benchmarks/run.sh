@@ -13,7 +13,7 @@ root="$(dirname "$module")"
 cd "$root"
 
 # shellcheck disable=SC2086 # the flags are words on purpose
-mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
+mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true
 
 results="$module/target/jmh.json"
 # Pre-touching the heap matters: these VMs back memory lazily and an allocating benchmark runs

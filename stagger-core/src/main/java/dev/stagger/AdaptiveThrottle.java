@@ -155,7 +155,7 @@ public final class AdaptiveThrottle {
      */
     public boolean tryAcquire() {
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
-        int slot = (int) Math.floorMod(epoch, buckets);
+        int slot = Math.floorMod(epoch, buckets);
         double draw = -1;
         while (true) {
             long mine = counts.get(slot);
@@ -219,7 +219,7 @@ public final class AdaptiveThrottle {
     /** The probability with which the next request would be refused, from the counts now. */
     public double rejectionProbability() {
         long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
-        int slot = (int) Math.floorMod(epoch, buckets);
+        int slot = Math.floorMod(epoch, buckets);
         return probability(epoch, slot, counts.get(slot));
     }
 
@@ -287,7 +287,7 @@ public final class AdaptiveThrottle {
 
     private long sum(long epoch, int shift) {
         long total = 0;
-        int slot = (int) Math.floorMod(epoch, buckets);
+        int slot = Math.floorMod(epoch, buckets);
         for (int back = 0, i = slot; back < buckets; back++, i = i == 0 ? buckets - 1 : i - 1) {
             long w = counts.get(i);
             if (tag(w) == ((epoch - back) & TAG_MASK)) {
@@ -298,7 +298,7 @@ public final class AdaptiveThrottle {
     }
 
     private void add(long epoch, long increment) {
-        int slot = (int) Math.floorMod(epoch, buckets);
+        int slot = Math.floorMod(epoch, buckets);
         while (true) {
             long w = counts.get(slot);
             long next = plus(w, epoch, increment);

@@ -2,7 +2,7 @@ package dev.stagger;
 
 import dev.stagger.internal.Checks;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -201,10 +201,11 @@ public final class Fallback<T> {
         if (types.length == 0) {
             throw new IllegalArgumentException("types must not be empty");
         }
+        List<Class<? extends Throwable>> copy = new ArrayList<>(types.length);
         for (Class<? extends Throwable> type : types) {
-            Checks.notNull("type", type);
+            copy.add(Checks.notNull("type", type));
         }
-        return new Fallback<>(kind, reasons, List.copyOf(Arrays.asList(types)), condition, source, next);
+        return new Fallback<>(kind, reasons, List.copyOf(copy), condition, source, next);
     }
 
     /**

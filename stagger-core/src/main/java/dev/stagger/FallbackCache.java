@@ -57,12 +57,23 @@ public final class FallbackCache<K, V> {
         this.maxStaleness = b.maxStaleness;
         this.maxStalenessMillis = b.maxStaleness.toMillis();
         this.clock = b.clock;
-        this.entries = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<K, Entry<V>> eldest) {
-                return size() > maxSize;
-            }
-        };
+        this.entries = new LeastRecentlyUsed<>(maxSize);
+    }
+
+    /** An access-ordered map that drops its least recently used entry once it holds more than {@code maxSize}. */
+    private static final class LeastRecentlyUsed<K, V> extends LinkedHashMap<K, V> {
+        private static final long serialVersionUID = 1L;
+        private final int maxSize;
+
+        LeastRecentlyUsed(int maxSize) {
+            super(16, 0.75f, true);
+            this.maxSize = maxSize;
+        }
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+            return size() > maxSize;
+        }
     }
 
     public static <K, V> Builder<K, V> builder(String name) {

@@ -43,7 +43,7 @@ public abstract class BreakerHarness {
     private final VirtualClock clock = new VirtualClock();
     private final CircuitBreaker breaker;
     @SuppressWarnings("unchecked")
-    private final Deque<CircuitBreaker.Permit>[] held = new Deque[CALLERS];
+    private final Deque<CircuitBreaker.Permit>[] held = (Deque<CircuitBreaker.Permit>[]) new Deque<?>[CALLERS];
 
     protected BreakerHarness(BreakerModel.Config config) {
         this.config = config;

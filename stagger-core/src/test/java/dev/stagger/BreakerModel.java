@@ -84,7 +84,7 @@ class BreakerModel {
     private int permitsLeft;
     private int successes;
     @SuppressWarnings("unchecked")
-    private final Deque<Integer>[] held = new Deque[BreakerHarness.CALLERS];
+    private final Deque<Integer>[] held = (Deque<Integer>[]) new Deque<?>[BreakerHarness.CALLERS];
 
     BreakerModel(Config config) {
         this.config = config;

@@ -42,7 +42,8 @@ final class FileProblems {
                     : "the directory " + dir + " does not exist");
         }
         boolean existed = Files.exists(absolute);
-        try (FileChannel probe = FileChannel.open(absolute, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        try {
+            FileChannel.open(absolute, StandardOpenOption.CREATE, StandardOpenOption.WRITE).close();
             return Optional.empty();
         } catch (IOException e) {
             return Optional.of(reason(e, absolute));

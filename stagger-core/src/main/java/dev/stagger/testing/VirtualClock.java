@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A clock whose time moves only when told to, so retry schedules run instantly and
@@ -204,6 +205,17 @@ public final class VirtualClock implements Clock {
         public int compareTo(Task o) {
             int c = Long.compare(due, o.due);
             return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+
+        // consistent with compareTo: seq is unique per task, so equal means the same task
+        @Override
+        public boolean equals(@Nullable Object o) {
+            return o instanceof Task t && due == t.due && seq == t.seq;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(seq);
         }
     }
 }

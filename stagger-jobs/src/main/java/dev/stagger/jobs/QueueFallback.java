@@ -137,17 +137,18 @@ public final class QueueFallback {
     /** One call's key and payload, and the answer once enqueued. */
     private final class Handover {
         private final String key;
+        private final EnqueueOptions keyed;
         private final byte[] payload;
         volatile Deferred deferred;
 
         Handover(String key, String payload) {
             this.key = Checks.notNull("key", key);
+            this.keyed = EnqueueOptions.defaults().key(key); // validates the key now, not in the fallback
             this.payload = Checks.notNull("payload", payload).getBytes(StandardCharsets.UTF_8);
-            EnqueueOptions.defaults().key(key); // validates the key now, not in the fallback
         }
 
         Deferred enqueue(EndReason reason) {
-            EnqueueOptions options = EnqueueOptions.defaults().key(key);
+            EnqueueOptions options = keyed;
             if (!delay.isZero()) {
                 options = options.delay(delay);
             }

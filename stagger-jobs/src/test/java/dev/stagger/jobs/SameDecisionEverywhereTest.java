@@ -41,6 +41,8 @@ class SameDecisionEverywhereTest {
 
     /** A server asking the client to come back later. */
     static final class Throttled extends IOException {
+        private static final long serialVersionUID = 1L;
+
         Throttled() {
             super("429: retry after 2 s");
         }

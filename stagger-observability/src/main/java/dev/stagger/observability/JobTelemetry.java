@@ -155,14 +155,14 @@ public final class JobTelemetry implements JobListener {
         meters(job).outcome(Outcome.RETRIED).increment();
         if (logger.isInfoEnabled()) {
             LoggingEventBuilder line = line(Level.INFO, "job_retry", job);
-            line.addKeyValue("attempt", job.attempt());
+            line = line.addKeyValue("attempt", job.attempt());
             if (job.maxAttempts() > 0) {
-                line.addKeyValue("max_attempts", job.maxAttempts());
+                line = line.addKeyValue("max_attempts", job.maxAttempts());
             }
             long delay = Math.max(0, Duration.between(error.failedAt(), nextRunAt).toMillis());
-            line.addKeyValue("delay_ms", delay);
-            line.addKeyValue("error", simpleName(error.exceptionClass()));
-            line.addKeyValue("message", error.message());
+            line = line.addKeyValue("delay_ms", delay);
+            line = line.addKeyValue("error", simpleName(error.exceptionClass()));
+            line = line.addKeyValue("message", error.message());
             line.setMessage("job {} {}/{} attempt {} failed ({}), retrying in {} ms").addArgument(job.id())
                     .addArgument(job.queue()).addArgument(job.type()).addArgument(job.attempt())
                     .addArgument(simpleName(error.exceptionClass())).addArgument(delay).log();
@@ -178,10 +178,10 @@ public final class JobTelemetry implements JobListener {
         if (logger.isWarnEnabled()) {
             String why = reason.name().toLowerCase(Locale.ROOT);
             LoggingEventBuilder line = line(Level.WARN, "job_dead", job);
-            line.addKeyValue("attempts", job.attempt());
-            line.addKeyValue("reason", why);
-            line.addKeyValue("error", simpleName(error.exceptionClass()));
-            line.addKeyValue("message", error.message());
+            line = line.addKeyValue("attempts", job.attempt());
+            line = line.addKeyValue("reason", why);
+            line = line.addKeyValue("error", simpleName(error.exceptionClass()));
+            line = line.addKeyValue("message", error.message());
             line.setMessage("job {} {}/{} is dead after {} attempts ({}: {})").addArgument(job.id())
                     .addArgument(job.queue()).addArgument(job.type()).addArgument(job.attempt()).addArgument(why)
                     .addArgument(simpleName(error.exceptionClass())).log();
@@ -198,9 +198,9 @@ public final class JobTelemetry implements JobListener {
         meters(job).outcome(Outcome.RESCUED).increment();
         if (logger.isWarnEnabled()) {
             LoggingEventBuilder line = line(Level.WARN, "job_rescued", job);
-            line.addKeyValue("attempt", job.attempt());
-            line.addKeyValue("state", newState.name().toLowerCase(Locale.ROOT));
-            line.addKeyValue("message", error.message());
+            line = line.addKeyValue("attempt", job.attempt());
+            line = line.addKeyValue("state", newState.name().toLowerCase(Locale.ROOT));
+            line = line.addKeyValue("message", error.message());
             line.setMessage("job {} {}/{} attempt {} was taken back ({}), now {}").addArgument(job.id())
                     .addArgument(job.queue()).addArgument(job.type()).addArgument(job.attempt())
                     .addArgument(error.message()).addArgument(newState).log();

@@ -131,17 +131,17 @@ public final class RetryLog implements RetryListener {
         String reasonTag = event.reason().name().toLowerCase(Locale.ROOT);
         String outcome = fallback.outcome().name().toLowerCase(Locale.ROOT);
         LoggingEventBuilder line = logger.atLevel(level);
-        line.addKeyValue("event", FALLBACK);
-        addIfKnown(line, "service", target);
-        addIfKnown(line, "operation", operation);
-        line.addKeyValue("reason", reasonTag);
-        line.addKeyValue("kind", fallback.kind());
-        line.addKeyValue("outcome", outcome);
-        line.addKeyValue("attempts", event.attempts());
-        line.addKeyValue("max_attempts", event.maxAttempts());
-        line.addKeyValue("elapsed_ms", millis(event.elapsed()));
+        line = line.addKeyValue("event", FALLBACK);
+        line = addIfKnown(line, "service", target);
+        line = addIfKnown(line, "operation", operation);
+        line = line.addKeyValue("reason", reasonTag);
+        line = line.addKeyValue("kind", fallback.kind());
+        line = line.addKeyValue("outcome", outcome);
+        line = line.addKeyValue("attempts", event.attempts());
+        line = line.addKeyValue("max_attempts", event.maxAttempts());
+        line = line.addKeyValue("elapsed_ms", millis(event.elapsed()));
         if (failed && event.failure() != null) {
-            line.addKeyValue("error", event.failure().getClass().getSimpleName());
+            line = line.addKeyValue("error", event.failure().getClass().getSimpleName());
         }
         line.setMessage("{}: {} after {} attempts ({}): fallback '{}' {}")
                 .addArgument(target(target, operation))
@@ -169,15 +169,15 @@ public final class RetryLog implements RetryListener {
             return;
         }
         LoggingEventBuilder line = logger.atLevel(retryLevel);
-        line.addKeyValue("event", event);
-        addIfKnown(line, "service", service);
-        addIfKnown(line, "operation", operation);
-        line.addKeyValue("attempt", attempt);
-        line.addKeyValue("max_attempts", maxAttempts);
-        addIfKnown(line, "status", status);
-        line.addKeyValue("delay_ms", delayMs);
-        addIfKnown(line, "request_id", requestId);
-        addIfKnown(line, "reason", reason);
+        line = line.addKeyValue("event", event);
+        line = addIfKnown(line, "service", service);
+        line = addIfKnown(line, "operation", operation);
+        line = line.addKeyValue("attempt", attempt);
+        line = line.addKeyValue("max_attempts", maxAttempts);
+        line = addIfKnown(line, "status", status);
+        line = line.addKeyValue("delay_ms", delayMs);
+        line = addIfKnown(line, "request_id", requestId);
+        line = addIfKnown(line, "reason", reason);
         line.setMessage("{}: attempt {}/{} failed ({}), retrying in {} ms")
                 .addArgument(target(service, operation))
                 .addArgument(attempt).addArgument(maxAttempts)
@@ -196,16 +196,16 @@ public final class RetryLog implements RetryListener {
             return;
         }
         LoggingEventBuilder line = logger.atWarn();
-        line.addKeyValue("event", event);
-        addIfKnown(line, "service", service);
-        addIfKnown(line, "operation", operation);
-        addIfKnown(line, "reason", reason);
-        line.addKeyValue("attempts", attempts);
-        line.addKeyValue("max_attempts", maxAttempts);
-        line.addKeyValue("elapsed_ms", elapsedMs);
-        addIfKnown(line, "status", status);
-        addIfKnown(line, "request_id", requestId);
-        addIfKnown(line, "error", error);
+        line = line.addKeyValue("event", event);
+        line = addIfKnown(line, "service", service);
+        line = addIfKnown(line, "operation", operation);
+        line = addIfKnown(line, "reason", reason);
+        line = line.addKeyValue("attempts", attempts);
+        line = line.addKeyValue("max_attempts", maxAttempts);
+        line = line.addKeyValue("elapsed_ms", elapsedMs);
+        line = addIfKnown(line, "status", status);
+        line = addIfKnown(line, "request_id", requestId);
+        line = addIfKnown(line, "error", error);
         line.setMessage("{}: giving up after {}/{} attempts in {} ms ({})")
                 .addArgument(target(service, operation))
                 .addArgument(attempts).addArgument(maxAttempts)
@@ -222,10 +222,9 @@ public final class RetryLog implements RetryListener {
         return service == null ? operation : service + " " + operation;
     }
 
-    private static void addIfKnown(LoggingEventBuilder line, String key, Object value) {
-        if (value != null) {
-            line.addKeyValue(key, value);
-        }
+    /** {@code line} with {@code key=value} added, or {@code line} itself when the value is null. */
+    private static LoggingEventBuilder addIfKnown(LoggingEventBuilder line, String key, Object value) {
+        return value == null ? line : line.addKeyValue(key, value);
     }
 
     /** A user function's answer, or null when it has none or fails (a log line must not be lost to it). */

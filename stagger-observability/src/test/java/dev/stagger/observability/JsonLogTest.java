@@ -57,7 +57,7 @@ class JsonLogTest {
     private static Map<String, String> pairs(JsonNode line) {
         Map<String, String> pairs = new LinkedHashMap<>();
         for (JsonNode pair : line.get("kvpList")) {
-            pair.fields().forEachRemaining(field -> pairs.put(field.getKey(), field.getValue().asText()));
+            pair.properties().forEach(field -> pairs.put(field.getKey(), field.getValue().asText()));
         }
         return pairs;
     }

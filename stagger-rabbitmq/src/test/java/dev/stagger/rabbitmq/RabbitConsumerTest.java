@@ -101,6 +101,7 @@ class RabbitConsumerTest {
 
     /** A failure that asks for a given wait (as a server's Retry-After would). */
     static final class WaitFor extends IOException {
+        private static final long serialVersionUID = 1L;
         final Duration wait;
 
         WaitFor(Duration wait) {

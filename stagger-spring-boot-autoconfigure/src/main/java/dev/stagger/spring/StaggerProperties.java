@@ -230,6 +230,7 @@ public class StaggerProperties {
         public void setBuckets(Integer buckets) { this.buckets = buckets; }
     }
 
+    /** {@code stagger.annotation.*}: the {@code @StaggerRetry} method advice. */
     public static class Annotation {
         /**
          * Order of the {@code @StaggerRetry} advice. The default runs it outside Spring's
@@ -242,6 +243,7 @@ public class StaggerProperties {
         public void setOrder(int order) { this.order = order; }
     }
 
+    /** {@code stagger.http.*}: retrying HTTP clients for Spring's RestClient, RestTemplate and WebClient. */
     public static class Http {
         /** Named HTTP clients; get their interceptor or filter from {@code StaggerHttp}. */
         private Map<String, HttpClientProperties> clients = new LinkedHashMap<>();
@@ -283,6 +285,7 @@ public class StaggerProperties {
         public void setMaxRetryAfter(Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; }
     }
 
+    /** {@code stagger.transactions.*}: retrying transactions on Spring's transaction manager. */
     public static class Transactions {
         /** The retry whose policy {@code RetryingTransactionTemplate} uses; unset: 10 attempts, 5 ms x2 to 1 s, SQL classification. */
         private String retry;
@@ -291,6 +294,7 @@ public class StaggerProperties {
         public void setRetry(String retry) { this.retry = retry; }
     }
 
+    /** {@code stagger.idempotency.*}: the server-side {@code Idempotency-Key} filter. */
     public static class Idempotency {
         /** Register the filter (off by default: nothing is created unless asked). */
         private boolean enabled;
@@ -335,6 +339,7 @@ public class StaggerProperties {
         public void setOrder(int order) { this.order = order; }
     }
 
+    /** {@code stagger.jobs.*}: the durable job queue and its worker pools. */
     public static class Jobs {
         /** Create the job queue (its tables, on the application's DataSource) and start the pools. Off by default. */
         private boolean enabled;
@@ -384,6 +389,7 @@ public class StaggerProperties {
         public void setRetry(String retry) { this.retry = retry; }
     }
 
+    /** {@code stagger.logging.*}: structured retry log lines through the application's logging. */
     public static class Logging {
         /** One key-value log line per retry and per give-up, logger {@code dev.stagger.retry}. */
         private boolean enabled = true;
@@ -392,6 +398,7 @@ public class StaggerProperties {
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
     }
 
+    /** {@code stagger.metrics.*}: Micrometer meters for every Stagger component. */
     public static class Metrics {
         /** Bind every Stagger retry, breaker, budget and HTTP client to the MeterRegistry. */
         private boolean enabled = true;
@@ -400,6 +407,7 @@ public class StaggerProperties {
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
     }
 
+    /** {@code stagger.health.*}: the circuit breakers' health contributor. */
     public static class Health {
         /** Health status of a breaker in each state; the contributor reports the worst. */
         private Map<String, String> circuitBreakerStatus = new LinkedHashMap<>(
@@ -409,6 +417,7 @@ public class StaggerProperties {
         public void setCircuitBreakerStatus(Map<String, String> circuitBreakerStatus) { this.circuitBreakerStatus = circuitBreakerStatus; }
     }
 
+    /** {@code stagger.spring-retry.*}: Spring Framework 7's {@code RetryTemplate} and {@code @Retryable} run by Stagger. */
     public static class SpringRetry {
         /** A retry under {@code stagger.retries}: defines a {@code RetryTemplate} bean (a StaggerRetryTemplate) running it. */
         private String template;

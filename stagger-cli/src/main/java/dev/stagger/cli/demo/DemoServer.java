@@ -33,6 +33,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * under {@code /downstream/}, and Prometheus metrics at {@code /metrics}. Everything is served
  * from this process (no CDN), so it works offline.
  */
+@SuppressWarnings("try") // close() rethrows the first failure of what it closes: Jetty's stop() declares Exception
 public final class DemoServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<String, String> TYPES = Map.of(

@@ -52,8 +52,10 @@ public final class ResponseBodies {
             } else if (body instanceof AutoCloseable closeable) {
                 closeable.close();
             }
-        } catch (Exception ignored) {
+        } catch (RuntimeException ignored) {
             // the body is being thrown away; a failure to read it changes nothing for the caller
+        } catch (Exception ignored) {
+            // likewise for a checked one (reading the stream, or AutoCloseable.close)
         }
     }
 

@@ -92,8 +92,7 @@ public enum Dialect {
      * @throws UnsupportedOperationException for {@link #H2} and {@link #OTHER}
      */
     public String upsert(String table, List<String> columns, List<String> keyColumns) {
-        String insert = insertInto(table, columns, java.util.Collections.nCopies(columns == null ? 0 : columns.size(), "?"),
-                keyColumns);
+        String insert = insertInto(table, columns, placeholders(columns), keyColumns);
         List<String> others = columns.stream().filter(c -> !keyColumns.contains(c)).toList();
         if (others.isEmpty()) {
             return insertIfAbsent(table, columns, keyColumns);
@@ -141,6 +140,11 @@ public enum Dialect {
         }
         columns.forEach(c -> requireIdentifier("columns", c));
         return "INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES (" + String.join(", ", values) + ")";
+    }
+
+    /** One {@code ?} per column; none for a missing list, which {@link #insertInto} then rejects. */
+    private static List<String> placeholders(List<String> columns) {
+        return columns == null ? List.of() : java.util.Collections.nCopies(columns.size(), "?");
     }
 
     private static void requireIdentifier(String field, String name) {

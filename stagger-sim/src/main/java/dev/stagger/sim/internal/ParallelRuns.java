@@ -48,7 +48,7 @@ public final class ParallelRuns {
         });
         int window = 2 * threads;
         @SuppressWarnings("unchecked")
-        Future<T>[] pending = new Future[window];
+        Future<T>[] pending = (Future<T>[]) new Future<?>[window];
         try {
             int submitted = 0;
             for (; submitted < Math.min(window, count); submitted++) {

@@ -80,12 +80,12 @@ public final class InstanceFactory {
         PropertyCheck.apply(at + "attempt-timeout", p.getAttemptTimeout(), builder::attemptTimeout);
         if (!p.getRetryOn().isEmpty()) {
             @SuppressWarnings("unchecked")
-            Class<? extends Throwable>[] types = p.getRetryOn().toArray(new Class[0]);
+            Class<? extends Throwable>[] types = (Class<? extends Throwable>[]) p.getRetryOn().toArray(new Class<?>[0]);
             PropertyCheck.apply(at + "retry-on", types, builder::retryOn);
         }
         if (!p.getAbortOn().isEmpty()) {
             @SuppressWarnings("unchecked")
-            Class<? extends Throwable>[] types = p.getAbortOn().toArray(new Class[0]);
+            Class<? extends Throwable>[] types = (Class<? extends Throwable>[]) p.getAbortOn().toArray(new Class<?>[0]);
             PropertyCheck.apply(at + "abort-on", types, builder::abortOn);
         }
         try {

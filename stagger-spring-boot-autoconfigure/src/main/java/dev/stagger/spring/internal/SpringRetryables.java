@@ -61,7 +61,7 @@ public final class SpringRetryables {
 
     @SuppressWarnings("unchecked")
     private static Class<? extends Throwable>[] concat(Class<? extends Throwable>[] a, Class<? extends Throwable>[] b) {
-        Class<? extends Throwable>[] all = new Class[a.length + b.length];
+        Class<? extends Throwable>[] all = (Class<? extends Throwable>[]) new Class<?>[a.length + b.length];
         System.arraycopy(a, 0, all, 0, a.length);
         System.arraycopy(b, 0, all, a.length, b.length);
         return all;
