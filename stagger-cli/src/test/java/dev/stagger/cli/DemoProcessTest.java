@@ -40,9 +40,7 @@ class DemoProcessTest {
         try {
             Path dir = dataDir(demo);
             assertThat(dir.resolve("jobs.db")).exists();
-            assertSigintIsHandled(demo);
-            signal(demo, "INT");
-            assertThat(demo.waitFor(30, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
+            pressCtrlC(demo);
             assertThat(demo.exitValue()).as("exit code after SIGINT").isEqualTo(130);
             assertThat(dir).doesNotExist();
         } finally {
@@ -56,9 +54,7 @@ class DemoProcessTest {
         Process demo = startAsFromATerminal("--data-dir", given.toString());
         try {
             assertThat(dataDir(demo)).isEqualTo(given);
-            assertSigintIsHandled(demo);
-            signal(demo, "INT");
-            assertThat(demo.waitFor(30, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
+            pressCtrlC(demo);
             assertThat(given.resolve("jobs.db")).exists();
         } finally {
             demo.destroyForcibly();
@@ -164,6 +160,13 @@ class DemoProcessTest {
         Matcher m = DATA_DIR.matcher(line);
         assertThat(m.find()).as(line).isTrue();
         return Path.of(m.group(1));
+    }
+
+    /** SIGINT, as Ctrl-C in a terminal sends it, to a demo that handles it; waits for it to stop. */
+    private static void pressCtrlC(Process demo) throws Exception {
+        assertSigintIsHandled(demo);
+        signal(demo, "INT");
+        assertThat(demo.waitFor(30, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
     }
 
     private static void stop(Process demo) throws Exception {

@@ -31,8 +31,6 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -248,16 +246,6 @@ class EveryPropertyTest {
         return chain.getRequest() != null;
     }
 
-    private static Set<String> tables(DataSource ds) throws Exception {
-        Set<String> tables = new TreeSet<>();
-        try (Connection c = ds.getConnection(); ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
-            while (rs.next()) {
-                tables.add(rs.getString("TABLE_NAME"));
-            }
-        }
-        return tables;
-    }
-
     // ---- every property ----
 
     private static final String R = "stagger.retries.orders.";
@@ -440,7 +428,7 @@ class EveryPropertyTest {
             set(I + "order", "7", c -> assertThat(filter(c).getOrder()).isEqualTo(7), ENABLED, MEMORY),
             // jobs
             set(J + "enabled", "true", c -> assertThat(started(c).getBean(StaggerJobPools.class).pools()).containsOnlyKeys("mail")),
-            set(J + "table-prefix", "shop_", c -> assertThat(tables(started(c).getBean(DataSource.class))).contains("shop_jobs"), JOBS),
+            set(J + "table-prefix", "shop_", c -> assertThat(DatabaseTables.named(started(c).getBean(DataSource.class), "%")).contains("shop_jobs"), JOBS),
             set(J + "schema-mode", "validate", c -> assertThat(c.getStartupFailure()).as("no tables to validate").isNotNull(), JOBS),
             set(J + "phase", "42", c -> assertThat(started(c).getBean(StaggerJobPools.class).getPhase()).isEqualTo(42), JOBS),
             // a pool's settings go to WorkerPool's builder, which does not show them: its refusal does

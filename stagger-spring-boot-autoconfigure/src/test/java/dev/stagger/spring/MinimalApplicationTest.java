@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.jdbc.testsupport.TestDatabases;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -30,20 +28,10 @@ class MinimalApplicationTest {
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 
-    private static Set<String> staggerTables(DataSource ds) throws Exception {
-        Set<String> tables = new TreeSet<>();
-        try (Connection c = ds.getConnection(); ResultSet rs = c.getMetaData().getTables(null, null, "stagger%", null)) {
-            while (rs.next()) {
-                tables.add(rs.getString("TABLE_NAME"));
-            }
-        }
-        return tables;
-    }
-
     @Test
     void withNoPropertiesTheStarterStartsNoThreadCreatesNoTableAndRegistersNoFilter() throws Exception {
         DataSource postgres = TestDatabases.postgres();
-        Set<String> tablesBefore = staggerTables(postgres);
+        Set<String> tablesBefore = DatabaseTables.named(postgres, "stagger%");
         Set<String> threadsBefore = threadNames();
         new WebApplicationContextRunner().withConfiguration(ALL)
                 .withBean(DataSource.class, () -> postgres)
@@ -55,7 +43,7 @@ class MinimalApplicationTest {
                     started.removeAll(threadsBefore);
                     assertThat(started).isEmpty();
                 });
-        assertThat(staggerTables(postgres)).isEqualTo(tablesBefore);
+        assertThat(DatabaseTables.named(postgres, "stagger%")).isEqualTo(tablesBefore);
     }
 
     @Test

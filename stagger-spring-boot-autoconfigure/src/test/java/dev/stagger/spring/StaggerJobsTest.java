@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
@@ -84,16 +83,6 @@ class StaggerJobsTest {
         return names;
     }
 
-    private static Set<String> tables(DataSource ds) throws Exception {
-        Set<String> tables = new TreeSet<>();
-        try (Connection c = ds.getConnection(); ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
-            while (rs.next()) {
-                tables.add(rs.getString("TABLE_NAME"));
-            }
-        }
-        return tables;
-    }
-
     @Test
     void aMethodHandlerFoundAmongTheBeansRunsJobsOnceTheContextHasStarted() {
         runner("stagger.jobs.enabled=true", "stagger.jobs.pools.mail.concurrency=2")
@@ -124,7 +113,7 @@ class StaggerJobsTest {
             assertThat(after).isEmpty();
         } finally {
             try (Connection c = postgres.getConnection(); java.sql.Statement st = c.createStatement()) {
-                for (String table : tables(postgres)) {
+                for (String table : DatabaseTables.named(postgres, "%")) {
                     if (table.startsWith(prefix)) {
                         st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
                     }
@@ -161,7 +150,7 @@ class StaggerJobsTest {
                 .withBean(Mailer.class, Mailer::new)
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(JobQueue.class)
                         .doesNotHaveBean(StaggerJobPools.class));
-        assertThat(tables(ds)).noneMatch(t -> t.startsWith("stagger"));
+        assertThat(DatabaseTables.named(ds, "%")).noneMatch(t -> t.startsWith("stagger"));
     }
 
     @Test
@@ -170,7 +159,7 @@ class StaggerJobsTest {
         new ApplicationContextRunner().withConfiguration(JOBS).withBean(DataSource.class, () -> ds)
                 .withPropertyValues("stagger.jobs.enabled=true", "stagger.jobs.table-prefix=shop_")
                 .run(context -> assertThat(context).hasNotFailed());
-        assertThat(tables(ds)).contains("shop_jobs");
+        assertThat(DatabaseTables.named(ds, "%")).contains("shop_jobs");
     }
 
     @Test
