@@ -76,8 +76,13 @@ class PostgresRestartTest {
                 Waits.until("the first job done after the restart", Duration.ofSeconds(60),
                         () -> lastSuccessNanos.get() > back);
                 long resumedMillis = (lastSuccessNanos.get() - back) / 1_000_000;
-                Waits.until("every job done", Duration.ofSeconds(120),
-                        () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == JOBS);
+                try {
+                    Waits.until("every job done", Duration.ofSeconds(120),
+                            () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == JOBS);
+                } catch (AssertionError stalled) {
+                    throw new AssertionError(stalled.getMessage() + "; jobs by state " + jobs.admin().countByState("q")
+                            + ", leases " + leases(ds), stalled);
+                }
                 System.out.printf(Locale.ROOT, "PostgreSQL restart (%s): about %d of %d jobs done before the stop; down %d ms; "
                                 + "jobs completing again %d ms after the server accepted connections%n",
                         how, doneBeforeStop, JOBS, (back - stopped) / 1_000_000, resumedMillis);
@@ -93,6 +98,21 @@ class PostgresRestartTest {
                 }
             }
         }
+    }
+
+    /** For a stalled run: who holds the unfinished jobs, and until when (database clock, epoch ms). */
+    private static String leases(DataSource ds) throws Exception {
+        StringBuilder out = new StringBuilder("[now ").append(System.currentTimeMillis());
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT state, locked_by, attempt, lease_until, run_at, COUNT(*) FROM stagger_jobs"
+                     + " WHERE state NOT IN ('SUCCEEDED') GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC LIMIT 10")) {
+            while (rs.next()) {
+                out.append("; ").append(rs.getString(1)).append(" by ").append(rs.getString(2)).append(" attempt ")
+                        .append(rs.getInt(3)).append(" lease ").append(rs.getObject(4)).append(" run_at ")
+                        .append(rs.getLong(5)).append(" x").append(rs.getLong(6));
+            }
+        }
+        return out.append(']').toString();
     }
 
     private static long effects(DataSource ds) throws Exception {

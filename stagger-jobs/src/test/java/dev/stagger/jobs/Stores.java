@@ -36,6 +36,13 @@ final class Stores {
         return new Opened(ds, prefix, JobQueue.builder(ds).tablePrefix(prefix).clock(clock).databaseClock(false).build());
     }
 
+    /** A store on the test PostgreSQL with its defaults (the database's clock) and tables unique to the test. */
+    static Opened postgresQueue() {
+        UrlDataSource ds = postgres();
+        String prefix = uniquePrefix();
+        return new Opened(ds, prefix, JobQueue.builder(ds).tablePrefix(prefix).build());
+    }
+
     /** A prefix no other test (or concurrent run) uses. */
     static String uniquePrefix() {
         return "sjobs_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10) + "_";

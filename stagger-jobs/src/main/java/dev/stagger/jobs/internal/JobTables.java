@@ -58,7 +58,7 @@ public final class JobTables {
         String jobs = prefix + "jobs";
         String errors = prefix + "job_errors";
         List<Function<Dialect, List<String>>> steps = List.of(d -> version1(d, jobs, errors), d -> version2(jobs),
-                d -> version3(jobs));
+                d -> version3(jobs), d -> version4(jobs));
         return SchemaMigrations.builder(jobs).tablePrefix(prefix).table(jobs).table(errors).steps(steps).build();
     }
 
@@ -113,6 +113,21 @@ public final class JobTables {
     /** Dead jobs by queue and age: the DEAD count a pool reports, listing dead jobs, and their purge by retention. */
     private static List<String> version3(String jobs) {
         return List.of("CREATE INDEX " + jobs + "_dead ON " + jobs + " (queue, finished_at) WHERE state = 'DEAD'");
+    }
+
+    /**
+     * The lease index holds every job with a lease (exactly the RUNNING ones: every statement that
+     * leaves RUNNING clears the lease) under a predicate a completion does not imply. Before, its
+     * predicate was {@code state = 'RUNNING'}, which every completion states; PostgreSQL then
+     * reached a batch's jobs through it, walking the dead entry each finished job leaves there
+     * until a vacuum, so a completion's cost grew with the jobs the queue had run. A completion
+     * now reads its jobs by primary key; a heartbeat and a rescue, which look for the running
+     * jobs of a queue, still use this index.
+     */
+    private static List<String> version4(String jobs) {
+        return List.of(
+                "DROP INDEX " + jobs + "_lease",
+                "CREATE INDEX " + jobs + "_lease ON " + jobs + " (queue, lease_until) WHERE lease_until IS NOT NULL");
     }
 
     public static final String JOB_COLUMNS =
@@ -257,7 +272,7 @@ public final class JobTables {
      * Parameters: now, lease, queue, locked_by.
      */
     public String heartbeat() {
-        String held = " WHERE queue = ? AND state = 'RUNNING' AND locked_by = ?";
+        String held = " WHERE queue = ? AND state = 'RUNNING' AND lease_until IS NOT NULL AND locked_by = ?";
         return "UPDATE " + jobs + " SET lease_until = " + now + " + ?"
                 + (dialect == Dialect.POSTGRESQL ? " WHERE id IN (SELECT id FROM " + jobs + held + skipLocked() + ")" : held);
     }
@@ -270,7 +285,8 @@ public final class JobTables {
      */
     public String expired(int limit) {
         return "SELECT " + CLAIM_COLUMNS + ", locked_by" + dbNowColumn() + " FROM " + jobs
-                + " WHERE queue = ? AND state = 'RUNNING' AND lease_until < " + now + " ORDER BY lease_until LIMIT "
+                + " WHERE queue = ? AND state = 'RUNNING' AND lease_until IS NOT NULL AND lease_until < " + now
+                + " ORDER BY lease_until LIMIT "
                 + limit + skipLocked();
     }
 
