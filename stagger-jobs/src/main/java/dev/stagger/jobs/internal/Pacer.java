@@ -46,6 +46,16 @@ public final class Pacer {
     }
 
     /**
+     * Waits at most {@code nanos} of real time, whatever the pool's clock, or until woken: for
+     * waits that are about the machine's speed rather than the pool's schedule.
+     */
+    public void awaitReal(long nanos) throws InterruptedException {
+        if (nanos > 0) {
+            permit.tryAcquire(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
      * Waits until the clock reads {@code deadlineNanos} (as {@link Clock#nanoTime()}), ignoring
      * wakes, unless {@code stop} becomes true first (checked after each wake).
      */
