@@ -4,7 +4,7 @@
 #        [--latency-rate 50] [--quartz-jobs 5000] [--systems stagger-pg,db-scheduler,quartz,stagger-sqlite] [--pg-url URL] [--pg-user U] [--pg-password P]
 # Prints each round, then per system the median over rounds with its min..max, and the ratios.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-mvn -B -q -o -pl stagger-benchmarks -am package -DskipTests
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 exec java -Xms512m -Xmx512m -XX:+UseG1GC -XX:+AlwaysPreTouch \
   -cp stagger-benchmarks/target/benchmarks.jar dev.stagger.benchmarks.jobs.JobsThroughput "$@"

@@ -6,8 +6,7 @@
 # Usage: stagger-benchmarks/overload-run.sh [--permits 16] [--service-ms 40] [--overload 3]
 #        [--seconds 15] [--warmup 5] [--timeout-ms 2000] [--rounds 3] [--clients plain|stagger|both]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck disable=SC2086 # the flags are words on purpose
-mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 exec java -Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch \
   -cp stagger-benchmarks/target/benchmarks.jar dev.stagger.benchmarks.shedding.OverloadRun "$@"

@@ -4,8 +4,7 @@
 # Usage: stagger-benchmarks/rabbitmq-throughput.sh [--messages 50000] [--rounds 3] [--prefetch 250]
 #        [--concurrency 4] [--host 127.0.0.1] [--port 5672]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck disable=SC2086 # the flags are words on purpose
-mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 exec java -Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch \
   -cp stagger-benchmarks/target/benchmarks.jar dev.stagger.benchmarks.rabbitmq.RabbitThroughput "$@"

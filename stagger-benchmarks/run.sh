@@ -8,12 +8,8 @@
 # Raw results: stagger-benchmarks/target/jmh.json. Set STAGGER_MVN_FLAGS=-o to build offline.
 set -euo pipefail
 
-module="$(cd "$(dirname "$0")" && pwd)"
-root="$(dirname "$module")"
-cd "$root"
-
-# shellcheck disable=SC2086 # the flags are words on purpose
-mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
 
 results="$module/target/jmh.json"
 # Pre-touching the heap matters: these VMs back memory lazily and an allocating benchmark runs

@@ -38,10 +38,14 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private volatile boolean carrying;
     private int held;
     private List<Outcome> heldOutcomes = List.of();
-    /** Real time ({@link System#nanoTime()}) the last claim took, and when it handed out its jobs; see {@link #gather()}. */
-    private long lastClaimNanos;
-    private long lastDispatchAt;
-    private boolean dispatched;
+    /**
+     * Real time ({@link System#nanoTime()}) the last claim took, when it handed out its jobs, and
+     * whether any claim has; see {@link #gather()}. Only the fetcher's thread uses them today;
+     * volatile costs a write per claim and keeps them whole and current if that ever changes.
+     */
+    private volatile long lastClaimNanos;
+    private volatile long lastDispatchAt;
+    private volatile boolean dispatched;
     private final int fullBatch;
 
     /**

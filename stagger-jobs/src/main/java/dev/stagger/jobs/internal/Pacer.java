@@ -48,11 +48,11 @@ public final class Pacer {
     /**
      * Waits at most {@code nanos} of real time, whatever the pool's clock, or until woken: for
      * waits that are about the machine's speed rather than the pool's schedule.
+     *
+     * @return true when woken, false when the time ran out
      */
-    public void awaitReal(long nanos) throws InterruptedException {
-        if (nanos > 0) {
-            permit.tryAcquire(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-        }
+    public boolean awaitReal(long nanos) throws InterruptedException {
+        return nanos > 0 && permit.tryAcquire(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     /**
