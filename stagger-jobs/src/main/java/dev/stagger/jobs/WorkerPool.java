@@ -114,6 +114,8 @@ public final class WorkerPool implements AutoCloseable {
     private Thread fetcherThread;
     /** Pool threads whose loop has ended: set before their last wake, where isAlive() may still say true. */
     private final Set<Thread> ended = ConcurrentHashMap.newKeySet();
+    /** The jobs this pool handed to a handler and has not stored the outcome of: the heartbeat extends exactly these. */
+    private final Set<Long> held = ConcurrentHashMap.newKeySet();
     private volatile Object localHandle;
 
     private WorkerPool(Builder b) {
@@ -169,7 +171,7 @@ public final class WorkerPool implements AutoCloseable {
                 batchSize, leaseMillis,
                 pollNanos, this::dispatch);
         Fetcher f = fetcher;
-        completer = new Completer(store, events, f::stored, () -> f.carrying() && signals.claiming());
+        completer = new Completer(store, events, f::stored, () -> f.carrying() && signals.claiming(), held);
         fetcher.completer(completer);
         signals.onStop(completer::finish);
 
@@ -179,7 +181,7 @@ public final class WorkerPool implements AutoCloseable {
         fetcherThread = thread("fetcher", fetcherPacer, signals::claiming, fetcher);
         Pacer heartbeatPacer = signals.pacer(clock);
         threads.add(thread("heartbeat", heartbeatPacer, signals::alive,
-                new Heartbeat(store, signals, heartbeatPacer, leaseMillis, heartbeatNanos)));
+                new Heartbeat(store, signals, heartbeatPacer, leaseMillis, heartbeatNanos, held)));
         Pacer maintenancePacer = signals.pacer(clock);
         threads.add(thread("maintenance", maintenancePacer, signals::claiming,
                 new Maintenance(store, runner, this::policyFor, events, signals, maintenancePacer, rescueNanos,
@@ -310,6 +312,7 @@ public final class WorkerPool implements AutoCloseable {
 
     /** Runs a claimed job on a handler thread (the fetcher claimed it for a free one). */
     private void dispatch(JobStore.Claimed claimed) {
+        held.add(claimed.job().id());
         activeHandlers.incrementAndGet();
         Runnable task = () -> {
             try {

@@ -58,11 +58,11 @@ class PostgresPlansTest {
     }
 
     @Test
-    void aHeartbeatAndARescueStillReachRunningJobsThroughTheLeaseIndex() throws Exception {
+    void aRescueStillReachesRunningJobsThroughTheLeaseIndexAndAHeartbeatReadsItsJobsByKey() throws Exception {
         history(30_000);
         runBacklog(500);
-        String heartbeat = genericPlan(jobs.tables().heartbeat(), "30000, 'q', 'w'");
-        assertThat(heartbeat).contains("\"Index Name\": \"" + prefix + "jobs_lease\"");
+        String heartbeat = genericPlan(jobs.tables().heartbeat(1), "30000, '{1,2,3}'::bigint[], 'w'");
+        assertThat(heartbeat).contains("\"Index Name\": \"" + prefix + "jobs_pkey\"");
         String rescue = genericPlan(jobs.tables().expired(100), "'q'");
         assertThat(rescue).contains("\"Index Name\": \"" + prefix + "jobs_lease\"");
     }

@@ -49,13 +49,19 @@ class RescueAndTransactionsTest {
 
     /** What a worker that claimed the job and then died leaves behind. */
     private void abandon(long id, int attempt, Duration leaseLeft) throws SQLException {
+        abandon(id, attempt, leaseLeft, "dead-worker");
+    }
+
+    /** A claim by {@code owner} that no handler of it runs. */
+    private void abandon(long id, int attempt, Duration leaseLeft, String owner) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = ?, locked_by = 'dead-worker', lease_until = ?, "
+                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = ?, locked_by = ?, lease_until = ?, "
                         + "first_attempt_at = ? WHERE id = ?")) {
             ps.setInt(1, attempt);
-            ps.setLong(2, clock.currentTimeMillis() + leaseLeft.toMillis());
-            ps.setLong(3, clock.currentTimeMillis());
-            ps.setLong(4, id);
+            ps.setString(2, owner);
+            ps.setLong(3, clock.currentTimeMillis() + leaseLeft.toMillis());
+            ps.setLong(4, clock.currentTimeMillis());
+            ps.setLong(5, id);
             ps.executeUpdate();
         }
     }
@@ -90,6 +96,34 @@ class RescueAndTransactionsTest {
         assertThat(jobs.admin().errors(id)).singleElement().satisfies(e -> {
             assertThat(e.exceptionClass()).isEqualTo(JobError.LEASE_EXPIRED);
             assertThat(e.message()).contains("dead-worker");
+        });
+    }
+
+    /**
+     * A claim can commit and its answer never reach the pool (the connection breaks after the
+     * commit, as when the database crashes at that moment): the job is then locked by a live pool
+     * that runs no handler for it. The pool's heartbeat must not keep that lease alive; the job is
+     * rescued like any other whose lease expired, and runs.
+     */
+    @Test
+    void aJobLockedByALivePoolThatRunsNoHandlerForItIsRescuedWhenItsLeaseExpires() throws Exception {
+        WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { }).build();
+        long id = jobs.enqueue("q", "t", "x");
+        abandon(id, 1, Duration.ofSeconds(30), pool.workerId());
+        pool.start();
+        try {
+            // a second of the pool's time every 50 ms: a heartbeat (every 10 s) has half a second to run
+            Waits.until("the orphaned job rescued and run", Duration.ofSeconds(30), () -> {
+                clock.advance(Duration.ofSeconds(1));
+                return jobs.admin().find(id).orElseThrow().state() == JobState.SUCCEEDED;
+            });
+        } finally {
+            pool.shutdown(Duration.ofSeconds(5));
+        }
+        assertThat(jobs.admin().find(id).orElseThrow().attempt()).isEqualTo(2);
+        assertThat(jobs.admin().errors(id)).singleElement().satisfies(e -> {
+            assertThat(e.exceptionClass()).isEqualTo(JobError.LEASE_EXPIRED);
+            assertThat(e.message()).contains(pool.workerId());
         });
     }
 

@@ -24,6 +24,7 @@ import java.util.function.IntConsumer;
  * and gives back, this thread stores.
  */
 public final class Completer implements ReconnectingLoop.Step {
+    private final java.util.Set<Long> held;
     /** Most outcomes stored in one transaction (and taken by the fetcher for one claim). */
     public static final int MAX_BATCH = 1000;
 
@@ -45,7 +46,13 @@ public final class Completer implements ReconnectingLoop.Step {
      * @param onStored told how many outcomes each stored batch held
      * @param carriedElsewhere true while the fetcher will store successes with its next claim
      */
-    public Completer(JobStore store, PoolEvents events, IntConsumer onStored, BooleanSupplier carriedElsewhere) {
+    /**
+     * @param held the ids of the jobs the pool holds (see {@link Heartbeat}); an outcome's job
+     *             leaves it once the outcome is stored, by this thread or with a claim
+     */
+    public Completer(JobStore store, PoolEvents events, IntConsumer onStored, BooleanSupplier carriedElsewhere,
+                     java.util.Set<Long> held) {
+        this.held = held;
         this.store = store;
         this.events = events;
         this.onStored = onStored;
@@ -158,6 +165,9 @@ public final class Completer implements ReconnectingLoop.Step {
     }
 
     private void report(List<Outcome> outcomes, boolean[] applied) {
+        for (Outcome o : outcomes) {
+            held.remove(o.job().id());
+        }
         onStored.accept(outcomes.size());
         for (int i = 0; i < outcomes.size(); i++) {
             events.stored(outcomes.get(i), applied[i]);

@@ -16,6 +16,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -290,10 +291,26 @@ public final class JobStore {
         }
     }
 
-    /** Extends the lease of every job this pool holds in its queue to now + {@code leaseMillis}; returns how many. */
-    public int heartbeat(Connection c, long leaseMillis) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(tables.heartbeat())) {
-            new Binder(ps, tables, clock).now().bigint(leaseMillis).text(queue).text(lockedBy);
+    /**
+     * Extends the lease of each of {@code ids} this pool still holds running to now +
+     * {@code leaseMillis}; returns how many. See {@link JobTables#heartbeat(int)}.
+     */
+    public int heartbeat(Connection c, long leaseMillis, Collection<Long> ids) throws SQLException {
+        Long[] held = ids.toArray(new Long[0]);
+        if (held.length == 0) {
+            return 0;
+        }
+        boolean pg = tables.dialect() == Dialect.POSTGRESQL;
+        try (PreparedStatement ps = c.prepareStatement(tables.heartbeat(held.length))) {
+            Binder b = new Binder(ps, tables, clock).now().bigint(leaseMillis);
+            if (pg) {
+                b.array(c.createArrayOf("bigint", held));
+            } else {
+                for (Long id : held) {
+                    b.bigint(id);
+                }
+            }
+            b.text(lockedBy);
             return ps.executeUpdate();
         }
     }

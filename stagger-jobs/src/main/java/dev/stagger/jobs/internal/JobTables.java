@@ -266,15 +266,27 @@ public final class JobTables {
     }
 
     /**
-     * Extends the leases of the jobs one pool holds in its queue. On PostgreSQL it skips rows
-     * another transaction has locked, so a heartbeat never waits: the row is being completed or
-     * rescued, and its lease is no longer this pool's concern.
-     * Parameters: now, lease, queue, locked_by.
+     * Extends the leases of the given jobs, each only while this pool still holds it running. The
+     * pool names the jobs it is running or has yet to store the outcome of, never "every job
+     * locked by me": a job whose claim committed but whose answer the pool never received (the
+     * connection broke after the commit) is locked by this pool and run by nobody, and extending
+     * its lease would keep it from being rescued for as long as the pool lives. On PostgreSQL it
+     * skips rows another transaction has locked, so a heartbeat never waits: the row is being
+     * completed or rescued, and its lease is no longer this pool's concern.
+     * Parameters: now, lease, then the ids (PostgreSQL: one bigint[]; SQLite: {@code count} of
+     * them), then locked_by.
      */
-    public String heartbeat() {
-        String held = " WHERE queue = ? AND state = 'RUNNING' AND lease_until IS NOT NULL AND locked_by = ?";
-        return "UPDATE " + jobs + " SET lease_until = " + now + " + ?"
-                + (dialect == Dialect.POSTGRESQL ? " WHERE id IN (SELECT id FROM " + jobs + held + skipLocked() + ")" : held);
+    public String heartbeat(int count) {
+        String held = " AND state = 'RUNNING' AND locked_by = ?";
+        if (dialect == Dialect.POSTGRESQL) {
+            return "UPDATE " + jobs + " SET lease_until = " + now + " + ? WHERE id IN (SELECT id FROM " + jobs
+                    + " WHERE id = ANY(?::bigint[])" + held + skipLocked() + ")";
+        }
+        StringBuilder ids = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            ids.append(i == 0 ? "?" : ", ?");
+        }
+        return "UPDATE " + jobs + " SET lease_until = " + now + " + ? WHERE id IN (" + ids + ")" + held;
     }
 
     /**
