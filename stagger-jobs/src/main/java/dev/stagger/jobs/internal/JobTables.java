@@ -121,8 +121,8 @@ public final class JobTables {
      * predicate was {@code state = 'RUNNING'}, which every completion states; PostgreSQL then
      * reached a batch's jobs through it, walking the dead entry each finished job leaves there
      * until a vacuum, so a completion's cost grew with the jobs the queue had run. A completion
-     * now reads its jobs by primary key; a heartbeat and a rescue, which look for the running
-     * jobs of a queue, still use this index.
+     * now reads its jobs by primary key (a heartbeat too, by the ids it holds); a rescue, which
+     * looks for the expired leases of a queue, still uses this index.
      */
     private static List<String> version4(String jobs) {
         return List.of(
