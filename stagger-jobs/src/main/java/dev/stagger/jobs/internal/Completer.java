@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -24,7 +25,6 @@ import java.util.function.IntConsumer;
  * and gives back, this thread stores.
  */
 public final class Completer implements ReconnectingLoop.Step {
-    private final java.util.Set<Long> held;
     /** Most outcomes stored in one transaction (and taken by the fetcher for one claim). */
     public static final int MAX_BATCH = 1000;
 
@@ -32,6 +32,7 @@ public final class Completer implements ReconnectingLoop.Step {
     private final PoolEvents events;
     private final IntConsumer onStored;
     private final BooleanSupplier carriedElsewhere;
+    private final Set<Long> held;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ArrayDeque<Outcome> successes = new ArrayDeque<>();
@@ -45,18 +46,16 @@ public final class Completer implements ReconnectingLoop.Step {
     /**
      * @param onStored told how many outcomes each stored batch held
      * @param carriedElsewhere true while the fetcher will store successes with its next claim
-     */
-    /**
      * @param held the ids of the jobs the pool holds (see {@link Heartbeat}); an outcome's job
      *             leaves it once the outcome is stored, by this thread or with a claim
      */
     public Completer(JobStore store, PoolEvents events, IntConsumer onStored, BooleanSupplier carriedElsewhere,
-                     java.util.Set<Long> held) {
-        this.held = held;
+                     Set<Long> held) {
         this.store = store;
         this.events = events;
         this.onStored = onStored;
         this.carriedElsewhere = carriedElsewhere;
+        this.held = held;
     }
 
     /** Queues an outcome to store. */

@@ -39,13 +39,11 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private int held;
     private List<Outcome> heldOutcomes = List.of();
     /**
-     * Real time ({@link System#nanoTime()}) the last claim took, when it handed out its jobs, and
-     * whether any claim has; see {@link #gather()}. Only the fetcher's thread uses them today;
-     * volatile costs a write per claim and keeps them whole and current if that ever changes.
+     * Until when ({@link System#nanoTime()}) a claim may wait for the rest of a batch: the last
+     * claim that handed out jobs, plus as long as it took, at most {@link #MAX_GATHER_NANOS}; see
+     * {@link #gather()}. Only the fetcher's thread uses it; volatile costs a write per claim.
      */
-    private volatile long lastClaimNanos;
-    private volatile long lastDispatchAt;
-    private volatile boolean dispatched;
+    private volatile long gatherUntil = System.nanoTime();
     private final int fullBatch;
 
     /**
@@ -101,14 +99,12 @@ public final class Fetcher implements ReconnectingLoop.Step {
         }
         giveBack(wanted - claimed.size());
         held = 0;
-        long claimEnd = System.nanoTime();
-        lastClaimNanos = claimEnd - claimStart;
+        if (!claimed.isEmpty()) {
+            long claimEnd = System.nanoTime();
+            gatherUntil = claimEnd + Math.min(claimEnd - claimStart, MAX_GATHER_NANOS);
+        }
         for (JobStore.Claimed next : claimed) {
             dispatch.accept(next);
-        }
-        if (!claimed.isEmpty()) {
-            lastDispatchAt = claimEnd;
-            dispatched = true;
         }
         if (claimed.size() < wanted) {
             stopCarrying();
@@ -192,10 +188,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
      * still made only for handlers that are free when it is made.
      */
     private void gather() throws InterruptedException {
-        if (!dispatched) {
-            return;
-        }
-        long deadline = lastDispatchAt + Math.min(lastClaimNanos, MAX_GATHER_NANOS);
+        long deadline = gatherUntil;
         while (signals.claiming() && 1 + handlers.availablePermits() < fullBatch) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {

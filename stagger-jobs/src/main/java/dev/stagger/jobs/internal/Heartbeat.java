@@ -7,8 +7,8 @@ import java.util.Collection;
 /**
  * The pool's heartbeat thread: every {@code interval} (on the pool's clock) extends the lease of
  * every job the pool holds: those it handed to a handler and has not yet stored the outcome of
- * (see {@link JobTables#heartbeat(int)} for why not every job locked by the pool). It has its own thread and connection and does nothing else, and its
- * statement skips rows other transactions lock, so nothing another worker does (a rescue, a
+ * (see {@link JobTables#heartbeat(int)} for why not every job locked by the pool). It has its own
+ * thread and connection and does nothing else, and its statement skips rows other transactions lock, so nothing another worker does (a rescue, a
  * frozen transaction, a slow purge) can hold it up: a live pool keeps its leases. After a
  * failure it beats again as soon as it has reconnected. Runs in a {@link ReconnectingLoop}.
  */
