@@ -46,14 +46,19 @@ import org.jspecify.annotations.Nullable;
  * outcome counts as a failure, and the predicate's exception is added as suppressed to the
  * operation's exception when there is one. Slow calls can count as failures too.
  *
- * <p><b>Concurrency.</b> Thread-safe and lock-free; recording and permission checks allocate
- * nothing. {@link #tryAcquirePermission()}, {@link #releasePermission(Permit)}, {@code record},
+ * <p><b>Concurrency.</b> Thread-safe and lock-free; permission checks allocate nothing, and
+ * recording allocates only when the window moves and, once per bucket, when two threads first
+ * contend on it. {@link #tryAcquirePermission()}, {@link #releasePermission(Permit)}, {@code record},
  * {@link #state()}, {@link #reset()} and {@link #forceOpen()} are linearizable against the behaviour above (each takes
  * effect atomically at one instant between its call and its return, with the clock read at that
- * instant): the closed state's counts of the current bucket, the consecutive count and the trip
- * decision are one 64-bit word changed by compare-and-set, and earlier buckets are sealed and
- * summed when the window moves, so every decision is made from one consistent reading of the
- * window and no outcome is lost or counted twice. The open period starts at the clock reading of
+ * instant): the closed state's failures and calls of the current bucket, the consecutive count and
+ * the trip decision are one 64-bit word changed by compare-and-set, and earlier buckets are sealed
+ * and summed when the window moves, so every decision is made from one consistent reading of the
+ * window and no outcome is lost or counted twice. Under contention, a success that the word alone
+ * shows cannot trip the breaker (the rate stays below the threshold however many calls the
+ * reading is missing) is counted instead in a per-thread cell beside the word, so that healthy
+ * calls on several threads do not contend; a decision close to the threshold, the window moving
+ * and {@link #metrics()} first freeze those cells and read them exactly. The open period starts at the clock reading of
  * that decision. Between the decision and the publication of the OPEN state (the next instructions
  * of the deciding thread) the breaker already refuses calls, reports OPEN, and a refusal's
  * {@link CircuitOpenException#retryIn()} is {@code openDuration} rather than the exact remainder.
@@ -148,12 +153,22 @@ public final class CircuitBreaker {
     private static final int SUCCESSES_SHIFT = 32;
     private static final long PERMITS_MASK = 0xFFFF_FFFFL;
     static final int MAX_HALF_OPEN_PERMITS = (1 << 28) - 1;
+    // ---- a bucket's cells (see Bucket): STRIPES counters, CELL_PAD longs apart, a guard line each side ----
+    /** A power of two, four or more per processor (so that threads by id rarely share one), at most 64. */
+    private static final int STRIPES = Math.min(64,
+            Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors()) * 8 - 1));
+    private static final int CELL_PAD = 16;
+    private static final long FROZEN_CELL = Long.MIN_VALUE;
+    /** The cells of a bucket frozen before any were needed. */
+    private static final long[] NO_CELLS = new long[0];
 
     private static final VarHandle PHASE;
     private static final VarHandle HEAD;
     private static final VarHandle WORD;
     private static final VarHandle HALF_WORD;
     private static final VarHandle DECIDING;
+    private static final VarHandle CELLS;
+    private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(long[].class);
 
     static {
         try {
@@ -163,6 +178,7 @@ public final class CircuitBreaker {
             WORD = l.findVarHandle(Bucket.class, "word", long.class);
             HALF_WORD = l.findVarHandle(HalfOpen.class, "word", long.class);
             DECIDING = l.findVarHandle(Closed.class, "deciding", int.class);
+            CELLS = l.findVarHandle(Bucket.class, "cells", long[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -185,6 +201,8 @@ public final class CircuitBreaker {
     /** The threshold as the fraction thresholdNumerator / thresholdDenominator, in lowest terms. */
     private final long thresholdNumerator;
     private final long thresholdDenominator;
+    /** Numerator and denominator below 2^31, so counts below 2^31 multiply without overflow. */
+    private final boolean smallThreshold;
     private final int minimumCalls;
     private final int consecutiveFailuresToOpen;
     private final long bucketNanos;
@@ -196,6 +214,8 @@ public final class CircuitBreaker {
     private final FailurePredicate isFailure;
     private final Clock clock;
     private final RandomSource random;
+    /** Tests only: every bucket counts successes in cells from the start, as under contention. */
+    private final boolean cellsFromStart;
     private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
 
     /** Read directly, changed only through {@link #PHASE}. */
@@ -215,6 +235,7 @@ public final class CircuitBreaker {
         BigInteger gcd = numerator.gcd(denominator);
         this.thresholdNumerator = numerator.divide(gcd).longValueExact();
         this.thresholdDenominator = denominator.divide(gcd).longValueExact();
+        this.smallThreshold = thresholdNumerator < (1L << 31) && thresholdDenominator < (1L << 31);
         this.minimumCalls = b.minimumCalls;
         this.consecutiveFailuresToOpen = b.consecutiveFailures;
         this.bucketCount = b.buckets;
@@ -226,6 +247,7 @@ public final class CircuitBreaker {
         this.isFailure = b.isFailure;
         this.clock = b.clock;
         this.random = b.random;
+        this.cellsFromStart = b.cellsFromStart;
         this.phase = newClosed();
     }
 
@@ -288,6 +310,14 @@ public final class CircuitBreaker {
      *     granted permit must be finished once, by {@code record} or {@link #releasePermission(Permit)}
      */
     public Permit tryAcquirePermission() {
+        Phase p = phase;
+        if (p instanceof Closed c && c.deciding == 0) {
+            return c; // the common case, small enough to be inlined; see acquire()
+        }
+        return acquire();
+    }
+
+    private Permit acquire() {
         while (true) {
             Phase p = phase;
             if (p instanceof Closed c) {
@@ -415,62 +445,163 @@ public final class CircuitBreaker {
 
     /** @return false when the phase must be read again */
     private boolean recordClosed(Closed c, boolean failure, boolean slow) {
+        if (!rateMode) {
+            return recordConsecutive(c, failure, slow);
+        }
+        return failure ? recordRate(c, true, slow) : recordSuccess(c); // a slow call is a failure
+    }
+
+    /**
+     * A success in rate mode, what every healthy call records, kept small enough to be inlined:
+     * the common case only (a bucket that takes it, no consecutive count to clear, no reading of
+     * the window that could trip); anything else is {@link #recordRate}'s.
+     */
+    private boolean recordSuccess(Closed c) {
         while (true) {
             Bucket head = c.head;
+            long frozen = head.frozenCalls; // both read before the word: see Bucket
+            long[] cells = head.cells;
             long w = head.word;
-            if ((w & SEALED) != 0) {
-                if ((w & TRIPPED) != 0) {
-                    return true; // tripped: counted as recorded while open
-                }
-                helpClosed(c, head, w);
-                if (phase != c) {
-                    return false;
+            long now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
+            if ((w & (SEALED | (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT))) != 0 || frozen >= 0 || now > head.lastNano
+                    || (w & COUNT_MASK) == COUNT_MASK || mayTrip(head.baseFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK),
+                            head.baseCalls + (w & COUNT_MASK) + 1)) {
+                return recordRate(c, false, false);
+            }
+            if (cells != null) {
+                return Bucket.addToCell(cells) || recordRate(c, false, false); // false: frozen meanwhile
+            }
+            if (WORD.compareAndSet(head, w, w + 1)) {
+                return true;
+            }
+            head.addCells(); // contended: successes count in cells from now on
+        }
+    }
+
+    /** Any outcome in rate mode; see {@link #recordSuccess} for the common one. */
+    private boolean recordRate(Closed c, boolean failure, boolean slow) {
+        while (true) {
+            Bucket head = c.head;
+            long frozen = head.frozenCalls; // both read before the word: see Bucket
+            long[] cells = head.cells;
+            long w = head.word;
+            long now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
+            if ((w & SEALED) != 0 || now > head.lastNano || (w & COUNT_MASK) == COUNT_MASK) {
+                int moved = moveOn(c, head, w, now); // no division unless the window moves
+                if (moved != AGAIN) {
+                    return moved == DONE;
                 }
                 continue;
             }
             int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
-            long next;
-            long now = 0;
-            if (rateMode) {
-                now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
-                long epoch = Math.floorDiv(now, bucketNanos);
-                if (epoch > head.epoch || (w & COUNT_MASK) == COUNT_MASK) {
-                    rotate(c, head, w, Math.max(epoch, head.epoch));
-                    continue;
-                }
-                next = (w + (failure ? (1L << FAILURES_SHIFT) + 1 : 1)) & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-            } else if (!failure && consecutive == 0) {
-                return true; // nothing to change: the success path stays read-only
-            } else {
-                next = w & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-            }
+            long next = (w + (failure ? (1L << FAILURES_SHIFT) + 1 : 1)) & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
             if (failure) {
                 consecutive = Math.min(consecutive + 1, MAX_CONSECUTIVE); // saturates when only the rate trips
                 next |= (long) consecutive << CONSECUTIVE_SHIFT;
             }
-            boolean trip = consecutiveFailuresToOpen > 0 && consecutive >= consecutiveFailuresToOpen;
-            if (!trip && rateMode) {
-                long calls = head.baseCalls + (next & COUNT_MASK);
-                long failures = head.baseFailures + ((next >>> FAILURES_SHIFT) & COUNT_MASK);
+            long calls = head.baseCalls + (next & COUNT_MASK);
+            long failures = head.baseFailures + ((next >>> FAILURES_SHIFT) & COUNT_MASK);
+            boolean trip;
+            if (consecutiveFailuresToOpen > 0 && consecutive >= consecutiveFailuresToOpen) {
+                trip = true;
+            } else if (frozen >= 0) {
+                calls += frozen; // every success the cells will ever hold: the reading is exact
                 trip = calls >= minimumCalls && reachesThreshold(failures, calls);
+            } else if (mayTrip(failures, calls) && (cells == null || mayTrip(failures, calls + Bucket.cellSum(cells)))) {
+                head.freeze(); // close to the threshold: decide on an exact reading
+                continue;
+            } else if (!failure && consecutive == 0 && cells != null && Bucket.addToCell(cells)) {
+                return true; // a success that no reading of the window could make trip
+            } else {
+                trip = false;
             }
-            if (!trip) {
-                if (WORD.compareAndSet(head, w, next)) {
-                    if (slow) {
-                        head.slow.increment();
-                    }
+            if (trip) {
+                if (trip(c, head, w, next, now)) {
                     return true;
+                }
+            } else if (WORD.compareAndSet(head, w, next)) {
+                if (slow) {
+                    head.slow.increment();
+                }
+                return true;
+            } else if (!failure && cells == null && frozen < 0) {
+                head.addCells(); // contended: successes count in cells from now on
+            }
+        }
+    }
+
+    /** The simple mode alone: only the consecutive count; a success with none to clear changes nothing. */
+    private boolean recordConsecutive(Closed c, boolean failure, boolean slow) {
+        while (true) {
+            Bucket head = c.head;
+            long w = head.word;
+            if ((w & SEALED) != 0) {
+                int moved = moveOn(c, head, w, 0);
+                if (moved != AGAIN) {
+                    return moved == DONE;
                 }
                 continue;
             }
-            DECIDING.getAndAdd(c, 1); // announced before the word can say TRIPPED; see tryAcquirePermission
-            long decidedAt = clock.nanoTime();
-            if ((!rateMode || clock.coarseNanoTime() == now) && WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
-                publishOpen(c, State.CLOSED, decidedAt, 1, openBackoff == null ? null : openBackoff.start(random));
+            int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
+            if (!failure && consecutive == 0) {
+                return true; // nothing to change: the success path stays read-only
+            }
+            long next = w & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
+            if (failure) {
+                consecutive = Math.min(consecutive + 1, MAX_CONSECUTIVE);
+                next |= (long) consecutive << CONSECUTIVE_SHIFT;
+                if (consecutive >= consecutiveFailuresToOpen) {
+                    if (trip(c, head, w, next, 0)) {
+                        return true;
+                    }
+                    continue;
+                }
+            }
+            if (WORD.compareAndSet(head, w, next)) {
+                if (slow) {
+                    head.slow.increment();
+                }
                 return true;
             }
-            DECIDING.getAndAdd(c, -1); // the word or the time moved: decide again on a new reading
         }
+    }
+
+    private static final int AGAIN = 0;
+    private static final int DONE = 1;
+    private static final int READ_PHASE = 2;
+
+    /**
+     * The head can take no outcome: sealed (tripped, being reset or being replaced) or its period
+     * over or full. Helps it on.
+     *
+     * @return {@link #DONE} when the outcome counts as recorded while open, {@link #READ_PHASE}
+     *     when the phase changed, {@link #AGAIN} to read the head again
+     */
+    private int moveOn(Closed c, Bucket head, long w, long now) {
+        if ((w & SEALED) != 0) {
+            if ((w & TRIPPED) != 0) {
+                return DONE; // tripped: counted as recorded while open
+            }
+            helpClosed(c, head, w);
+            return phase != c ? READ_PHASE : AGAIN;
+        }
+        rotate(c, head, w, Math.max(Math.floorDiv(now, bucketNanos), head.epoch));
+        return AGAIN;
+    }
+
+    /**
+     * Tries to trip on the reading {@code w} taken at {@code now} (rate mode: the period must not
+     * have moved since); false when the word or the time moved and the outcome must be decided again.
+     */
+    private boolean trip(Closed c, Bucket head, long w, long next, long now) {
+        DECIDING.getAndAdd(c, 1); // announced before the word can say TRIPPED; see tryAcquirePermission
+        long decidedAt = clock.nanoTime();
+        if ((!rateMode || clock.coarseNanoTime() == now) && WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
+            publishOpen(c, State.CLOSED, decidedAt, 1, openBackoff == null ? null : openBackoff.start(random));
+            return true;
+        }
+        DECIDING.getAndAdd(c, -1); // the word or the time moved: decide again on a new reading
+        return false;
     }
 
     /** @return false when the phase must be read again */
@@ -509,12 +640,24 @@ public final class CircuitBreaker {
 
     /** Exact {@code failures / calls >= threshold}: {@code failures·d >= n·calls} in 128 bits. */
     private boolean reachesThreshold(long failures, long calls) {
+        if (smallThreshold && ((failures | calls) >>> 31) == 0) {
+            return failures * thresholdDenominator >= thresholdNumerator * calls; // both products below 2^62
+        }
         long leftHigh = Math.multiplyHigh(failures, thresholdDenominator);
         long rightHigh = Math.multiplyHigh(thresholdNumerator, calls);
         if (leftHigh != rightHigh) {
             return leftHigh > rightHigh;
         }
         return Long.compareUnsigned(failures * thresholdDenominator, thresholdNumerator * calls) >= 0;
+    }
+
+    /**
+     * Whether some number of calls not yet seen, added to {@code calls}, could make
+     * {@code failures} trip the breaker: more calls only lower the rate, so the fewest that reach
+     * {@code minimumCalls} decide it. False means no reading of the window can trip now.
+     */
+    private boolean mayTrip(long failures, long calls) {
+        return reachesThreshold(failures, Math.max(calls, minimumCalls));
     }
 
     /** The deciding thread publishes the open period it decided on. */
@@ -557,16 +700,21 @@ public final class CircuitBreaker {
             }
             w |= SEALED;
         }
+        long cellCalls = head.freeze(); // before the bucket is published: a sealed bucket's counts are final
         c.publishSealed(head);
         long sameEpochCalls = 0;
         long sameEpochFailures = 0;
         if (epoch == head.epoch) {
-            sameEpochCalls = head.sameEpochCalls + (w & COUNT_MASK);
+            sameEpochCalls = head.sameEpochCalls + (w & COUNT_MASK) + cellCalls;
             sameEpochFailures = head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
         }
         long[] base = sealedCounts(c, epoch, head.seq, Long.MIN_VALUE);
         long carried = w & (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-        Bucket fresh = new Bucket(epoch, head.seq + 1, base[0], base[1], sameEpochCalls, sameEpochFailures, carried);
+        Bucket fresh = new Bucket(epoch, lastNanoOf(epoch), head.seq + 1, base[0], base[1], sameEpochCalls,
+                sameEpochFailures, carried);
+        if (cellsFromStart) {
+            fresh.addCells();
+        }
         HEAD.compareAndSet(c, head, fresh);
     }
 
@@ -582,7 +730,7 @@ public final class CircuitBreaker {
             if (b != null && b.seq <= lastSeq && b.epoch != skipEpoch && b.epoch > epoch - bucketCount
                     && b.epoch <= epoch) {
                 long w = b.word;
-                counts[0] += b.sameEpochCalls + (w & COUNT_MASK);
+                counts[0] += b.sameEpochCalls + (w & COUNT_MASK) + b.freeze();
                 counts[1] += b.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
             }
         }
@@ -703,7 +851,15 @@ public final class CircuitBreaker {
                 return new Metrics(s, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
             }
             Bucket head = c.head;
+            long frozen = head.frozenCalls; // both read before the word: see Bucket
+            long[] cells = head.cells;
             long w = head.word;
+            boolean froze = false;
+            if (rateMode && frozen < 0 && (cells != null || head.cells != null)) {
+                frozen = head.freeze(); // successes are being counted in cells: an exact reading freezes them
+                w = head.word;
+                froze = true;
+            }
             if ((w & TRIPPED) != 0) {
                 return new Metrics(State.OPEN, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
             }
@@ -719,8 +875,9 @@ public final class CircuitBreaker {
                 if (head.word != w) {
                     continue; // changed while the clock was read: read again
                 }
+                long headCalls = (w & COUNT_MASK) + Math.max(0, frozen);
                 if (epoch <= head.epoch) {
-                    calls = head.baseCalls + (w & COUNT_MASK);
+                    calls = head.baseCalls + headCalls;
                     failures = head.baseFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
                 } else {
                     // the head's own period is counted through the head, whose figures include its predecessors
@@ -728,11 +885,15 @@ public final class CircuitBreaker {
                     calls = sealed[0];
                     failures = sealed[1];
                     if (head.epoch > epoch - bucketCount) {
-                        calls += head.sameEpochCalls + (w & COUNT_MASK);
+                        calls += head.sameEpochCalls + headCalls;
                         failures += head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
                     }
                 }
                 slow = c.slowCalls(epoch, bucketCount);
+                if (froze) {
+                    // later successes spread over cells again, in a new bucket of the same period
+                    rotate(c, head, w, Math.max(epoch, head.epoch));
+                }
             }
             int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
             return new Metrics(State.CLOSED, calls, failures, slow, calls == 0 ? 0 : failures / (double) calls,
@@ -774,9 +935,25 @@ public final class CircuitBreaker {
         }
     }
 
+    /**
+     * The last clock reading of the period {@code epoch} (periods are {@code floorDiv(reading,
+     * bucketNanos)}), so that a reading is compared with it instead of divided; the last period a
+     * {@code long} can reach ends at {@link Long#MAX_VALUE}.
+     */
+    private long lastNanoOf(long epoch) {
+        if (epoch >= Math.floorDiv(Long.MAX_VALUE, bucketNanos)) {
+            return Long.MAX_VALUE;
+        }
+        return epoch * bucketNanos + (bucketNanos - 1); // exact: the true value is a long (intermediates may wrap)
+    }
+
     private Closed newClosed() {
         long epoch = rateMode ? Math.floorDiv(clock.coarseNanoTime(), bucketNanos) : 0;
-        return new Closed(new Bucket(epoch, 0, 0, 0, 0, 0, 0), rateMode ? bucketCount : 0);
+        Bucket first = new Bucket(epoch, lastNanoOf(epoch), 0, 0, 0, 0, 0, 0);
+        if (cellsFromStart && rateMode) {
+            first.addCells();
+        }
+        return new Closed(first, rateMode ? bucketCount : 0);
     }
 
     @Override
@@ -895,9 +1072,22 @@ public final class CircuitBreaker {
         }
     }
 
-    /** One bucket of the window: its own counts live in {@code word}; what came before is fixed. */
+    /**
+     * One bucket of the window: its own counts live in {@code word}; what came before is fixed.
+     *
+     * <p>Under contention, successes that no reading of the window could make trip are counted in
+     * {@code cells} instead of the word: one counter per stripe, each on its own cache line, chosen
+     * by thread. A reading that needs the bucket's calls exactly (a decision close to the threshold,
+     * the window moving on, {@code metrics()}) first freezes every cell for good and publishes the
+     * total in {@code frozenCalls}; a success that finds its cell frozen counts through the word.
+     * Readers read {@code frozenCalls} and {@code cells} before the word: a frozen total read before
+     * the word holds every success the cells will ever hold, and cells still null after the word was
+     * read mean no success counted in cells before that reading.
+     */
     private static final class Bucket {
         final long epoch;
+        /** The last clock reading of the period {@code epoch}. */
+        final long lastNano;
         /** Position in the phase's sequence of buckets. */
         final long seq;
         /** Calls and failures of the sealed buckets inside the window ending at this epoch. */
@@ -908,16 +1098,79 @@ public final class CircuitBreaker {
         final long sameEpochFailures;
         volatile long word;
         final LongAdder slow = new LongAdder();
+        /** Successes counted beside the word (null until two threads contend on it); see the class. */
+        volatile long @Nullable [] cells;
+        /** The cells' total once they are frozen; -1 before. */
+        volatile long frozenCalls = -1;
 
-        Bucket(long epoch, long seq, long baseCalls, long baseFailures, long sameEpochCalls, long sameEpochFailures,
-               long word) {
+        Bucket(long epoch, long lastNano, long seq, long baseCalls, long baseFailures, long sameEpochCalls,
+               long sameEpochFailures, long word) {
             this.epoch = epoch;
+            this.lastNano = lastNano;
             this.seq = seq;
             this.baseCalls = baseCalls;
             this.baseFailures = baseFailures;
             this.sameEpochCalls = sameEpochCalls;
             this.sameEpochFailures = sameEpochFailures;
             this.word = word;
+        }
+
+        /** Adds one success to the calling thread's cell; false when the cells are frozen. */
+        static boolean addToCell(long[] cells) {
+            if (cells == NO_CELLS) {
+                return false;
+            }
+            int stripe = (int) Thread.currentThread().getId();
+            for (int tries = 0; ; tries++) {
+                int i = CELL_PAD * (1 + ((stripe + tries) & (STRIPES - 1)));
+                long v = (long) CELL.getVolatile(cells, i);
+                if (v < 0) {
+                    return false;
+                }
+                if (CELL.compareAndSet(cells, i, v, v + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        /** The successes the cells hold now (a lower bound of what they will hold). */
+        static long cellSum(long[] cells) {
+            long sum = 0;
+            for (int i = CELL_PAD; i < cells.length - CELL_PAD; i += CELL_PAD) {
+                sum += (long) CELL.getVolatile(cells, i) & ~FROZEN_CELL;
+            }
+            return sum;
+        }
+
+        /** Starts counting successes in cells, unless another thread did or the cells are frozen. */
+        void addCells() {
+            CELLS.compareAndSet(this, null, new long[CELL_PAD * (STRIPES + 2)]);
+        }
+
+        /** Freezes the cells for good (idempotent; any thread may do it) and returns their total. */
+        long freeze() {
+            long total = frozenCalls;
+            if (total >= 0) {
+                return total;
+            }
+            long[] cs = cells;
+            while (cs == null) {
+                if (CELLS.compareAndSet(this, null, NO_CELLS)) {
+                    cs = NO_CELLS;
+                } else {
+                    cs = cells;
+                }
+            }
+            total = 0;
+            for (int i = CELL_PAD; i < cs.length - CELL_PAD; i += CELL_PAD) {
+                long v;
+                do {
+                    v = (long) CELL.getVolatile(cs, i);
+                } while (v >= 0 && !CELL.compareAndSet(cs, i, v, v | FROZEN_CELL));
+                total += v & ~FROZEN_CELL;
+            }
+            frozenCalls = total;
+            return total;
         }
     }
 
@@ -926,6 +1179,7 @@ public final class CircuitBreaker {
         private final String name;
         private double failureRateThreshold = 0.5;
         private boolean rateSet;
+        private boolean cellsFromStart;
         private int minimumCalls = 20;
         private int consecutiveFailures;
         private Duration window = Duration.ofSeconds(30);
@@ -1037,6 +1291,12 @@ public final class CircuitBreaker {
         /** Randomness for a jittered {@link #openBackoff(Backoff)}. */
         public Builder random(RandomSource random) {
             this.random = Checks.notNull("random", random);
+            return this;
+        }
+
+        /** Tests only: successes count in cells from each bucket's start, as under contention. */
+        Builder cellsFromStart() {
+            this.cellsFromStart = true;
             return this;
         }
 

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 import org.jetbrains.kotlinx.lincheck.Actor;
 import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -46,8 +47,13 @@ public abstract class BreakerHarness {
     private final Deque<CircuitBreaker.Permit>[] held = (Deque<CircuitBreaker.Permit>[]) new Deque<?>[CALLERS];
 
     protected BreakerHarness(BreakerModel.Config config) {
+        this(config, UnaryOperator.identity());
+    }
+
+    /** With {@code tweak} applied to the configuration's builder (package-private knobs). */
+    protected BreakerHarness(BreakerModel.Config config, UnaryOperator<CircuitBreaker.Builder> tweak) {
         this.config = config;
-        this.breaker = config.builder(clock).build();
+        this.breaker = tweak.apply(config.builder(clock)).build();
         for (int i = 0; i < CALLERS; i++) {
             held[i] = new ArrayDeque<>();
         }

@@ -249,6 +249,83 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aSuccessThatBringsTheCallsToTheMinimumTripsWhenTheRateIsAtTheThreshold() {
+        // the rule is checked after every outcome: 2 failures in 3 calls are under the minimum of 4;
+        // the success that makes 4 calls leaves a rate of 2/4, at the threshold of 1/2 (and no
+        // failure in a row to clear: the success path's own decision)
+        CircuitBreaker breaker = watched(breaker().minimumCalls(4).failureRateThreshold(0.5).build());
+        fail(breaker, 2);
+        succeed(breaker, 1);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+
+        succeed(breaker, 1);
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void aSuccessTripsWhenTheWindowMovedOnAndLeftTheRateOverTheThreshold() {
+        // the successes that kept the rate low leave the window; the next outcome, a success, is
+        // judged on what remains (3 failures and a success, then the success: 3 of 5)
+        CircuitBreaker breaker = watched(breaker().minimumCalls(4).failureRateThreshold(0.5)
+                .window(Duration.ofSeconds(10)).buckets(10).build());
+        succeed(breaker, 10);
+        clock.advance(Duration.ofSeconds(5));
+        fail(breaker, 3);
+        succeed(breaker, 1);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED); // 3 of 14
+        clock.advance(Duration.ofSeconds(6)); // the 10 successes leave the window
+
+        succeed(breaker, 1);
+
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void theWindowMovesOnTimeAtEveryClockReadingALongCanHold() {
+        // Buckets are found by comparing a reading with the last reading of the current period
+        // (no division per call): that bound must be right for negative readings and at the top.
+        for (long start : new long[] {Long.MIN_VALUE + 1, -Duration.ofDays(1).toNanos() - 1, 0,
+                Long.MAX_VALUE - Duration.ofMinutes(1).toNanos()}) {
+            VirtualClock at = new VirtualClock(start);
+            CircuitBreaker breaker = CircuitBreaker.builder("window").clock(at).failureRateThreshold(0.5)
+                    .minimumCalls(1000).window(Duration.ofSeconds(10)).buckets(10).build();
+            succeed(breaker, 3);
+            fail(breaker, 1);
+            at.advance(Duration.ofSeconds(5));
+            succeed(breaker, 2);
+            assertThat(breaker.metrics().calls()).as("start %d: both periods inside the window", start).isEqualTo(6);
+            assertThat(breaker.metrics().failures()).as("start %d", start).isEqualTo(1);
+            at.advance(Duration.ofSeconds(6));
+            assertThat(breaker.metrics().calls()).as("start %d: the first period left the window", start).isEqualTo(2);
+            succeed(breaker, 1);
+            assertThat(breaker.metrics().calls()).as("start %d", start).isEqualTo(3);
+            at.advance(Duration.ofSeconds(20));
+            assertThat(breaker.metrics().calls()).as("start %d: everything left the window", start).isZero();
+            fail(breaker, 1);
+            assertThat(breaker.metrics().failures()).as("start %d: counted in a new period", start).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aCallAtTheFirstReadingOfAPeriodCountsInThatPeriod() {
+        for (long lastOfAPeriod : new long[] {-1, Duration.ofSeconds(1).toNanos() - 1,
+                Long.MIN_VALUE / 2 - Math.floorMod(Long.MIN_VALUE / 2, 1_000_000_000L) - 1}) {
+            VirtualClock at = new VirtualClock(lastOfAPeriod);
+            CircuitBreaker breaker = CircuitBreaker.builder("edge").clock(at).failureRateThreshold(0.5)
+                    .minimumCalls(1000).window(Duration.ofSeconds(10)).buckets(10).build();
+            succeed(breaker, 1); // the last reading of period P
+            at.advance(Duration.ofNanos(1));
+            succeed(breaker, 1); // the first reading of period P + 1
+            at.advance(Duration.ofSeconds(9).minusNanos(1)); // the last reading of P + 9
+            assertThat(breaker.metrics().calls()).as("from %d: P is the window's oldest period", lastOfAPeriod)
+                    .isEqualTo(2);
+            at.advance(Duration.ofNanos(1)); // the first reading of P + 10
+            assertThat(breaker.metrics().calls()).as("from %d: P left, P + 1 stays", lastOfAPeriod).isEqualTo(1);
+        }
+    }
+
+    @Test
     void openBackoffLengthensEachReopeningInARowAndResetsOnClose() {
         CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).openDuration(Duration.ofSeconds(10))
                 .openBackoff(Backoff.exponential(Duration.ofSeconds(10)).maxDelay(Duration.ofSeconds(60))).build());

@@ -33,10 +33,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * (Resilience4j's default window synchronization, Stagger's default 10 buckets). Method names are
  * {@code scenario_library}.
  *
- * <p>Stagger's rate mode counts every outcome into one word per bucket by compare-and-set, so that
- * each trip decision is exact; two threads recording at once contend on that word.
- * {@code stagger_consecutive} is the simple mode (five failures in a row), whose success path only
- * reads that word.
+ * <p>Stagger's rate mode decides every trip on one word per bucket changed by compare-and-set;
+ * once two threads contend on it, successes that cannot trip the breaker count in per-thread cells
+ * beside it instead, so the two-thread rows measure that path. {@code stagger_consecutive} is the
+ * simple mode (five failures in a row), whose success path only reads that word.
  *
  * <p>{@code staggerThrottle} is the other guard a healthy call pays for, measured beside the
  * breakers: an {@link AdaptiveThrottle} with its defaults (K = 2, a 2-minute window in 20 buckets)
