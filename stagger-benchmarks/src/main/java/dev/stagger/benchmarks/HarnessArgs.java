@@ -20,9 +20,25 @@ public final class HarnessArgs {
 
     /** A whole number of at least 1. */
     public int positive(String name, int fallback) {
-        int n = Integer.parseInt(text(name, Integer.toString(fallback)));
-        if (n < 1) {
-            throw new IllegalArgumentException(name + " must be at least 1, got " + n);
+        return atLeast(name, fallback, 1);
+    }
+
+    /** A whole number of at least 0. */
+    public int nonNegative(String name, int fallback) {
+        return atLeast(name, fallback, 0);
+    }
+
+    private int atLeast(String name, int fallback, int min) {
+        String value = text(name, Integer.toString(fallback));
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, got "
+                    + (value.length() > 20 ? value.substring(0, 20) + "..." : value), e);
+        }
+        if (n < min) {
+            throw new IllegalArgumentException(name + " must be at least " + min + ", got " + n);
         }
         return n;
     }

@@ -28,7 +28,8 @@ import javax.sql.DataSource;
  * and are dropped afterwards.
  *
  * <p>Arguments (all optional): {@code --jobs 50000 --workers 8 --batch 8 (stagger-jobs claim batch)
- * --latency-jobs 500 --latency-rate 50 --rounds 3 --quartz-jobs 5000 (Quartz's backlog, at most --jobs)
+ * --latency-jobs 500 --latency-rate 50 --rounds 3 --warmup-rounds 1 (run, printed, not counted)
+ * --quartz-jobs 5000 (Quartz's backlog, at most --jobs)
  * --systems stagger-pg,db-scheduler,quartz,stagger-sqlite
  * --pg-url jdbc:postgresql://127.0.0.1:5432/test --pg-user postgres --pg-password ""}.
  */
@@ -50,6 +51,8 @@ public final class JobsThroughput {
         int latencyRate = arguments.positive("--latency-rate", 50);
         int batch = arguments.positive("--batch", workers);
         int rounds = arguments.positive("--rounds", 3);
+        // unmeasured rounds first, every system alike: the first drain of a JVM runs partly interpreted
+        int warmupRounds = arguments.nonNegative("--warmup-rounds", 1);
         // Quartz drains two orders of magnitude slower: its own, smaller backlog keeps a round within minutes
         int quartzJobs = arguments.positive("--quartz-jobs", Math.min(jobs, 5_000));
         List<String> systems = Arrays.asList(arguments.text("--systems", String.join(",", SYSTEMS)).split(","));
@@ -71,20 +74,28 @@ public final class JobsThroughput {
         config.setPoolName("jobs-throughput");
         config.addDataSourceProperty("ApplicationName", CpuMeter.APPLICATION_NAME);
         try (HikariDataSource pg = new HikariDataSource(config)) {
-            for (int round = 1; round <= rounds; round++) {
-                String suffix = Long.toString(System.currentTimeMillis(), 36) + "r" + round;
+            for (int round = 1 - warmupRounds; round <= rounds; round++) {
+                String suffix = Long.toString(System.currentTimeMillis(), 36) + "r" + (round + warmupRounds);
                 for (String system : systems) {
-                    System.out.printf(Locale.ROOT, "round %d/%d: %s ...%n", round, rounds, system);
+                    if (round < 1) {
+                        System.out.printf(Locale.ROOT, "warm-up round %d/%d (not counted): %s ...%n",
+                                round + warmupRounds, warmupRounds, system);
+                    } else {
+                        System.out.printf(Locale.ROOT, "round %d/%d: %s ...%n", round, rounds, system);
+                    }
                     Measurement m = runOne(system, pg, suffix, system.equals(QUARTZ) ? quartzJobs : jobs, workers,
                             latencyJobs, latencyRate, batch);
                     System.out.println(m.row());
-                    results.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
+                    if (round >= 1) {
+                        results.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
+                    }
                 }
             }
         }
 
         System.out.println();
-        System.out.printf(Locale.ROOT, "Each row: the median of %d round(s), [min..max] below it.%n", rounds);
+        System.out.printf(Locale.ROOT, "Each row: the median of %d round(s) after %d warm-up round(s), [min..max] below it.%n",
+                rounds, warmupRounds);
         System.out.println(Measurement.header());
         results.values().forEach(ms -> {
             System.out.println(Measurement.medianRow(ms));
