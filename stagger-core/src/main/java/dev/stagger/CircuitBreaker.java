@@ -161,6 +161,10 @@ public final class CircuitBreaker {
     private static final long FROZEN_CELL = Long.MIN_VALUE;
     /** The cells of a bucket frozen before any were needed. */
     private static final long[] NO_CELLS = new long[0];
+    // ---- what moveOn tells a recording loop ----
+    private static final int AGAIN = 0;
+    private static final int DONE = 1;
+    private static final int READ_PHASE = 2;
 
     private static final VarHandle PHASE;
     private static final VarHandle HEAD;
@@ -566,10 +570,6 @@ public final class CircuitBreaker {
         }
     }
 
-    private static final int AGAIN = 0;
-    private static final int DONE = 1;
-    private static final int READ_PHASE = 2;
-
     /**
      * The head can take no outcome: sealed (tripped, being reset or being replaced) or its period
      * over or full. Helps it on.
@@ -710,12 +710,8 @@ public final class CircuitBreaker {
         }
         long[] base = sealedCounts(c, epoch, head.seq, Long.MIN_VALUE);
         long carried = w & (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-        Bucket fresh = new Bucket(epoch, lastNanoOf(epoch), head.seq + 1, base[0], base[1], sameEpochCalls,
-                sameEpochFailures, carried);
-        if (cellsFromStart) {
-            fresh.addCells();
-        }
-        HEAD.compareAndSet(c, head, fresh);
+        HEAD.compareAndSet(c, head, newBucket(epoch, head.seq + 1, base[0], base[1], sameEpochCalls,
+                sameEpochFailures, carried));
     }
 
     /**
@@ -935,6 +931,17 @@ public final class CircuitBreaker {
         }
     }
 
+    /** A bucket for the period {@code epoch}, with the last clock reading of that period. */
+    private Bucket newBucket(long epoch, long seq, long baseCalls, long baseFailures, long sameEpochCalls,
+                             long sameEpochFailures, long word) {
+        Bucket b = new Bucket(epoch, lastNanoOf(epoch), seq, baseCalls, baseFailures, sameEpochCalls,
+                sameEpochFailures, word);
+        if (cellsFromStart && rateMode) {
+            b.addCells();
+        }
+        return b;
+    }
+
     /**
      * The last clock reading of the period {@code epoch} (periods are {@code floorDiv(reading,
      * bucketNanos)}), so that a reading is compared with it instead of divided; the last period a
@@ -949,11 +956,7 @@ public final class CircuitBreaker {
 
     private Closed newClosed() {
         long epoch = rateMode ? Math.floorDiv(clock.coarseNanoTime(), bucketNanos) : 0;
-        Bucket first = new Bucket(epoch, lastNanoOf(epoch), 0, 0, 0, 0, 0, 0);
-        if (cellsFromStart && rateMode) {
-            first.addCells();
-        }
-        return new Closed(first, rateMode ? bucketCount : 0);
+        return new Closed(newBucket(epoch, 0, 0, 0, 0, 0, 0), rateMode ? bucketCount : 0);
     }
 
     @Override

@@ -74,19 +74,20 @@ public final class JobsThroughput {
         config.setPoolName("jobs-throughput");
         config.addDataSourceProperty("ApplicationName", CpuMeter.APPLICATION_NAME);
         try (HikariDataSource pg = new HikariDataSource(config)) {
-            for (int round = 1 - warmupRounds; round <= rounds; round++) {
-                String suffix = Long.toString(System.currentTimeMillis(), 36) + "r" + (round + warmupRounds);
+            for (int i = 0; i < warmupRounds + rounds; i++) {
+                boolean counted = i >= warmupRounds;
+                String suffix = Long.toString(System.currentTimeMillis(), 36) + "r" + (i + 1);
                 for (String system : systems) {
-                    if (round < 1) {
-                        System.out.printf(Locale.ROOT, "warm-up round %d/%d (not counted): %s ...%n",
-                                round + warmupRounds, warmupRounds, system);
+                    if (counted) {
+                        System.out.printf(Locale.ROOT, "round %d/%d: %s ...%n", i - warmupRounds + 1, rounds, system);
                     } else {
-                        System.out.printf(Locale.ROOT, "round %d/%d: %s ...%n", round, rounds, system);
+                        System.out.printf(Locale.ROOT, "warm-up round %d/%d (not counted): %s ...%n", i + 1,
+                                warmupRounds, system);
                     }
                     Measurement m = runOne(system, pg, suffix, system.equals(QUARTZ) ? quartzJobs : jobs, workers,
                             latencyJobs, latencyRate, batch);
                     System.out.println(m.row());
-                    if (round >= 1) {
+                    if (counted) {
                         results.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
                     }
                 }
