@@ -64,6 +64,12 @@ public final class Retry {
      * a throttle are asked and told inline (a result is then always accepted by the classifier).
      */
     private final boolean fastPath;
+    /**
+     * The fast path with nothing else to do around the first attempt either (no deadline, budget
+     * or throttle): the call reads this one field and calls the operation, as few instructions as
+     * a success can cost.
+     */
+    private final boolean bare;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
                   AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
@@ -79,6 +85,7 @@ public final class Retry {
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
         this.fastPath = breaker == null && listeners.length == 0 && policy.acceptsAllResults();
+        this.bare = fastPath && budget == null && throttle == null && policy.deadlineNanos() <= 0;
         for (RetryListener listener : listeners) {
             try {
                 listener.onAttached(this);
@@ -182,6 +189,13 @@ public final class Retry {
 
     /** Runs {@code operation} until it succeeds or the policy gives up. See the class comment. */
     public <T> T call(Callable<T> operation) throws Exception {
+        if (bare) {
+            try {
+                return operation.call();
+            } catch (Throwable first) {
+                return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first, 0);
+            }
+        }
         if (fastPath) {
             // With a deadline, the start comes from the coarse clock: a volatile read, no OS call.
             long start = policy.deadlineNanos() > 0 ? clock.coarseNanoTime() : 0;

@@ -101,6 +101,15 @@ class BadInputTest {
         }
     }
 
+    @Test
+    void poolSizesOutsideTheirRangeAreRefusedNamingTheFieldAndValue() throws Exception {
+        WorkerPool.Builder b = WorkerPool.builder(Stores.sqlite(dir, new VirtualClock()), "q");
+        assertThatThrownBy(() -> b.concurrency(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("concurrency must be in [1, 1000], got 0");
+        assertThatThrownBy(() -> b.batchSize(1001)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("batchSize must be in [1, 1000], got 1001");
+    }
+
     private static void assertNulRefused(JobQueue jobs) {
         assertThatThrownBy(() -> jobs.enqueue("q", "ty\u0000pe", "x"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("type");

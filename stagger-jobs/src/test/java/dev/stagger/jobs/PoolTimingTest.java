@@ -8,15 +8,19 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A started pool's cadences (heartbeat, rescue, purge, stats) on a virtual clock: each happens
@@ -100,6 +104,31 @@ class PoolTimingTest {
         assertThat(rescuedAt).singleElement().isEqualTo(start.plusSeconds(6));
         assertThat(jobs.admin().errors(id)).singleElement()
                 .satisfies(e -> assertThat(e.exceptionClass()).isEqualTo(JobError.LEASE_EXPIRED));
+    }
+
+    /**
+     * With the clock standing still no poll ever comes, so a busy pool goes on only if every wake
+     * it waits for arrives: a freed handler wakes the fetcher (at once when it waits for any, once
+     * a batch's worth is free when it gathers one), and the completer stores the successes the
+     * fetcher stops carrying when the queue runs dry.
+     */
+    @ParameterizedTest(name = "batch {0} of 4 handlers")
+    @ValueSource(ints = {4, 2, 1})
+    void aBusyPoolDrainsItsQueueWithoutTheClockMoving(int batch) throws Exception {
+        int n = 300;
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            requests.add(JobRequest.of("q", "t", "job-" + i));
+        }
+        jobs.enqueueAll(requests);
+        Instant start = now();
+        AtomicInteger ran = new AtomicInteger();
+        pool = WorkerPool.builder(jobs, "q").concurrency(4).batchSize(batch).handler("t", ctx -> ran.incrementAndGet())
+                .build().start();
+        Waits.until("every job stored as succeeded", Duration.ofSeconds(30),
+                () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == n);
+        assertThat(ran.get()).isEqualTo(n);
+        assertThat(now()).as("the clock never moved").isEqualTo(start);
     }
 
     @Test

@@ -58,11 +58,22 @@ public final class Completer implements ReconnectingLoop.Step {
         this.held = held;
     }
 
-    /** Queues an outcome to store. */
+    /**
+     * Queues an outcome to store. A success the fetcher will carry does not wake this thread: it
+     * would only find nothing to do and wait again, a wasted thread switch per job while the pool is
+     * busy. If the fetcher stops carrying, {@link #recheck()} wakes it.
+     */
     public void add(Outcome o) {
         lock.lock();
         try {
-            (o.kind() == Outcome.Kind.SUCCEEDED ? successes : others).add(o);
+            if (o.kind() == Outcome.Kind.SUCCEEDED) {
+                successes.add(o);
+                if (carriedElsewhere.getAsBoolean()) {
+                    return;
+                }
+            } else {
+                others.add(o);
+            }
             changed.signal();
         } finally {
             lock.unlock();

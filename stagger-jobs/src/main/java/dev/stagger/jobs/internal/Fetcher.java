@@ -35,6 +35,12 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private final Statements statements = new Statements();
     private volatile Completer completer;
     private volatile boolean waitingForRoom;
+    /**
+     * While {@link #waitingForRoom}, how many free handlers should wake this thread: written before
+     * it looks at the free handlers, read by a handler after it frees one, so one of the two sees
+     * the other (and a wake that comes before the wait is kept by the pacer).
+     */
+    private volatile int wakeAtFree = 1;
     private volatile boolean carrying;
     private int held;
     private List<Outcome> heldOutcomes = List.of();
@@ -124,10 +130,14 @@ public final class Fetcher implements ReconnectingLoop.Step {
         stopCarrying();
     }
 
-    /** A handler finished its job. */
+    /**
+     * A handler finished its job. Wakes the fetcher only once as many handlers are free as it waits
+     * for: gathering a batch, it would otherwise wake for each job that ends, find too few free and
+     * wait again, a thread switch per job while the pool is busy.
+     */
     public void handlerFree() {
         handlers.release();
-        if (waitingForRoom) {
+        if (waitingForRoom && handlers.availablePermits() >= wakeAtFree) {
             pacer.wake();
         }
     }
@@ -151,6 +161,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
         try {
             while (signals.claiming()) {
                 carrying = true; // a success arrives as its handler frees: this fetcher wakes and carries it
+                wakeAtFree = 1;
                 if (handlers.tryAcquire()) {
                     if (unstored.tryAcquire()) {
                         gather();
@@ -189,6 +200,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
      */
     private void gather() throws InterruptedException {
         long deadline = gatherUntil;
+        wakeAtFree = fullBatch - 1; // it holds one
         while (signals.claiming() && 1 + handlers.availablePermits() < fullBatch) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
