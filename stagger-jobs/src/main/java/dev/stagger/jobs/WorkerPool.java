@@ -139,7 +139,8 @@ public final class WorkerPool implements AutoCloseable {
         this.events = new PoolEvents(b.listener, clock);
         // a fresh suffix per pool: a restarted pool must not extend the leases its crashed predecessor held
         String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
-        this.store = new JobStore(b.jobQueue.tables(), clock, queue, new ArrayList<>(handlers.keySet()), id);
+        this.store = new JobStore(b.jobQueue.tables(), clock, queue, new ArrayList<>(handlers.keySet()), id,
+                Long.valueOf(0).equals(retentionMillis.get(JobState.SUCCEEDED)));
         this.signals = new PoolSignals(b.random, (e, d) -> events.databaseError(reported(e), d));
         this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
         this.stopping = new Pacer(clock);
@@ -487,6 +488,15 @@ public final class WorkerPool implements AutoCloseable {
          * {@link JobState#DEAD}) once they finished longer than {@code retention} ago, with their
          * error history, every {@link #purgeInterval}. Off for both states by default (purge with
          * {@link JobAdmin#purge} or {@code stagger jobs purge}); a purged job's key can be used again.
+         *
+         * <p>A {@link JobState#SUCCEEDED} retention of zero (under a millisecond, the stored
+         * precision) keeps no successes at all: each success deletes its job and its error history
+         * in the statement that would have marked it SUCCEEDED (still only while this pool holds
+         * that attempt), so its key is free again at once and the table holds only unfinished and
+         * dead jobs. Listeners still hear {@link JobListener#succeeded}; {@link JobAdmin} finds
+         * nothing of the job afterwards. This is cheaper for the database than keeping successes
+         * (no new row version and index entries per success): choose it when nothing reads the
+         * history of succeeded jobs.
          */
         public Builder retention(JobState state, Duration retention) {
             Checks.notNull("state", state);

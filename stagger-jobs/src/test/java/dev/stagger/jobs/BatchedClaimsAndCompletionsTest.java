@@ -64,7 +64,7 @@ class BatchedClaimsAndCompletionsTest {
     }
 
     private JobStore store(String owner) {
-        return new JobStore(jobs.tables(), clock, "q", List.of("work"), owner);
+        return new JobStore(jobs.tables(), clock, "q", List.of("work"), owner, false);
     }
 
     private List<Long> enqueue(int n) {
@@ -274,6 +274,46 @@ class BatchedClaimsAndCompletionsTest {
 
         assertThat(ownedBy("worker-a")).as("the first three still held, none of the rest claimed").isEqualTo(3);
         assertThat(jobs.admin().countByState("q")).containsEntry(JobState.AVAILABLE, 3L).containsEntry(JobState.SUCCEEDED, 0L);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aStoreThatDeletesSuccessesDeletesEachJobAndItsHistoryOnlyWhileItHoldsThatAttempt(String database)
+            throws Exception {
+        open(database);
+        List<Long> ids = enqueue(6);
+        JobStore store = new JobStore(jobs.tables(), clock, "q", List.of("work"), "worker-a", true);
+        List<JobStore.Claimed> first = claim(store, 6);
+        // two jobs fail once (an error each) and come back; one job is taken over by another worker
+        assertThat(apply(store, List.of(retried(first.get(0)), retried(first.get(1))))).containsOnly(true);
+        long taken = first.get(5).job().id();
+        Stores.exec(ds, "UPDATE " + prefix + "jobs SET locked_by = 'worker-b', attempt = attempt + 1 WHERE id = " + taken);
+        Stores.exec(ds, "INSERT INTO " + prefix + "job_errors (job_id, attempt, failed_at, error_class) VALUES ("
+                + taken + ", 1, 0, 'java.io.IOException')");
+        clock.advance(Duration.ofSeconds(1));
+
+        // by apply (the completer): one job that failed before, one that did not, the taken one
+        assertThat(apply(store, List.of(succeeded(first.get(2)), succeeded(first.get(5))))).containsExactly(true, false);
+        List<JobStore.Claimed> again = claim(store, 2);
+        assertThat(again).extracting(cl -> cl.job().id()).containsExactlyInAnyOrder(ids.get(0), ids.get(1));
+        assertThat(apply(store, List.of(succeeded(again.get(0))))).containsExactly(true);
+        // carried by a claim (the fetcher), which on PostgreSQL deletes in the claim's statement
+        JobStore.CompletedAndClaimed result;
+        try (Connection c = jobs.connection()) {
+            result = store.completeAndClaim(new Statements(), c, List.of(succeeded(again.get(1)), succeeded(first.get(3)),
+                    succeeded(first.get(5))), 4, LEASE_MILLIS);
+        }
+        assertThat(result.completed()).containsExactly(true, true, false);
+
+        for (long id : List.of(ids.get(0), ids.get(1), ids.get(2), ids.get(3))) {
+            assertThat(jobs.admin().find(id)).as("job %d", id).isEmpty();
+            assertThat(jobs.admin().errors(id)).as("history of job %d", id).isEmpty();
+        }
+        assertThat(find(ids.get(4)).state()).as("claimed, not completed").isEqualTo(JobState.RUNNING);
+        assertThat(find(taken).state()).as("another worker's attempt").isEqualTo(JobState.RUNNING);
+        assertThat(jobs.admin().errors(taken)).as("its history stays").hasSize(1);
+        assertThat(Stores.count(ds, "SELECT COUNT(*) FROM " + prefix + "job_errors")).isEqualTo(1);
+        assertThat(jobs.admin().countByState("q")).containsEntry(JobState.SUCCEEDED, 0L);
     }
 
     /** A retry and three successes of {@code claimed}, the third success made to fail in the database. */

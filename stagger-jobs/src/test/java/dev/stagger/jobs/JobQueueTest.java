@@ -172,6 +172,50 @@ class JobQueueTest {
     }
 
     @Test
+    void aPoolWithZeroSuccessRetentionDeletesEachSuccessAsItIsStoredAndStillReportsIt() throws Exception {
+        List<Long> heard = new ArrayList<>();
+        int[] calls = {0};
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").retention(JobState.SUCCEEDED, Duration.ZERO)
+                .handler("send", ctx -> {
+                    if (ctx.payloadText().equals("flaky") && calls[0]++ == 0) {
+                        throw new java.io.IOException("connection reset");
+                    }
+                }, dev.stagger.RetryPolicy.builder().maxAttempts(3).build())
+                .handler("fail", ctx -> {
+                    throw new IllegalStateException("no");
+                }, dev.stagger.RetryPolicy.builder().maxAttempts(1).build())
+                .jobListener(new JobListener() {
+                    @Override
+                    public void succeeded(Job job, Duration runTime) {
+                        heard.add(job.id());
+                    }
+                }).build();
+        long plain = jobs.enqueue("mail", "send", "ok", EnqueueOptions.defaults().key("once"));
+        long flaky = jobs.enqueue("mail", "send", "flaky");
+        long dead = jobs.enqueue("mail", "fail", "bad");
+        pool.runAvailable();
+        clock.advance(Duration.ofMinutes(10));
+        pool.runAvailable();
+
+        assertThat(heard).containsExactlyInAnyOrder(plain, flaky);
+        assertThat(jobs.admin().find(plain)).isEmpty();
+        assertThat(jobs.admin().find(flaky)).isEmpty();
+        assertThat(jobs.admin().errors(flaky)).as("its history goes with it").isEmpty();
+        assertThat(jobs.admin().find(dead).orElseThrow().state()).as("dead jobs are kept").isEqualTo(JobState.DEAD);
+        assertThat(jobs.admin().errors(dead)).hasSize(1);
+        assertThat(jobs.enqueue("mail", "send", "ok", EnqueueOptions.defaults().key("once"))).isNotEqualTo(plain);
+    }
+
+    @Test
+    void aPoolWithAnyOtherSuccessRetentionKeepsSuccessesUntilItsPurge() throws Exception {
+        WorkerPool pool = WorkerPool.builder(jobs, "mail").retention(JobState.SUCCEEDED, Duration.ofMillis(1))
+                .handler("send", ctx -> { }).build();
+        long id = jobs.enqueue("mail", "send", "ok");
+        pool.runAvailable();
+        assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+    }
+
+    @Test
     void aPurgedJobsKeyCanBeUsedAgain() throws Exception {
         WorkerPool pool = WorkerPool.builder(jobs, "mail").handler("send", ctx -> { }).build();
         long first = jobs.enqueue("mail", "send", "x", EnqueueOptions.defaults().key("once"));

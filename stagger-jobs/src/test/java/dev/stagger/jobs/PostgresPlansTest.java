@@ -49,12 +49,27 @@ class PostgresPlansTest {
     void aBatchCompletionFindsItsJobsByIdNotThroughTheIndexOfRunningJobs() throws Exception {
         history(30_000);
         runBacklog(2000);
-        String plan = genericPlan(jobs.tables().completeAndClaim(1),
+        String plan = genericPlan(jobs.tables().completeAndClaim(1, false, false),
                 "'{1,2,3}'::bigint[], '{1,1,1}'::integer[], 'w', 'w', 30000, 'q', 'work', 8");
         // the completion reads each job by its key: a few pages, however many jobs ran before
         assertThat(completedPart(plan)).as("plan of the completion part:%n%s", plan)
                 .contains("\"Index Name\": \"" + prefix + "jobs_pkey\"")
                 .doesNotContain("\"Index Name\": \"" + prefix + "jobs_lease\"");
+    }
+
+    @Test
+    void aCompletionThatDeletesFindsItsJobsAndTheirErrorHistoryByIndex() throws Exception {
+        history(30_000);
+        Stores.exec(ds, "INSERT INTO " + prefix + "job_errors (job_id, attempt, failed_at, error_class) SELECT id, 1, 0,"
+                + " 'java.io.IOException' FROM " + prefix + "jobs");
+        runBacklog(500);
+        String plan = genericPlan(jobs.tables().completeAndClaim(1, true, false),
+                "'{1,2,3}'::bigint[], '{1,1,1}'::integer[], 'w', 'w', 30000, 'q', 'work', 8");
+        assertThat(completedPart(plan)).as("plan of the completion part:%n%s", plan)
+                .contains("\"Index Name\": \"" + prefix + "jobs_pkey\"")
+                .contains("\"Index Name\": \"" + prefix + "job_errors_job\"")
+                .doesNotContain("\"Node Type\": \"Seq Scan\"");
+        assertThat(Stores.count(ds, "SELECT COUNT(*) FROM " + prefix + "job_errors")).as("rolled back").isEqualTo(30_000);
     }
 
     @Test
@@ -65,6 +80,34 @@ class PostgresPlansTest {
         assertThat(heartbeat).contains("\"Index Name\": \"" + prefix + "jobs_pkey\"");
         String rescue = genericPlan(jobs.tables().expired(100), "'q'");
         assertThat(rescue).contains("\"Index Name\": \"" + prefix + "jobs_lease\"");
+    }
+
+    @Test
+    void aClaimAfterTheFloorStartsPastTheDeadEntriesThatJobsClaimedBeforeLeftInTheDueIndex() throws Exception {
+        List<JobRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            batch.add(JobRequest.of("q", "work", "job-" + i));
+        }
+        List<Long> ids = jobs.enqueueAll(batch);
+        long lastClaimed = ids.get(18_999);
+        // as 19,000 claims since the last vacuum leave it: each claimed job's entry dead at the head of the due index
+        Stores.exec(ds, "UPDATE " + prefix + "jobs SET state = 'RUNNING', lease_until = 1 WHERE id <= " + lastClaimed);
+        long runAt = Stores.count(ds, "SELECT run_at FROM " + prefix + "jobs WHERE id = " + lastClaimed);
+
+        String claim = "'w', 30000, 'q', 'work', ";
+        long fromHead = dueIndexBlocks(genericPlan(jobs.tables().claim(1, false), claim + "32"));
+        long afterFloor = dueIndexBlocks(genericPlan(jobs.tables().claim(1, true),
+                claim + "0, " + runAt + ", " + lastClaimed + ", 32"));
+        assertThat(fromHead).as("index pages a claim from the head reads").isGreaterThan(50);
+        assertThat(afterFloor).as("index pages a claim after the floor reads").isLessThan(10);
+    }
+
+    /** The buffers the plan's scan of the due index read. */
+    private long dueIndexBlocks(String plan) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"Index Name\": \"" + prefix
+                + "jobs_due\"[^\\]]*?\"Shared Hit Blocks\": (\\d+)", java.util.regex.Pattern.DOTALL).matcher(plan);
+        assertThat(m.find()).as("a scan of the due index in:%n%s", plan).isTrue();
+        return Long.parseLong(m.group(1));
     }
 
     /** {@code n} jobs of another queue that finished long ago, as a table that keeps finished jobs for a while holds. */

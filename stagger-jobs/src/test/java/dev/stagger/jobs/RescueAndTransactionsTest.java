@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
@@ -165,23 +166,59 @@ class RescueAndTransactionsTest {
         assertThat(reasons).containsExactly(EndReason.DEADLINE);
     }
 
+    /** A handler's business write (a receipt) and the job's completion, committed in one transaction. */
+    private void receiptCompletedWithin(JobContext ctx) throws SQLException {
+        receiptCompletedWithin(ctx, true);
+    }
+
+    /** A handler's business write and the job's completion in one transaction, committed or rolled back. */
+    private void receiptCompletedWithin(JobContext ctx, boolean commit) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO receipts VALUES (?)")) {
+                ps.setString(1, ctx.payloadText());
+                ps.executeUpdate();
+            }
+            ctx.completeWithin(c);
+            if (commit) {
+                c.commit();
+            } else {
+                c.rollback();
+            }
+        }
+    }
+
     @Test
     void completingInTheHandlersTransactionCommitsBusinessWriteAndCompletionTogether() throws Exception {
-        WorkerPool pool = WorkerPool.builder(jobs, "orders").handler("receipt", ctx -> {
-            try (Connection c = ds.getConnection()) {
-                c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO receipts VALUES (?)")) {
-                    ps.setString(1, ctx.payloadText());
-                    ps.executeUpdate();
-                }
-                ctx.completeWithin(c);
-                c.commit();
-            }
-        }).build();
+        WorkerPool pool = WorkerPool.builder(jobs, "orders").handler("receipt", this::receiptCompletedWithin).build();
         long id = jobs.enqueue("orders", "receipt", "order-7");
         pool.runAvailable();
         assertThat(jobs.admin().find(id).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(Stores.count(ds, "SELECT COUNT(*) FROM receipts")).isEqualTo(1);
+    }
+
+    @Test
+    void aPoolThatKeepsNoSuccessesDeletesTheJobAndItsHistoryInTheHandlersTransaction() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        WorkerPool pool = WorkerPool.builder(jobs, "orders").retention(JobState.SUCCEEDED, Duration.ZERO)
+                .handler("receipt", ctx -> {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new java.io.IOException("provider timed out");
+                    }
+                    receiptCompletedWithin(ctx);
+                }).build();
+        long id = jobs.enqueue("orders", "receipt", "order-7", EnqueueOptions.defaults().key("order-7"));
+        pool.runAvailable();
+        assertThat(jobs.admin().errors(id)).as("the first attempt failed").hasSize(1);
+        clock.advance(Duration.ofMinutes(10));
+        pool.runAvailable();
+
+        assertThat(calls).hasValue(2);
+        assertThat(Stores.count(ds, "SELECT COUNT(*) FROM receipts")).isEqualTo(1);
+        assertThat(jobs.admin().find(id)).as("deleted with the business write").isEmpty();
+        assertThat(jobs.admin().errors(id)).isEmpty();
+        assertThat(jobs.enqueue("orders", "receipt", "order-7", EnqueueOptions.defaults().key("order-7")))
+                .as("its key is free again at once").isNotEqualTo(id);
     }
 
     @Test
@@ -207,16 +244,8 @@ class RescueAndTransactionsTest {
     @Test
     void aRolledBackHandlerTransactionLeavesNeitherTheWriteNorTheCompletion() throws Exception {
         WorkerPool pool = WorkerPool.builder(jobs, "orders").handler("receipt", ctx -> {
-            try (Connection c = ds.getConnection()) {
-                c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO receipts VALUES (?)")) {
-                    ps.setString(1, ctx.payloadText());
-                    ps.executeUpdate();
-                }
-                ctx.completeWithin(c);
-                c.rollback();
-                throw new IllegalStateException("payment provider said no");
-            }
+            receiptCompletedWithin(ctx, false);
+            throw new IllegalStateException("payment provider said no");
         }).build();
         long id = jobs.enqueue("orders", "receipt", "order-7");
         pool.runAvailable();

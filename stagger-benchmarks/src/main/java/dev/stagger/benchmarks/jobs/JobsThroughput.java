@@ -30,6 +30,8 @@ import javax.sql.DataSource;
  * <p>Arguments (all optional): {@code --jobs 50000 --workers 8 --batch 8 (stagger-jobs claim batch)
  * --latency-jobs 500 --latency-rate 50 --rounds 3 --warmup-rounds 1 (run, printed, not counted)
  * --quartz-jobs 5000 (Quartz's backlog, at most --jobs)
+ * --succeeded delete (stagger-jobs deletes each success, as db-scheduler and Quartz delete a finished
+ * one-time job; keep: keeps them as SUCCEEDED, the store's default)
  * --systems stagger-pg,db-scheduler,quartz,stagger-sqlite
  * --pg-url jdbc:postgresql://127.0.0.1:5432/test --pg-user postgres --pg-password ""}.
  */
@@ -55,6 +57,11 @@ public final class JobsThroughput {
         int warmupRounds = arguments.nonNegative("--warmup-rounds", 1);
         // Quartz drains two orders of magnitude slower: its own, smaller backlog keeps a round within minutes
         int quartzJobs = arguments.positive("--quartz-jobs", Math.min(jobs, 5_000));
+        String succeeded = arguments.text("--succeeded", "delete");
+        if (!succeeded.equals("delete") && !succeeded.equals("keep")) {
+            throw new IllegalArgumentException("--succeeded must be delete or keep, got " + succeeded);
+        }
+        boolean keep = succeeded.equals("keep");
         List<String> systems = Arrays.asList(arguments.text("--systems", String.join(",", SYSTEMS)).split(","));
         for (String s : systems) {
             if (!SYSTEMS.contains(s)) {
@@ -85,7 +92,7 @@ public final class JobsThroughput {
                                 warmupRounds, system);
                     }
                     Measurement m = runOne(system, pg, suffix, system.equals(QUARTZ) ? quartzJobs : jobs, workers,
-                            latencyJobs, latencyRate, batch);
+                            latencyJobs, latencyRate, batch, keep);
                     System.out.println(m.row());
                     if (counted) {
                         results.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
@@ -123,12 +130,12 @@ public final class JobsThroughput {
     }
 
     private static Measurement runOne(String system, DataSource pg, String suffix, int jobs, int workers, int latencyJobs,
-                                      int latencyRate, int batch) throws Exception {
+                                      int latencyRate, int batch, boolean keep) throws Exception {
         switch (system) {
             case STAGGER_PG -> {
                 String prefix = "bench_jobs_" + suffix + "_";
                 try {
-                    return StaggerJobsRun.run("PostgreSQL", pg, prefix, jobs, workers, latencyJobs, latencyRate, batch);
+                    return StaggerJobsRun.run("PostgreSQL", pg, prefix, jobs, workers, latencyJobs, latencyRate, batch, keep);
                 } finally {
                     // the run's prefix covers every table the store made, its schema-version table included
                     drop(pg, prefix + "jobs", prefix + "job_errors", prefix + "schema_version");
@@ -154,7 +161,7 @@ public final class JobsThroughput {
                 Path dir = Files.createTempDirectory("stagger-jobs-bench");
                 try {
                     DataSource sqlite = SqliteDataSource.file(dir.resolve("jobs.db"));
-                    return StaggerJobsRun.run("SQLite", sqlite, "bench_", jobs, workers, latencyJobs, latencyRate, batch);
+                    return StaggerJobsRun.run("SQLite", sqlite, "bench_", jobs, workers, latencyJobs, latencyRate, batch, keep);
                 } finally {
                     try (var files = Files.walk(dir)) {
                         files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

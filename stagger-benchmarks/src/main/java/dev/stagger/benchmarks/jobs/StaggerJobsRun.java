@@ -2,6 +2,7 @@ package dev.stagger.benchmarks.jobs;
 
 import dev.stagger.jobs.JobQueue;
 import dev.stagger.jobs.JobRequest;
+import dev.stagger.jobs.JobState;
 import dev.stagger.jobs.WorkerPool;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,14 +11,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
-/** Drains a backlog of no-op jobs with a stagger-jobs {@link WorkerPool}, then measures idle latency. */
+/**
+ * Drains a backlog of no-op jobs with a stagger-jobs {@link WorkerPool}, then measures idle latency.
+ * With {@code keepSucceeded} false the pool keeps no successes (a SUCCEEDED retention of zero: each
+ * success deletes its job), as db-scheduler and Quartz delete a finished one-time job; true keeps
+ * them as SUCCEEDED, the store's default.
+ */
 final class StaggerJobsRun {
     private StaggerJobsRun() {
     }
 
     static Measurement run(String database, DataSource ds, String prefix, int jobs, int workers, int latencyJobs,
-                           int latencyRate, int claimBatch) throws Exception {
-        Measurement m = new Measurement("stagger-jobs", database, jobs, workers);
+                           int latencyRate, int claimBatch, boolean keepSucceeded) throws Exception {
+        Measurement m = new Measurement(keepSucceeded ? "stagger-jobs (kept)" : "stagger-jobs", database, jobs, workers);
         JobQueue queue = JobQueue.builder(ds).tablePrefix(prefix).build();
 
         long t0 = System.nanoTime();
@@ -33,7 +39,11 @@ final class StaggerJobsRun {
 
         CountDownLatch drained = new CountDownLatch(jobs);
         Measurement.Latencies latencies = new Measurement.Latencies(latencyJobs);
-        WorkerPool pool = WorkerPool.builder(queue, "bench").concurrency(workers).batchSize(claimBatch)
+        WorkerPool.Builder builder = WorkerPool.builder(queue, "bench");
+        if (!keepSucceeded) {
+            builder.retention(JobState.SUCCEEDED, Duration.ZERO);
+        }
+        WorkerPool pool = builder.concurrency(workers).batchSize(claimBatch)
                 .pollInterval(Duration.ofSeconds(1))
                 .handler("noop", ctx -> {
                     String payload = ctx.payloadText();

@@ -22,6 +22,12 @@ import java.util.function.Consumer;
 public final class Fetcher implements ReconnectingLoop.Step {
     /** The longest a claim waits for more handlers to free up: see {@link #gather()}. */
     static final long MAX_GATHER_NANOS = 2_000_000;
+    /**
+     * The longest claims start after a {@link JobStore.Floor} before one looks from the head of the
+     * queue again, on the pool's clock: how late a job that ranks ahead of the last claimed one is
+     * seen when nothing wakes the fetcher for it. See {@link #floor}.
+     */
+    public static final long RESCAN_NANOS = 50_000_000;
 
     private final JobStore store;
     private final PoolSignals signals;
@@ -51,6 +57,21 @@ public final class Fetcher implements ReconnectingLoop.Step {
      */
     private volatile long gatherUntil = System.nanoTime();
     private final int fullBatch;
+    /**
+     * Where the next claim starts (PostgreSQL): after the job the last claim ranked last, while the
+     * pool claims back to back. A claim from the head of the queue walks the dead index entry of
+     * every job claimed since the table's last vacuum (a cost that grows with the backlog drained);
+     * one after the floor walks only those other workers claimed meanwhile. Jobs that rank ahead
+     * of the floor (a higher priority, an earlier run-at, a job another worker gave back) are seen
+     * by the next claim from the head: after a wake ({@link #wake()}: an enqueue, a NOTIFY), after
+     * a claim that comes up short (the floor's priority ran out, or the queue), and at least every
+     * {@link #RESCAN_NANOS}. Null: from the head. Only the fetcher's thread uses it.
+     */
+    private JobStore.Floor floor;
+    /** When (the pool clock's {@code nanoTime}) a claim last started at the head of the queue. */
+    private long scannedFromHead;
+    /** Set by {@link #wake()}: a job may have arrived ahead of the floor. */
+    private volatile boolean rescan;
 
     /**
      * @param concurrency handler threads; a job is claimed only for a free one
@@ -92,13 +113,24 @@ public final class Fetcher implements ReconnectingLoop.Step {
         Completer completer = this.completer;
         List<JobStore.Claimed> claimed;
         long claimStart = System.nanoTime();
+        JobStore.Floor from = floor;
+        long now = pacer.clock().nanoTime();
+        if (from != null && (rescan || now - scannedFromHead >= RESCAN_NANOS)) {
+            from = null;
+        }
+        if (from == null) {
+            rescan = false; // before the claim: a wake while it runs makes the next one look from the head too
+            scannedFromHead = now;
+        }
+        floor = null; // until this claim succeeds
         if (completer != null) {
             heldOutcomes = completer.takeSuccesses(Completer.MAX_BATCH);
         }
         if (heldOutcomes.isEmpty()) {
-            claimed = store.claim(statements, c, wanted, leaseMillis);
+            claimed = store.claim(statements, c, wanted, leaseMillis, from);
         } else {
-            JobStore.CompletedAndClaimed done = store.completeAndClaim(statements, c, heldOutcomes, wanted, leaseMillis);
+            JobStore.CompletedAndClaimed done = store.completeAndClaim(statements, c, heldOutcomes, wanted, leaseMillis,
+                    from);
             claimed = done.claimed();
             completer.storedElsewhere(heldOutcomes, done.completed());
             heldOutcomes = List.of();
@@ -109,13 +141,18 @@ public final class Fetcher implements ReconnectingLoop.Step {
             long claimEnd = System.nanoTime();
             gatherUntil = claimEnd + Math.min(claimEnd - claimStart, MAX_GATHER_NANOS);
         }
+        boolean full = claimed.size() == wanted;
+        if (full && store.floors()) {
+            floor = JobStore.Floor.after(claimed);
+        }
         for (JobStore.Claimed next : claimed) {
             dispatch.accept(next);
         }
-        if (claimed.size() < wanted) {
+        if (!full && from == null) {
             stopCarrying();
             pacer.await(pollNanos); // drained for now: until woken or the next poll
         }
+        // short after a floor: the next claim looks from the head at once
     }
 
     @Override
@@ -150,8 +187,9 @@ public final class Fetcher implements ReconnectingLoop.Step {
         }
     }
 
-    /** Wakes an idle fetcher: a job may be due. */
+    /** Wakes an idle fetcher: a job may be due, possibly ahead of where the last claim ended. */
     public void wake() {
+        rescan = true;
         pacer.wake();
     }
 

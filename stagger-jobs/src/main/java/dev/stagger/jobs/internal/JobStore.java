@@ -39,15 +39,52 @@ public final class JobStore {
     private final String lockedBy;
     private final String claimSql;
     private final String completeAndClaimSql;
+    private final String claimAfterSql;
+    private final String completeAndClaimAfterSql;
+    /** Successes delete their job and its error history instead of keeping it as SUCCEEDED. */
+    private final boolean deleteSucceeded;
 
-    public JobStore(JobTables tables, Clock clock, String queue, List<String> types, String lockedBy) {
+    /**
+     * @param deleteSucceeded whether a success deletes its job (with its error history) instead of
+     *     keeping it as SUCCEEDED: a pool whose SUCCEEDED retention is zero
+     */
+    public JobStore(JobTables tables, Clock clock, String queue, List<String> types, String lockedBy,
+                    boolean deleteSucceeded) {
         this.tables = tables;
         this.clock = clock;
         this.queue = queue;
         this.types = List.copyOf(types);
         this.lockedBy = lockedBy;
+        this.deleteSucceeded = deleteSucceeded;
         this.claimSql = tables.claim(types.size());
-        this.completeAndClaimSql = tables.completeAndClaim(types.size());
+        this.completeAndClaimSql = tables.completeAndClaim(types.size(), deleteSucceeded, false);
+        this.claimAfterSql = tables.claim(types.size(), true);
+        this.completeAndClaimAfterSql = tables.completeAndClaim(types.size(), deleteSucceeded, true);
+    }
+
+    /**
+     * Where a claim may start in the due index instead of at its head: after the job a previous
+     * claim ranked last (its priority, run-at and id as stored), among the jobs of that priority.
+     * Only on PostgreSQL ({@link #floors()}).
+     */
+    public record Floor(int priority, long runAtMillis, long id) {
+        /** The floor after the last of {@code claimed} (sorted best first), null for none. */
+        static Floor after(List<Claimed> claimed) {
+            if (claimed.isEmpty()) {
+                return null;
+            }
+            Job last = claimed.get(claimed.size() - 1).job();
+            return new Floor(last.priority(), last.runAt().toEpochMilli(), last.id());
+        }
+    }
+
+    /**
+     * True when a claim after a {@link Floor} saves work: on PostgreSQL, where a claimed or
+     * finished job's entry in the due index stays, dead, until a vacuum, and a claim from the head
+     * walks every one of them. (SQLite removes an index entry with its row.)
+     */
+    public boolean floors() {
+        return tables.dialect() == Dialect.POSTGRESQL;
     }
 
     public String lockedBy() {
@@ -71,9 +108,16 @@ public final class JobStore {
      * statement, kept prepared in {@code statements}.
      */
     public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis) throws SQLException {
+        return claim(statements, c, limit, leaseMillis, null);
+    }
+
+    /** {@link #claim(Statements, Connection, int, long)}, after {@code floor} when not null (see {@link Floor}). */
+    public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis, Floor floor)
+            throws SQLException {
+        floor = floors() ? floor : null;
         List<Claimed> claimed = new ArrayList<>(limit);
-        PreparedStatement ps = statements.on(c, claimSql);
-        bindClaim(new Binder(ps, tables, clock), limit, leaseMillis);
+        PreparedStatement ps = statements.on(c, floor == null ? claimSql : claimAfterSql);
+        bindClaim(new Binder(ps, tables, clock), limit, leaseMillis, floor);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 claimed.add(claimedRow(rs));
@@ -96,13 +140,19 @@ public final class JobStore {
      */
     public CompletedAndClaimed completeAndClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
                                                 long leaseMillis) throws SQLException {
+        return completeAndClaim(statements, c, successes, limit, leaseMillis, null);
+    }
+
+    /** {@link #completeAndClaim(Statements, Connection, List, int, long)}, claiming after {@code floor} when not null. */
+    public CompletedAndClaimed completeAndClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
+                                                long leaseMillis, Floor floor) throws SQLException {
         if (tables.dialect() != Dialect.POSTGRESQL) {
             return completeThenClaim(statements, c, successes, limit, leaseMillis);
         }
-        PreparedStatement ps = statements.on(c, completeAndClaimSql);
+        PreparedStatement ps = statements.on(c, floor == null ? completeAndClaimSql : completeAndClaimAfterSql);
         Binder b = new Binder(ps, tables, clock);
         Map<Long, Integer> index = bindSuccesses(b, c, successes);
-        bindClaim(b, limit, leaseMillis);
+        bindClaim(b, limit, leaseMillis, floor);
         List<Claimed> claimed = new ArrayList<>(limit);
         boolean[] completed = new boolean[successes.size()];
         try (ResultSet rs = ps.executeQuery()) {
@@ -142,11 +192,14 @@ public final class JobStore {
         }
     }
 
-    /** Binds the parameters of {@link JobTables#claim(int)}. */
-    private void bindClaim(Binder b, int limit, long leaseMillis) throws SQLException {
+    /** Binds the parameters of {@link JobTables#claim(int, boolean)}. */
+    private void bindClaim(Binder b, int limit, long leaseMillis, Floor floor) throws SQLException {
         b.text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
         for (String type : types) {
             b.text(type);
+        }
+        if (floor != null) {
+            b.integer(floor.priority()).bigint(floor.runAtMillis()).bigint(floor.id());
         }
         b.integer(limit);
     }
@@ -228,7 +281,7 @@ public final class JobStore {
     private void succeedAll(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
                             boolean[] applied) throws SQLException {
         List<Outcome> successes = succeeded.stream().map(outcomes::get).toList();
-        PreparedStatement ps = statements.on(c, tables.succeedAll());
+        PreparedStatement ps = statements.on(c, tables.succeedAll(deleteSucceeded));
         Map<Long, Integer> index = bindSuccesses(new Binder(ps, tables, clock), c, successes);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
@@ -238,8 +291,9 @@ public final class JobStore {
     }
 
     /**
-     * Binds the parameters of {@link JobTables#succeedAll()} for {@code successes}: now, their ids
-     * and attempts as two arrays, this pool's id. Returns each job id's position in the list.
+     * Binds the parameters of {@link JobTables#succeedAll(boolean)} for {@code successes}: now
+     * (unless deleting), their ids and attempts as two arrays, this pool's id. Returns each job
+     * id's position in the list.
      */
     private Map<Long, Integer> bindSuccesses(Binder b, Connection c, List<Outcome> successes) throws SQLException {
         Long[] ids = new Long[successes.size()];
@@ -251,17 +305,32 @@ public final class JobStore {
             attempts[k] = job.attempt();
             index.put(job.id(), k);
         }
-        b.now().array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts)).text(lockedBy);
+        if (!deleteSucceeded) {
+            b.now();
+        }
+        b.array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts)).text(lockedBy);
         return index;
     }
 
-    /** SQLite: one JDBC batch of guarded updates. */
+    /**
+     * SQLite: one JDBC batch of guarded updates (deleting: of guarded deletes, after one of
+     * guarded deletes of their error history), inside the caller's transaction.
+     */
     private void succeedBatch(Statements statements, Connection c, List<Outcome> outcomes, List<Integer> succeeded,
                               boolean[] applied) throws SQLException {
-        PreparedStatement succeed = statements.on(c, tables.succeed());
+        if (deleteSucceeded) {
+            PreparedStatement clear = statements.on(c, tables.clearErrors());
+            Binder b = new Binder(clear, tables, clock);
+            for (int i : succeeded) {
+                owned(b.reset(), outcomes.get(i).job(), lockedBy);
+                clear.addBatch();
+            }
+            clear.executeBatch();
+        }
+        PreparedStatement succeed = statements.on(c, tables.succeed(deleteSucceeded));
         Binder b = new Binder(succeed, tables, clock);
         for (int i : succeeded) {
-            owned(b.reset().now(), outcomes.get(i).job(), lockedBy);
+            owned(deleteSucceeded ? b.reset() : b.reset().now(), outcomes.get(i).job(), lockedBy);
             succeed.addBatch();
         }
         int[] counts = succeed.executeBatch();
@@ -281,10 +350,20 @@ public final class JobStore {
         return b.bigint(job.id()).text(owner).integer(job.attempt());
     }
 
-    /** Completes the job on the caller's connection, inside the caller's transaction. */
+    /**
+     * Completes the job on the caller's connection, inside the caller's transaction (deleting it
+     * and its error history when this pool deletes successes).
+     */
     public void completeWithin(Connection c, Job job) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(tables.succeed())) {
-            owned(new Binder(ps, tables, clock).now(), job, lockedBy);
+        if (deleteSucceeded) {
+            try (PreparedStatement ps = c.prepareStatement(tables.clearErrors())) {
+                owned(new Binder(ps, tables, clock), job, lockedBy);
+                ps.executeUpdate();
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(tables.succeed(deleteSucceeded))) {
+            Binder b = new Binder(ps, tables, clock);
+            owned(deleteSucceeded ? b : b.now(), job, lockedBy);
             if (ps.executeUpdate() != 1) {
                 throw new LeaseLostException(job.id(), job.attempt());
             }

@@ -182,6 +182,16 @@ public final class JobTables {
      * Parameters: locked_by, now, lease, now, now, queue, now, [types...], limit.
      */
     public String claim(int typeCount) {
+        return claim(typeCount, false);
+    }
+
+    /**
+     * {@link #claim(int)}; with {@code afterFloor} (PostgreSQL), only among the jobs of one priority
+     * that rank after a given one (its run-at and id), so the index scan starts there instead of at
+     * the head of the due index, where every job claimed since the last vacuum left a dead entry.
+     * Parameters: those of {@link #claim(int)}, with priority, run_at and id before the limit.
+     */
+    public String claim(int typeCount, boolean afterFloor) {
         StringBuilder types = new StringBuilder();
         if (typeCount > 0) {
             types.append(" AND type IN (");
@@ -197,22 +207,23 @@ public final class JobTables {
                 + "backoff_state = CASE WHEN attempt = 0 THEN 0 ELSE backoff_state END"
                 + " WHERE id IN (SELECT id FROM " + jobs
                 + " WHERE queue = ? AND state = 'AVAILABLE' AND run_at <= " + now + types
+                + (afterFloor ? " AND priority = ? AND (run_at, id) > (?, ?)" : "")
                 + " ORDER BY priority DESC, run_at, id LIMIT ?" + skipLocked() + ") RETURNING " + CLAIM_COLUMNS
                 + dbNowColumn();
     }
 
     /**
-     * PostgreSQL: {@link #succeedAll()} and {@link #claim(int)} in one statement (two
-     * data-modifying CTEs on disjoint rows: the completed ones are RUNNING, the claimed ones
-     * AVAILABLE), so one round trip and one commit carry both. Returns one row per claimed job
-     * ({@code completed_id} null, then {@link #CLAIM_COLUMNS} and {@code db_now} with the database
-     * clock) and one per completed job ({@code completed_id} set, the rest null). Parameters: those
-     * of {@link #succeedAll()}, then those of {@link #claim(int)}.
+     * PostgreSQL: {@link #succeedAll(boolean)} and {@link #claim(int)} in one statement (data-modifying
+     * CTEs on disjoint rows: the completed ones are RUNNING, the claimed ones AVAILABLE), so one
+     * round trip and one commit carry both. Returns one row per claimed job ({@code completed_id}
+     * null, then {@link #CLAIM_COLUMNS} and {@code db_now} with the database clock) and one per
+     * completed job ({@code completed_id} set, the rest null). Parameters: those of
+     * {@link #succeedAll(boolean)}, then those of {@link #claim(int, boolean)}.
      */
-    public String completeAndClaim(int typeCount) {
+    public String completeAndClaim(int typeCount, boolean delete, boolean afterFloor) {
         String claimColumns = CLAIM_COLUMNS + (databaseClock ? ", db_now" : "");
         String nulls = String.join(", ", java.util.Collections.nCopies(claimColumns.split(",").length, "NULL"));
-        return "WITH completed AS (" + succeedAll() + "), claimed AS (" + claim(typeCount) + ")"
+        return "WITH " + completed(delete) + ", claimed AS (" + claim(typeCount, afterFloor) + ")"
                 + " SELECT NULL::bigint AS completed_id, " + claimColumns + " FROM claimed"
                 + " UNION ALL SELECT id, " + nulls + " FROM completed";
     }
@@ -224,21 +235,48 @@ public final class JobTables {
     /** The WHERE clause that proves a worker still owns attempt {@code attempt} of the job. */
     private static final String OWNED = " WHERE id = ? AND state = 'RUNNING' AND locked_by = ? AND attempt = ?";
 
-    /** Parameters: now, id, locked_by, attempt. */
-    public String succeed() {
+    /**
+     * Parameters: now (not with {@code delete}), id, locked_by, attempt. With {@code delete} the job
+     * is deleted instead of kept as SUCCEEDED: run {@link #clearErrors()} first, in the same
+     * transaction.
+     */
+    public String succeed(boolean delete) {
+        if (delete) {
+            return "DELETE FROM " + jobs + OWNED;
+        }
         return "UPDATE " + jobs + " SET state = 'SUCCEEDED', finished_at = " + now + ", locked_by = NULL, "
                 + "lease_until = NULL" + OWNED;
     }
 
+    /** Deletes the error history of a job while this owner still holds this attempt. Parameters: id, locked_by, attempt. */
+    public String clearErrors() {
+        return "DELETE FROM " + errors + " WHERE job_id IN (SELECT id FROM " + jobs + OWNED + ")";
+    }
+
     /**
      * PostgreSQL: completes many jobs in one statement, each still guarded by "this owner holds
-     * this attempt"; returns the ids it completed. Parameters: now, ids (bigint[]),
-     * attempts (integer[], in the same order), locked_by.
+     * this attempt"; returns the ids it completed. With {@code delete} the jobs and their error
+     * history are deleted instead of kept as SUCCEEDED. Parameters: now (not with
+     * {@code delete}), ids (bigint[]), attempts (integer[], in the same order), locked_by.
      */
-    public String succeedAll() {
-        return "UPDATE " + jobs + " AS j SET state = 'SUCCEEDED', finished_at = " + now + ", locked_by = NULL, "
-                + "lease_until = NULL FROM unnest(?::bigint[], ?::integer[]) AS d(id, attempt)"
-                + " WHERE j.id = d.id AND j.attempt = d.attempt AND j.state = 'RUNNING' AND j.locked_by = ? RETURNING j.id";
+    public String succeedAll(boolean delete) {
+        return "WITH " + completed(delete) + " SELECT id FROM completed";
+    }
+
+    /**
+     * The CTE {@code completed} of {@link #succeedAll(boolean)}, returning the ids it completed;
+     * with {@code delete}, a second CTE deletes their errors (it sees what {@code completed}
+     * returns, so only the jobs this owner still held).
+     */
+    private String completed(boolean delete) {
+        String owned = " WHERE j.id = d.id AND j.attempt = d.attempt AND j.state = 'RUNNING' AND j.locked_by = ? RETURNING j.id";
+        String ids = "unnest(?::bigint[], ?::integer[]) AS d(id, attempt)";
+        if (delete) {
+            return "completed AS (DELETE FROM " + jobs + " AS j USING " + ids + owned + "), cleared AS (DELETE FROM "
+                    + errors + " WHERE job_id = ANY(ARRAY(SELECT id FROM completed)))";
+        }
+        return "completed AS (UPDATE " + jobs + " AS j SET state = 'SUCCEEDED', finished_at = " + now
+                + ", locked_by = NULL, lease_until = NULL FROM " + ids + owned + ")";
     }
 
     /** Parameters: backoff_state, now, delay, id, locked_by, attempt. */
