@@ -67,7 +67,13 @@ public final class EnqueueOptions {
         return new EnqueueOptions(key, runAt, delay, maxAttempts, priority);
     }
 
-    /** Among due jobs of one queue, higher priority runs first; default 0, may be negative. */
+    /**
+     * Among due jobs of one queue, higher priority runs first; default 0, may be negative. On
+     * PostgreSQL a pool claiming back to back continues after the last job it claimed; a job that
+     * ranks ahead of it is seen by the next claim when its enqueue wakes the pool (through the
+     * pool's own {@link JobQueue}, or by the NOTIFY every PostgreSQL enqueue sends), else within
+     * 50 ms or once the priority being worked through runs out (stagger-jobs README, "Throughput").
+     */
     public EnqueueOptions priority(int priority) {
         return new EnqueueOptions(key, runAt, delay, maxAttempts, priority);
     }
