@@ -140,7 +140,7 @@ public final class WorkerPool implements AutoCloseable {
         // a fresh suffix per pool: a restarted pool must not extend the leases its crashed predecessor held
         String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.store = new JobStore(b.jobQueue.tables(), clock, queue, new ArrayList<>(handlers.keySet()), id,
-                Long.valueOf(0).equals(retentionMillis.get(JobState.SUCCEEDED)));
+                retentionMillis.getOrDefault(JobState.SUCCEEDED, -1L) == 0);
         this.signals = new PoolSignals(b.random, (e, d) -> events.databaseError(reported(e), d));
         this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
         this.stopping = new Pacer(clock);

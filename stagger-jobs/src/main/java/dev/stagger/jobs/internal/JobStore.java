@@ -111,10 +111,12 @@ public final class JobStore {
         return claim(statements, c, limit, leaseMillis, null);
     }
 
-    /** {@link #claim(Statements, Connection, int, long)}, after {@code floor} when not null (see {@link Floor}). */
+    /**
+     * {@link #claim(Statements, Connection, int, long)}, after {@code floor} when not null (see
+     * {@link Floor}; the caller passes one only where {@link #floors()} says it saves work).
+     */
     public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis, Floor floor)
             throws SQLException {
-        floor = floors() ? floor : null;
         List<Claimed> claimed = new ArrayList<>(limit);
         PreparedStatement ps = statements.on(c, floor == null ? claimSql : claimAfterSql);
         bindClaim(new Binder(ps, tables, clock), limit, leaseMillis, floor);
