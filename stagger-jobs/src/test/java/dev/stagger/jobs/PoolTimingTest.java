@@ -33,6 +33,8 @@ class PoolTimingTest {
     final List<Instant> rescuedAt = new CopyOnWriteArrayList<>();
     final List<QueueStats> measured = new CopyOnWriteArrayList<>();
     final List<String> purged = new CopyOnWriteArrayList<>();
+    /** A database error leaves a pool thread waiting out its reconnect pause on a clock that only the test moves. */
+    final List<Exception> databaseErrors = new CopyOnWriteArrayList<>();
     final JobListener recorder = new JobListener() {
         @Override
         public void rescued(Job job, JobError error, JobState newState) {
@@ -47,6 +49,11 @@ class PoolTimingTest {
         @Override
         public void purged(String queue, JobState state, int deleted) {
             purged.add(queue + " " + state + " " + deleted);
+        }
+
+        @Override
+        public void databaseError(Exception error, Duration backoff) {
+            databaseErrors.add(error);
         }
     };
     DataSource ds;
@@ -64,6 +71,7 @@ class PoolTimingTest {
         if (pool != null) {
             pool.shutdown(Duration.ZERO);
         }
+        assertThat(databaseErrors).as("database errors of the pool").isEmpty();
     }
 
     private Instant now() {

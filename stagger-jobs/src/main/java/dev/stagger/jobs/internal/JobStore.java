@@ -404,14 +404,13 @@ public final class JobStore {
      * Takes back jobs of this queue whose lease expired (their worker died or was cut off), each
      * decided by {@code decide} as a failed attempt: available again after the wait it returns,
      * or dead. Each records its error. Rows another transaction holds are skipped (PostgreSQL),
-     * so this never waits behind another worker's lock; they are looked at again next time.
+     * so this never waits behind another worker's lock; they are looked at again next time. On
+     * SQLite the transaction holds the write lock from its read ({@link WriteTransaction}).
      *
      * @param decide the outcome of a lost attempt, given the job, its retry state and its owner
      */
     public List<Rescued> rescue(Connection c, Function<Lost, Outcome> decide) throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
+        try (WriteTransaction tx = WriteTransaction.begin(c, tables.dialect())) {
             List<Lost> expired = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(tables.expired(RESCUE_BATCH))) {
                 new Binder(ps, tables, clock).text(queue).now();
@@ -423,7 +422,7 @@ public final class JobStore {
             }
             List<Rescued> rescued = new ArrayList<>();
             if (expired.isEmpty()) {
-                c.commit();
+                tx.commit();
                 return rescued;
             }
             try (PreparedStatement retry = c.prepareStatement(tables.rescueRetry());
@@ -447,13 +446,8 @@ public final class JobStore {
                     }
                 }
             }
-            c.commit();
+            tx.commit();
             return rescued;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(c);
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
         }
     }
 
@@ -463,17 +457,15 @@ public final class JobStore {
 
     /**
      * Deletes jobs of {@code state} in {@code queue} (null: every queue) that finished more than
-     * {@code retentionMillis} ago, with their error history, in transactions of at most
-     * {@code batch} jobs. Returns how many were deleted.
+     * {@code retentionMillis} ago, with their error history, in {@link WriteTransaction}s of at
+     * most {@code batch} jobs. Returns how many were deleted.
      */
     public static int purge(Connection c, JobTables tables, Clock clock, JobState state, long retentionMillis,
                             String queue, int batch) throws SQLException {
         int total = 0;
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
-            while (true) {
-                List<Long> ids = new ArrayList<>(batch);
+        while (true) {
+            List<Long> ids = new ArrayList<>(batch);
+            try (WriteTransaction tx = WriteTransaction.begin(c, tables.dialect())) {
                 try (PreparedStatement ps = c.prepareStatement(tables.finishedBefore(queue != null, batch))) {
                     Binder b = new Binder(ps, tables, clock).text(state.name()).now().bigint(retentionMillis);
                     if (queue != null) {
@@ -492,16 +484,11 @@ public final class JobStore {
                         total += s.executeUpdate("DELETE FROM " + tables.jobs + " WHERE id" + in);
                     }
                 }
-                c.commit();
-                if (ids.size() < batch) {
-                    return total;
-                }
+                tx.commit();
             }
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(c);
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
+            if (ids.size() < batch) {
+                return total;
+            }
         }
     }
 
