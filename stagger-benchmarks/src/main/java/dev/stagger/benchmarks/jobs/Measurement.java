@@ -97,18 +97,19 @@ final class Measurement {
     }
 
     String row() {
-        return String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %,.0f | %.1f | %.1f | %.0f | %.0f |", system, database,
-                jobs, workers, enqueueSeconds, jobsPerSecond(), latencyP50Millis, latencyP99Millis, jvmMicrosPerJob,
-                dbMicrosPerJob);
+        return String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %,.0f | %.1f | %.1f | %s | %s |", system, database,
+                jobs, workers, enqueueSeconds, jobsPerSecond(), latencyP50Millis, latencyP99Millis, micros(jvmMicrosPerJob),
+                micros(dbMicrosPerJob));
     }
 
     /** One row of medians over rounds. */
     static String medianRow(List<Measurement> ms) {
         Measurement first = ms.get(0);
-        return String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %,.0f | %.1f | %.1f | %.0f | %.0f |", first.system,
+        return String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %,.0f | %.1f | %.1f | %s | %s |", first.system,
                 first.database, first.jobs, first.workers, median(ms, m -> m.enqueueSeconds),
                 median(ms, Measurement::jobsPerSecond), median(ms, m -> m.latencyP50Millis),
-                median(ms, m -> m.latencyP99Millis), median(ms, m -> m.jvmMicrosPerJob), median(ms, m -> m.dbMicrosPerJob));
+                median(ms, m -> m.latencyP99Millis), micros(median(ms, m -> m.jvmMicrosPerJob)),
+                micros(median(ms, m -> m.dbMicrosPerJob)));
     }
 
     /** The min..max over rounds of each figure of {@link #medianRow}. */
@@ -123,8 +124,16 @@ final class Measurement {
         return median(ms.stream().mapToDouble(f).toArray());
     }
 
+    /** A CPU figure, or a dash where none was measured (the database's, for SQLite). */
+    private static String micros(double value) {
+        return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, "%.0f", value);
+    }
+
     private static String spread(List<Measurement> ms, ToDoubleFunction<Measurement> f, String format) {
         double[] xs = ms.stream().mapToDouble(f).toArray();
+        if (Arrays.stream(xs).anyMatch(Double::isNaN)) {
+            return "";
+        }
         return String.format(Locale.ROOT, format + ".." + format, Arrays.stream(xs).min().orElseThrow(),
                 Arrays.stream(xs).max().orElseThrow());
     }
