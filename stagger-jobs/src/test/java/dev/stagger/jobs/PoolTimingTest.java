@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -81,14 +79,7 @@ class PoolTimingTest {
     /** A job of a type the pool does not run, claimed by a worker that then died; its lease ends {@code leaseLeft} from now. */
     private long abandoned(Duration leaseLeft) throws Exception {
         long id = jobs.enqueue("q", "elsewhere", "x");
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = 1, locked_by = 'dead-worker', lease_until = ?, "
-                        + "first_attempt_at = ? WHERE id = ?")) {
-            ps.setLong(1, clock.currentTimeMillis() + leaseLeft.toMillis());
-            ps.setLong(2, clock.currentTimeMillis());
-            ps.setLong(3, id);
-            ps.executeUpdate();
-        }
+        Stores.abandon(ds, id, 1, "dead-worker", clock.currentTimeMillis(), leaseLeft);
         return id;
     }
 

@@ -55,16 +55,7 @@ class RescueAndTransactionsTest {
 
     /** A claim by {@code owner} that no handler of it runs. */
     private void abandon(long id, int attempt, Duration leaseLeft, String owner) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = ?, locked_by = ?, lease_until = ?, "
-                        + "first_attempt_at = ? WHERE id = ?")) {
-            ps.setInt(1, attempt);
-            ps.setString(2, owner);
-            ps.setLong(3, clock.currentTimeMillis() + leaseLeft.toMillis());
-            ps.setLong(4, clock.currentTimeMillis());
-            ps.setLong(5, id);
-            ps.executeUpdate();
-        }
+        Stores.abandon(ds, id, attempt, owner, clock.currentTimeMillis(), leaseLeft);
     }
 
     @Test

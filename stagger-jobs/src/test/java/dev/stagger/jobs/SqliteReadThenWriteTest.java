@@ -92,8 +92,8 @@ class SqliteReadThenWriteTest {
     }
 
     private void anotherWriterCommits() {
-        try (Connection other = SqliteDataSource.file(dir.resolve("jobs.db"), Duration.ZERO).getConnection()) {
-            other.createStatement().executeUpdate("INSERT INTO elsewhere VALUES (1)");
+        try {
+            Stores.exec(SqliteDataSource.file(dir.resolve("jobs.db"), Duration.ZERO), "INSERT INTO elsewhere VALUES (1)");
             otherWriter.add("committed");
         } catch (SQLException e) {
             otherWriter.add(e.getMessage());
@@ -103,9 +103,7 @@ class SqliteReadThenWriteTest {
     @Test
     void aRescueHoldsTheWriteLockFromItsRead() throws Exception {
         long id = jobs.enqueue("q", "t", "x");
-        Stores.exec(plain, "UPDATE stagger_jobs SET state = 'RUNNING', attempt = 1, locked_by = 'dead-worker', "
-                + "lease_until = " + (clock.currentTimeMillis() - 1) + ", first_attempt_at = " + clock.currentTimeMillis()
-                + " WHERE id = " + id);
+        Stores.abandon(plain, id, 1, "dead-worker", clock.currentTimeMillis(), Duration.ofMillis(-1));
         WorkerPool pool = WorkerPool.builder(jobs, "q").handler("other type", ctx -> { }).build();
 
         armed = true;

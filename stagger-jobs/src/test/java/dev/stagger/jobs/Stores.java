@@ -6,9 +6,11 @@ import dev.stagger.jdbc.UrlDataSource;
 import dev.stagger.jdbc.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -82,6 +84,25 @@ final class Stores {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    /**
+     * What a worker that claimed attempt {@code attempt} of job {@code id} at {@code nowMillis}
+     * leaves when it dies: the job RUNNING under {@code owner}, its lease ending {@code leaseLeft}
+     * after that (already ended when negative). Table {@code stagger_jobs}.
+     */
+    static void abandon(DataSource ds, long id, int attempt, String owner, long nowMillis, Duration leaseLeft)
+            throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE stagger_jobs SET state = 'RUNNING', attempt = ?, locked_by = ?, lease_until = ?, "
+                        + "first_attempt_at = ? WHERE id = ?")) {
+            ps.setInt(1, attempt);
+            ps.setString(2, owner);
+            ps.setLong(3, nowMillis + leaseLeft.toMillis());
+            ps.setLong(4, nowMillis);
+            ps.setLong(5, id);
+            ps.executeUpdate();
         }
     }
 

@@ -174,9 +174,7 @@ public final class JobStore {
     /** SQLite: {@link #completeAndClaim} as a transaction of the batched completions and the claim. */
     private CompletedAndClaimed completeThenClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
                                                   long leaseMillis) throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
+        try (WriteTransaction tx = WriteTransaction.writeFirst(c)) {
             boolean[] completed = new boolean[successes.size()];
             List<Integer> all = new ArrayList<>(successes.size());
             for (int i = 0; i < successes.size(); i++) {
@@ -184,13 +182,8 @@ public final class JobStore {
             }
             succeedBatch(statements, c, successes, all, completed);
             List<Claimed> claimed = claim(statements, c, limit, leaseMillis);
-            c.commit();
+            tx.commit();
             return new CompletedAndClaimed(claimed, completed);
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(c);
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
         }
     }
 
@@ -235,9 +228,7 @@ public final class JobStore {
      */
     public boolean[] apply(Statements statements, Connection c, List<Outcome> outcomes) throws SQLException {
         boolean[] applied = new boolean[outcomes.size()];
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try {
+        try (WriteTransaction tx = WriteTransaction.writeFirst(c)) {
             List<Integer> succeeded = new ArrayList<>();
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome o = outcomes.get(i);
@@ -269,13 +260,8 @@ public final class JobStore {
                     succeedBatch(statements, c, outcomes, succeeded, applied);
                 }
             }
-            c.commit();
+            tx.commit();
             return applied;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(c);
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
         }
     }
 
@@ -410,7 +396,7 @@ public final class JobStore {
      * @param decide the outcome of a lost attempt, given the job, its retry state and its owner
      */
     public List<Rescued> rescue(Connection c, Function<Lost, Outcome> decide) throws SQLException {
-        try (WriteTransaction tx = WriteTransaction.begin(c, tables.dialect())) {
+        try (WriteTransaction tx = WriteTransaction.readThenWrite(c, tables.dialect())) {
             List<Lost> expired = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(tables.expired(RESCUE_BATCH))) {
                 new Binder(ps, tables, clock).text(queue).now();
@@ -465,7 +451,7 @@ public final class JobStore {
         int total = 0;
         while (true) {
             List<Long> ids = new ArrayList<>(batch);
-            try (WriteTransaction tx = WriteTransaction.begin(c, tables.dialect())) {
+            try (WriteTransaction tx = WriteTransaction.readThenWrite(c, tables.dialect())) {
                 try (PreparedStatement ps = c.prepareStatement(tables.finishedBefore(queue != null, batch))) {
                     Binder b = new Binder(ps, tables, clock).text(state.name()).now().bigint(retentionMillis);
                     if (queue != null) {
@@ -527,13 +513,5 @@ public final class JobStore {
         new Binder(ps, tables, clock).bigint(jobId).integer(e.attempt()).now().text(e.exceptionClass()).text(e.message())
                 .text(e.stackTrace());
         ps.executeUpdate();
-    }
-
-    private static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is likely gone; the caller reconnects
-        }
     }
 }
