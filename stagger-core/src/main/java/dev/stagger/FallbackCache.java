@@ -10,8 +10,10 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The last good value per key, answered when a call fails: a fallback of kind "cache".
@@ -29,9 +31,20 @@ import java.util.function.Supplier;
  * }
  * }</pre>
  *
- * <p>At most {@code maxSize} keys are kept; the least recently used is evicted first. Ages are
- * measured on the cache's clock. Thread-safe: every operation is linearizable (one short lock
- * that guards only the map, never held while calling out).
+ * <p>At most {@code maxSize} keys are kept; the least recently used is evicted first.
+ *
+ * <p><b>Ages</b> are measured on the cache's clock's monotonic time ({@link Clock#nanoTime()}),
+ * so a wall clock stepped back or forward (NTP, an operator) neither makes an old value look new
+ * nor a new one look expired; the wall time is kept only to show when a value was stored
+ * ({@link Cached#storedAt()}).
+ *
+ * <p><b>Newest data wins, not the last call to finish.</b> Of two overlapping calls for one key,
+ * the value kept is the one whose successful attempt started last: a slow call that began before
+ * a faster one does not overwrite the newer value when it finishes. {@link #put} counts as
+ * starting when it is called.
+ *
+ * <p>Thread-safe: every operation is linearizable (one short lock that guards only the map,
+ * never held while calling out; the order of starts is an atomic counter).
  *
  * @param <K> the key's type (equals/hashCode)
  * @param <V> the value's type
@@ -43,19 +56,25 @@ public final class FallbackCache<K, V> {
     private final String name;
     private final int maxSize;
     private final Duration maxStaleness;
-    private final long maxStalenessMillis;
+    private final long maxStalenessNanos;
     private final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final LinkedHashMap<K, Entry<V>> entries;
+    /** Numbers attempts (and puts) in the order they start: the later start holds the newer data. */
+    private final AtomicLong starts = new AtomicLong();
 
-    private record Entry<V>(V value, long storedAtMillis) {
+    /**
+     * A stored value: when on the monotonic clock (its age), when on the wall clock (for display
+     * only), and the number of the start that fetched it.
+     */
+    private record Entry<V>(V value, long storedAtNanos, long storedAtMillis, long start) {
     }
 
     private FallbackCache(Builder<K, V> b) {
         this.name = b.name;
         this.maxSize = b.maxSize;
         this.maxStaleness = b.maxStaleness;
-        this.maxStalenessMillis = b.maxStaleness.toMillis();
+        this.maxStalenessNanos = Checks.nanos(b.maxStaleness);
         this.clock = b.clock;
         this.entries = new LeastRecentlyUsed<>(maxSize);
     }
@@ -101,8 +120,8 @@ public final class FallbackCache<K, V> {
     }
 
     /**
-     * Runs {@code operation} under {@code retry}: a success is stored under {@code key} and
-     * answered fresh; a call that ends without success answers the stored value, stale, if it is
+     * Runs {@code operation} under {@code retry}: a success is answered fresh and stored under
+     * {@code key} (unless the value of an attempt that started after this one's is stored already); a call that ends without success answers the stored value, stale, if it is
      * no older than {@code maxStaleness} (then {@code retry}'s own fallback, if any).
      */
     public Cached<V> call(Retry retry, K key, Callable<? extends V> operation) throws Exception {
@@ -110,7 +129,10 @@ public final class FallbackCache<K, V> {
         Checks.notNull("key", key);
         Checks.notNull("operation", operation);
         Outcome<V> outcome = new Outcome<>();
-        V value = withCache(retry, key, outcome).call(operation::call);
+        V value = withCache(retry, key, outcome).call(() -> {
+            outcome.start = starts.incrementAndGet();
+            return operation.call();
+        });
         return settle(key, value, outcome);
     }
 
@@ -120,7 +142,10 @@ public final class FallbackCache<K, V> {
         Checks.notNull("key", key);
         Checks.notNull("operation", operation);
         Outcome<V> outcome = new Outcome<>();
-        return withCache(retry, key, outcome).callAsync(operation::get).thenApply(value -> settle(key, value, outcome));
+        return withCache(retry, key, outcome).callAsync(() -> {
+            outcome.start = starts.incrementAndGet();
+            return operation.get();
+        }).thenApply(value -> settle(key, value, outcome));
     }
 
     /**
@@ -136,14 +161,22 @@ public final class FallbackCache<K, V> {
         });
     }
 
-    /** Stores {@code value} as the last good value for {@code key}, now. */
+    /**
+     * Stores {@code value} as the last good value for {@code key}, now; it replaces the value of
+     * any call for the key that started before this put and finishes after it.
+     */
     public void put(K key, V value) {
         Checks.notNull("key", key);
         Checks.notNull("value", value);
-        Entry<V> entry = new Entry<>(value, clock.currentTimeMillis());
+        store(key, value, starts.incrementAndGet());
+    }
+
+    /** Stores {@code value}, fetched by start number {@code start}, unless a later start's value is stored. */
+    private void store(K key, V value, long start) {
+        Entry<V> entry = new Entry<>(value, clock.nanoTime(), clock.currentTimeMillis(), start);
         lock.lock();
         try {
-            entries.put(key, entry);
+            entries.merge(key, entry, (stored, fetched) -> fetched.start > stored.start ? fetched : stored);
         } finally {
             lock.unlock();
         }
@@ -152,13 +185,7 @@ public final class FallbackCache<K, V> {
     /** The value stored for {@code key} with its age, if there is one no older than {@code maxStaleness}. */
     public Optional<Cached<V>> get(K key) {
         Checks.notNull("key", key);
-        Entry<V> e = entry(key);
-        if (e == null) {
-            return Optional.empty();
-        }
-        long age = Math.max(0, clock.currentTimeMillis() - e.storedAtMillis);
-        return age > maxStalenessMillis ? Optional.empty()
-                : Optional.of(new Cached<>(e.value, Instant.ofEpochMilli(e.storedAtMillis), Duration.ofMillis(age), null));
+        return Optional.ofNullable(lookup(key, null));
     }
 
     /** Forgets {@code key}'s value. */
@@ -191,16 +218,17 @@ public final class FallbackCache<K, V> {
         }
     }
 
-    private Cached<V> lookup(K key, EndReason reason) {
+    /** The value stored for {@code key} if it is no older than {@code maxStaleness}, answered for {@code reason}. */
+    private @Nullable Cached<V> lookup(K key, @Nullable EndReason reason) {
         Entry<V> e = entry(key);
         if (e == null) {
             return null;
         }
-        long age = Math.max(0, clock.currentTimeMillis() - e.storedAtMillis);
-        if (age > maxStalenessMillis) {
+        long age = Math.max(0, clock.nanoTime() - e.storedAtNanos);
+        if (age > maxStalenessNanos) {
             return null;
         }
-        return new Cached<>(e.value, Instant.ofEpochMilli(e.storedAtMillis), Duration.ofMillis(age), reason);
+        return new Cached<>(e.value, Instant.ofEpochMilli(e.storedAtMillis), Duration.ofNanos(age), reason);
     }
 
     /** What happened to one call: whether it ended without success, and what the cache answered. */
@@ -208,6 +236,8 @@ public final class FallbackCache<K, V> {
         volatile boolean failed;
         volatile EndReason reason;
         volatile Cached<V> served;
+        /** The start number of the call's latest attempt: the one whose value a success returns. */
+        volatile long start;
     }
 
     private Retry withCache(Retry retry, K key, Outcome<V> outcome) {
@@ -239,7 +269,7 @@ public final class FallbackCache<K, V> {
             return new Cached<>(value, Instant.ofEpochMilli(now), Duration.ZERO, outcome.reason);
         }
         if (value != null) {
-            put(key, value);
+            store(key, value, outcome.start);
         }
         return new Cached<>(value, Instant.ofEpochMilli(now), Duration.ZERO, null);
     }

@@ -8,6 +8,13 @@ import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** {@link FallbackCache}: what is stored, for how long it may be answered, and how old it says it is. */
@@ -107,6 +114,103 @@ class FallbackCacheTest {
     void anAsyncSuccessIsStored() {
         cache.callAsync(retry, "ACME", () -> java.util.concurrent.CompletableFuture.completedFuture("42.00")).join();
 
+        assertThat(cache.get("ACME")).get().extracting(Cached::value).isEqualTo("42.00");
+    }
+
+    @Test
+    void aWallClockSteppedBackDoesNotMakeAnOldValueLookNew() {
+        FallbackCache<String, String> strict = FallbackCache.<String, String>builder("strict")
+                .maxStaleness(Duration.ofSeconds(1)).clock(clock).build();
+        strict.put("ACME", "41.50");
+        clock.advance(Duration.ofSeconds(3));
+        clock.stepWallClock(Duration.ofHours(-1));
+
+        assertThat(strict.get("ACME")).isEmpty();
+        assertThat(catchThrowable(() -> strict.call(retry, "ACME", FallbackCacheTest::down)))
+                .isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void agesAreMeasuredOnMonotonicTimeWhileStoredAtShowsTheWallTime() {
+        cache.put("ACME", "41.50");
+        Instant stored = Instant.ofEpochMilli(clock.currentTimeMillis());
+        clock.advance(Duration.ofMinutes(2));
+        clock.stepWallClock(Duration.ofHours(-1));
+        assertThat(cache.get("ACME")).get().extracting(Cached::age).isEqualTo(Duration.ofMinutes(2));
+
+        clock.stepWallClock(Duration.ofHours(2)); // now an hour ahead of where it was: still 2 minutes old
+        Cached<String> hit = cache.get("ACME").orElseThrow();
+        assertThat(hit.age()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(hit.storedAt()).isEqualTo(stored);
+    }
+
+    @Test
+    void aSlowCallThatStartedFirstDoesNotOverwriteTheValueOfOneThatStartedAfterIt() {
+        CompletableFuture<String> older = new CompletableFuture<>();
+        CompletableFuture<String> newer = new CompletableFuture<>();
+        CompletableFuture<Cached<String>> first = cache.callAsync(retry, "ACME", () -> older);
+        CompletableFuture<Cached<String>> second = cache.callAsync(retry, "ACME", () -> newer);
+
+        newer.complete("42.00"); // the call that started last finishes first
+        older.complete("41.50");
+
+        assertThat(second.join().value()).isEqualTo("42.00");
+        assertThat(first.join().value()).isEqualTo("41.50"); // each caller gets what its own call fetched
+        assertThat(cache.get("ACME")).get().extracting(Cached::value).isEqualTo("42.00");
+    }
+
+    @Test
+    void aSlowSynchronousCallThatStartedFirstDoesNotOverwriteANewerValue() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Cached<String>> slow = pool.submit(() -> cache.call(retry, "ACME", () -> {
+                started.countDown();
+                assertThat(finish.await(10, TimeUnit.SECONDS)).isTrue();
+                return "41.50";
+            }));
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            cache.call(retry, "ACME", () -> "42.00");
+            finish.countDown();
+
+            assertThat(slow.get(10, TimeUnit.SECONDS).value()).isEqualTo("41.50");
+            assertThat(cache.get("ACME")).get().extracting(Cached::value).isEqualTo("42.00");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void theAttemptThatStartedLastHoldsTheNewestValueEvenIfItsCallStartedFirst() {
+        CompletableFuture<String> newer = new CompletableFuture<>();
+        CompletableFuture<Cached<String>> retried = cache.callAsync(retry, "ACME",
+                new java.util.function.Supplier<CompletionStage<String>>() {
+                    private int attempts;
+
+                    @Override
+                    public CompletionStage<String> get() {
+                        return ++attempts == 1 ? CompletableFuture.failedFuture(new IOException("down"))
+                                : CompletableFuture.completedFuture("43.00");
+                    }
+                });
+        CompletableFuture<Cached<String>> other = cache.callAsync(retry, "ACME", () -> newer); // starts before the retry
+        clock.advance(Duration.ofSeconds(1)); // the retried call's second attempt runs and succeeds
+        newer.complete("42.00");
+
+        assertThat(retried.join().value()).isEqualTo("43.00");
+        assertThat(other.join().value()).isEqualTo("42.00");
+        assertThat(cache.get("ACME")).get().extracting(Cached::value).isEqualTo("43.00");
+    }
+
+    @Test
+    void aPutReplacesTheValueOfACallThatStartedBeforeIt() {
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        CompletableFuture<Cached<String>> call = cache.callAsync(retry, "ACME", () -> slow);
+        cache.put("ACME", "42.00");
+        slow.complete("41.50");
+
+        assertThat(call.join().value()).isEqualTo("41.50");
         assertThat(cache.get("ACME")).get().extracting(Cached::value).isEqualTo("42.00");
     }
 

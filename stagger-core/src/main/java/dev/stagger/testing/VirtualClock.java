@@ -26,6 +26,7 @@ public final class VirtualClock implements Clock {
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
     private final List<Duration> sleeps = new ArrayList<>();
     private long now;
+    private long wallOffsetMillis;
     private long sequence;
 
     public VirtualClock() {
@@ -47,9 +48,30 @@ public final class VirtualClock implements Clock {
         }
     }
 
+    /** 2026-01-01T00:00:00Z plus the virtual time elapsed, plus every {@link #stepWallClock} so far. */
     @Override
     public long currentTimeMillis() {
-        return EPOCH_MILLIS + Math.floorDiv(nanoTime(), 1_000_000L);
+        lock.lock();
+        try {
+            return EPOCH_MILLIS + wallOffsetMillis + Math.floorDiv(now, 1_000_000L);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Steps the wall clock ({@link #currentTimeMillis()}) by {@code d}, forward or back, without
+     * moving {@link #nanoTime()} or running any task: what an NTP step or an operator setting the
+     * date does to a real machine, which monotonic time does not see.
+     */
+    public void stepWallClock(Duration d) {
+        long millis = Checks.notNull("d", d).toMillis();
+        lock.lock();
+        try {
+            wallOffsetMillis = Math.addExact(wallOffsetMillis, millis);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Records the wait and advances time by it at once; an interrupted thread gets the usual exception. */

@@ -45,6 +45,24 @@ class VirtualClockTest {
     }
 
     @Test
+    void theWallClockStepsBackAndForthWithoutMovingMonotonicTimeOrRunningTasks() {
+        clock.schedule(() -> ran.add("at 1 s"), Duration.ofSeconds(1).toNanos());
+        clock.advance(Duration.ofMillis(500));
+        long wall = clock.currentTimeMillis();
+
+        clock.stepWallClock(Duration.ofHours(-1));
+        assertThat(clock.currentTimeMillis()).isEqualTo(wall - Duration.ofHours(1).toMillis());
+        clock.stepWallClock(Duration.ofMinutes(90));
+        assertThat(clock.currentTimeMillis()).isEqualTo(wall + Duration.ofMinutes(30).toMillis());
+
+        assertThat(clock.nanoTime()).isEqualTo(Duration.ofMillis(500).toNanos());
+        assertThat(ran).isEmpty();
+        clock.advance(Duration.ofMillis(500)); // both move on together
+        assertThat(clock.currentTimeMillis()).isEqualTo(wall + Duration.ofMinutes(30).plusMillis(500).toMillis());
+        assertThat(ran).containsExactly("at 1 s");
+    }
+
+    @Test
     void scheduledTasksRunWhenTimeReachesThemInTimeOrder() {
         clock.schedule(() -> ran.add("at 2 s"), Duration.ofSeconds(2).toNanos());
         clock.schedule(() -> ran.add("at 1 s"), Duration.ofSeconds(1).toNanos());
