@@ -59,6 +59,7 @@ public final class GradientLimit implements Limit {
     private final double minRttJitter;
     private final int minRttSamples;
     private final double minRttBuffer;
+    private final double longRequestFactor;
 
     private GradientLimit(Builder b) {
         this.minLimit = b.minLimit;
@@ -69,6 +70,7 @@ public final class GradientLimit implements Limit {
         this.minRttJitter = b.minRttJitter;
         this.minRttSamples = b.minRttSamples;
         this.minRttBuffer = b.minRttBuffer;
+        this.longRequestFactor = b.longRequestFactor;
     }
 
     public static Builder builder() {
@@ -78,7 +80,7 @@ public final class GradientLimit implements Limit {
     public Builder toBuilder() {
         return new Builder().minLimit(minLimit).maxLimit(maxLimit).sampleWindow(sampleWindow)
                 .minRttPercentile(minRttPercentile).minRttInterval(minRttInterval).minRttJitter(minRttJitter)
-                .minRttSamples(minRttSamples).minRttBuffer(minRttBuffer);
+                .minRttSamples(minRttSamples).minRttBuffer(minRttBuffer).longRequestFactor(longRequestFactor);
     }
 
     public int minLimit() {
@@ -113,12 +115,16 @@ public final class GradientLimit implements Limit {
         return minRttBuffer;
     }
 
+    public double longRequestFactor() {
+        return longRequestFactor;
+    }
+
     @Override
     public String toString() {
         return "GradientLimit{minLimit=" + minLimit + ", maxLimit=" + maxLimit + ", sampleWindow=" + sampleWindow
                 + ", minRttPercentile=" + minRttPercentile + ", minRttInterval=" + minRttInterval
                 + ", minRttJitter=" + minRttJitter + ", minRttSamples=" + minRttSamples
-                + ", minRttBuffer=" + minRttBuffer + "}";
+                + ", minRttBuffer=" + minRttBuffer + ", longRequestFactor=" + longRequestFactor + "}";
     }
 
     /** Configures a {@link GradientLimit}; {@link #build()} validates and snapshots. Not thread-safe. */
@@ -131,11 +137,15 @@ public final class GradientLimit implements Limit {
         private double minRttJitter = 0.15;
         private int minRttSamples = 50;
         private double minRttBuffer = 0.25;
+        private double longRequestFactor = 10;
 
         private Builder() {
         }
 
-        /** The lowest limit, and the limit while the minRTT is measured. Default 3. */
+        /**
+         * The lowest limit, and the floor of the limit while the minRTT is measured (the limit then
+         * is what the server was just serving well, but not less). Default 3.
+         */
         public Builder minLimit(int minLimit) {
             this.minLimit = Check.atLeast("minLimit", minLimit, 1);
             return this;
@@ -196,6 +206,18 @@ public final class GradientLimit implements Limit {
          */
         public Builder minRttBuffer(double minRttBuffer) {
             this.minRttBuffer = Check.between("minRttBuffer", minRttBuffer, 0.0, 10.0);
+            return this;
+        }
+
+        /**
+         * When a request counts as long (a long poll, an upload, a download), in minRTTs, and in
+         * sample windows at least: {@code longRequestFactor * max(minRTT, sampleWindow)}, 1 s by
+         * default. A request that has run that long stops holding a slot of the limit (up to
+         * {@code limit} such requests at once, so in flight stays below twice the limit) and its
+         * latency is no sample. From 2 to 1,000,000. Default 10.
+         */
+        public Builder longRequestFactor(double longRequestFactor) {
+            this.longRequestFactor = Check.between("longRequestFactor", longRequestFactor, 2.0, 1_000_000.0);
             return this;
         }
 

@@ -5,6 +5,7 @@ import dev.stagger.RandomSource;
 import dev.stagger.shedding.internal.Check;
 import dev.stagger.shedding.internal.ConcurrencyLimiter;
 import dev.stagger.shedding.internal.LimitAlgorithm;
+import dev.stagger.shedding.internal.Permit;
 import dev.stagger.shedding.internal.RetryAfterRule;
 import dev.stagger.shedding.internal.ShedResponse;
 import jakarta.servlet.AsyncEvent;
@@ -107,8 +108,8 @@ public final class LoadSheddingFilter implements Filter {
         HttpServletRequest request = (HttpServletRequest) req;
         boolean retry = isRetry(request);
         long start = clock.nanoTime();
-        int inFlightAtStart = limiter.tryAcquire(retry, start);
-        if (inFlightAtStart == ConcurrencyLimiter.SHED) {
+        Permit permit = limiter.tryAcquire(retry, start);
+        if (permit == null) {
             shed((HttpServletResponse) res, retry, start);
             return;
         }
@@ -119,9 +120,9 @@ public final class LoadSheddingFilter implements Filter {
             returned = true;
         } finally {
             if (returned && request.isAsyncStarted()) {
-                request.getAsyncContext().addListener(new AsyncCompletion(start, inFlightAtStart));
+                request.getAsyncContext().addListener(new AsyncCompletion(permit));
             } else {
-                release(start, inFlightAtStart, returned);
+                release(permit, returned);
             }
         }
     }
@@ -147,8 +148,8 @@ public final class LoadSheddingFilter implements Filter {
         }
     }
 
-    private void release(long start, int inFlightAtStart, boolean sample) {
-        int limit = limiter.release(start, inFlightAtStart, sample);
+    private void release(Permit permit, boolean sample) {
+        int limit = limiter.release(permit, sample);
         if (listener != null) {
             int previous = reportedLimit.getAndSet(limit);
             if (previous != limit) {
@@ -163,13 +164,11 @@ public final class LoadSheddingFilter implements Filter {
 
     /** Releases an async request once, however its cycle ends. */
     private final class AsyncCompletion implements AsyncListener {
-        private final long start;
-        private final int inFlightAtStart;
+        private final Permit permit;
         private final AtomicBoolean released = new AtomicBoolean();
 
-        AsyncCompletion(long start, int inFlightAtStart) {
-            this.start = start;
-            this.inFlightAtStart = inFlightAtStart;
+        AsyncCompletion(Permit permit) {
+            this.permit = permit;
         }
 
         @Override
@@ -194,7 +193,7 @@ public final class LoadSheddingFilter implements Filter {
 
         private void end(boolean sample) {
             if (released.compareAndSet(false, true)) {
-                release(start, inFlightAtStart, sample);
+                release(permit, sample);
             }
         }
     }

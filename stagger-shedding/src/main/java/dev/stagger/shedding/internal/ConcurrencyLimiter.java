@@ -2,18 +2,24 @@ package dev.stagger.shedding.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.RandomSource;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Admission by a concurrency limit, with the counts a Retry-After is computed from. Lock-free
  * apart from what the {@link LimitAlgorithm} does: admission is a compare-and-set on the in-flight
- * count, so in-flight never exceeds the limit read at admission (a limit lowered meanwhile lets
- * what is already in flight finish). Counters are {@link LongAdder}s, exact once quiescent.
+ * state ({@link InFlight}), so the requests counted against the limit never exceed the limit read
+ * at admission (a limit lowered meanwhile lets what is already in flight finish). Counters are
+ * {@link LongAdder}s, exact once quiescent.
+ *
+ * <p><b>Long requests.</b> A request in flight for longer than the algorithm's
+ * {@link LimitAlgorithm#longRequestNanos()} stops counting against the limit, for up to
+ * {@code limit} such requests at once: a long poll or a slow upload holds its slot for that long
+ * and then gives it back to the short requests, so a few of them cannot starve everything else,
+ * and in flight stays below twice the limit however many there are.
  */
 public final class ConcurrencyLimiter {
-    /** What {@link #tryAcquire(boolean)} returns for a request that must be shed. */
-    public static final int SHED = -1;
     /** The trailing window over which admissions and sheds are counted for Retry-After. */
     public static final long DRAIN_WINDOW_NANOS = 1_000_000_000L;
 
@@ -22,7 +28,7 @@ public final class ConcurrencyLimiter {
     private final RetryAfterRule rule;
     private final Clock clock;
     private final RandomSource random;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicReference<InFlight> inFlight;
     private final WindowCounter admittedRecently;
     private final WindowCounter shedRecently;
     private final LongAdder firstAdmitted = new LongAdder();
@@ -43,6 +49,7 @@ public final class ConcurrencyLimiter {
         this.clock = clock;
         this.random = random;
         long now = clock.nanoTime();
+        this.inFlight = new AtomicReference<>(InFlight.startingAt(now));
         this.admittedRecently = new WindowCounter(DRAIN_WINDOW_NANOS, now);
         this.shedRecently = new WindowCounter(DRAIN_WINDOW_NANOS, now);
     }
@@ -51,20 +58,26 @@ public final class ConcurrencyLimiter {
      * Admits a request if there is room under the limit.
      *
      * @param nowNanos the clock's reading now, which becomes the request's start
-     * @return the number in flight with this request, or {@link #SHED}
+     * @return the admitted request, to {@link #release} when it ends; null when it must be shed
      */
-    public int tryAcquire(boolean retry, long nowNanos) {
+    public @Nullable Permit tryAcquire(boolean retry, long nowNanos) {
         int limit = algorithm.limit();
         int room = retry ? retryRoom(limit) : limit;
+        long epochNanos = algorithm.longRequestNanos();
         while (true) {
-            int current = inFlight.get();
-            if (current >= room) {
-                return SHED;
+            InFlight current = inFlight.get();
+            InFlight now = current.at(nowNanos, epochNanos);
+            int counted = now.counted(limit);
+            if (counted >= room) {
+                if (now != current) {
+                    inFlight.compareAndSet(current, now); // keep the epochs moving; a lost race moved them already
+                }
+                return null;
             }
-            if (inFlight.compareAndSet(current, current + 1)) {
+            if (inFlight.compareAndSet(current, now.admitted())) {
                 (retry ? retriesAdmitted : firstAdmitted).increment();
                 admittedRecently.increment(nowNanos);
-                return current + 1;
+                return new Permit(nowNanos, counted + 1, now.epoch);
             }
         }
     }
@@ -79,15 +92,20 @@ public final class ConcurrencyLimiter {
     /**
      * Ends an admitted request.
      *
-     * @param startNanos the clock reading when it was admitted
-     * @param inFlightAtStart what {@link #tryAcquire(boolean, long)} returned for it
+     * @param permit what {@link #tryAcquire(boolean, long)} returned for it
      * @param sample whether its latency says something about capacity (false when it threw)
      * @return the limit after it
      */
-    public int release(long startNanos, int inFlightAtStart, boolean sample) {
+    public int release(Permit permit, boolean sample) {
         long end = clock.nanoTime();
-        inFlight.decrementAndGet();
-        return sample ? algorithm.onSample(startNanos, end, inFlightAtStart) : algorithm.limit();
+        long epochNanos = algorithm.longRequestNanos();
+        InFlight current;
+        InFlight next;
+        do {
+            current = inFlight.get();
+            next = current.at(end, epochNanos).released(permit.epoch());
+        } while (!inFlight.compareAndSet(current, next));
+        return sample ? algorithm.onSample(permit.startNanos(), end, permit.inFlight()) : algorithm.limit();
     }
 
     /** Counts a request shed at {@code nowNanos} and returns the jittered Retry-After for it, in seconds. */
@@ -103,15 +121,26 @@ public final class ConcurrencyLimiter {
     }
 
     private long baseRetryAfterSeconds(long now) {
-        return rule.baseSeconds(inFlight.get(), shedRecently.count(now), admittedRecently.count(now));
+        return rule.baseSeconds(counted(now), shedRecently.count(now), admittedRecently.count(now));
+    }
+
+    /** Requests counted against the limit at {@code nowNanos} (long ones beyond the limit's size only). */
+    private int counted(long nowNanos) {
+        return inFlight.get().at(nowNanos, algorithm.longRequestNanos()).counted(algorithm.limit());
     }
 
     public int limit() {
         return algorithm.limit();
     }
 
+    /** Every request admitted and not yet released, long ones included. */
     public int inFlight() {
-        return inFlight.get();
+        return inFlight.get().total();
+    }
+
+    /** The requests that count against the limit now: {@link #inFlight()} less up to {@code limit} long ones. */
+    public int countedInFlight() {
+        return counted(clock.nanoTime());
     }
 
     public long firstAttemptsAdmitted() {

@@ -12,7 +12,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * runs under the lock. {@link #limit()} is a volatile read.
  */
 final class GradientAlgorithm implements LimitAlgorithm {
-    /** Windows in a row at the minimum limit after which the minRTT is measured again. */
+    /**
+     * Windows in a row at the minimum limit, with latency above the tolerance, after which the
+     * minRTT is measured again; and windows in a row above the tolerance after which the server is
+     * no longer "serving well" at any concurrency (a re-measure then pins the limit to its floor).
+     */
     static final int STALE_AFTER_WINDOWS_AT_MIN = 5;
     private static final double MIN_GRADIENT = 0.5;
     private static final double MAX_GRADIENT = 2.0;
@@ -25,10 +29,13 @@ final class GradientAlgorithm implements LimitAlgorithm {
     private final double jitter;
     private final int minRttSamples;
     private final double buffer;
+    private final double longRequestFactor;
     private final RandomSource random;
     private final ReentrantLock lock = new ReentrantLock();
 
     private volatile int limit;
+    /** {@code longRequestFactor * max(minRTT, sampleWindow)}: see {@link #longRequestNanos()}. */
+    private volatile long longRequestNanos;
 
     // guarded by lock
     private double exactLimit;
@@ -37,6 +44,10 @@ final class GradientAlgorithm implements LimitAlgorithm {
     private final long[] rttSamples;
     private int rttCount;
     private double limitBeforeMeasuring;
+    private boolean measuringAboveFloor;
+    /** The most requests in flight in the last window within the tolerance; 0 when none is recent. */
+    private int servedWell;
+    private int windowsOverTolerance;
     private long minRttNanos;
     private long windowStartNanos;
     private long windowEndNanos;
@@ -55,16 +66,33 @@ final class GradientAlgorithm implements LimitAlgorithm {
         this.jitter = config.minRttJitter();
         this.minRttSamples = config.minRttSamples();
         this.buffer = config.minRttBuffer();
+        this.longRequestFactor = config.longRequestFactor();
         this.random = random;
         this.rttSamples = new long[minRttSamples];
         this.exactLimit = minLimit;
         this.limit = minLimit;
-        startMeasuring(nowNanos);
+        this.longRequestNanos = longRequestNanos(0);
+        startMeasuring(nowNanos, minLimit);
     }
 
     @Override
     public int limit() {
         return limit;
+    }
+
+    /**
+     * {@code longRequestFactor} (10) times the minRTT, and at least that many sample windows (so
+     * 1 s by default, also before the first minRTT): a request that runs that long is a long poll,
+     * an upload or a download rather than the server's usual work. It stops holding a slot of the
+     * limit, and its latency is no sample for a window's mean.
+     */
+    @Override
+    public long longRequestNanos() {
+        return longRequestNanos;
+    }
+
+    private long longRequestNanos(long minRtt) {
+        return (long) Math.min(longRequestFactor * Math.max(minRtt, windowNanos), (double) (Long.MAX_VALUE / 4));
     }
 
     /** True while the limit is pinned to measure the minRTT. */
@@ -104,14 +132,20 @@ final class GradientAlgorithm implements LimitAlgorithm {
             if (startNanos - windowStartNanos < 0) {
                 return limit; // admitted under an earlier limit: says nothing about this one
             }
+            if (rtt > longRequestNanos) {
+                return limit; // a long poll or an upload: its length is its own, not the server's queue
+            }
             windowSum += rtt;
             windowCount++;
             windowMaxInFlight = Math.max(windowMaxInFlight, inFlight);
             if (endNanos - windowEndNanos >= 0 && windowCount >= limit) { // a full round of the limit
                 closeWindow();
                 openWindow(endNanos);
-                if (windowsAtMin >= STALE_AFTER_WINDOWS_AT_MIN || endNanos - nextMeasureNanos >= 0) {
-                    startMeasuring(endNanos);
+                if (windowsAtMin >= STALE_AFTER_WINDOWS_AT_MIN) {
+                    startMeasuring(endNanos, minLimit); // the service got slower for good: measure it as it is
+                } else if (endNanos - nextMeasureNanos >= 0) {
+                    // never below what the server was just serving well, nor below the floor
+                    startMeasuring(endNanos, Math.max(minLimit, Math.min(servedWell, limit)));
                 }
             }
             return limit;
@@ -123,6 +157,13 @@ final class GradientAlgorithm implements LimitAlgorithm {
     private void closeWindow() {
         double sampleRtt = windowSum / windowCount;
         double gradient = sampleRtt <= 0 ? MAX_GRADIENT : minRttNanos * (1.0 + buffer) / sampleRtt;
+        boolean withinTolerance = gradient >= 1.0;
+        if (withinTolerance) {
+            servedWell = windowMaxInFlight;
+            windowsOverTolerance = 0;
+        } else if (++windowsOverTolerance >= STALE_AFTER_WINDOWS_AT_MIN) {
+            servedWell = 0;
+        }
         gradient = Math.max(MIN_GRADIENT, Math.min(MAX_GRADIENT, gradient));
         double scaled = gradient * exactLimit;
         double target = scaled + Math.sqrt(scaled);
@@ -130,7 +171,8 @@ final class GradientAlgorithm implements LimitAlgorithm {
             target = exactLimit; // the window never used half the limit: it tells nothing about more
         }
         setLimit(Math.max(minLimit, Math.min(maxLimit, target)));
-        windowsAtMin = limit == minLimit ? windowsAtMin + 1 : 0;
+        // at the minimum because latency is high; not because the limit sits unused on a quiet server
+        windowsAtMin = limit == minLimit && !withinTolerance ? windowsAtMin + 1 : 0;
     }
 
     private void setLimit(double value) {
@@ -146,18 +188,28 @@ final class GradientAlgorithm implements LimitAlgorithm {
         windowMaxInFlight = 0;
     }
 
-    private void startMeasuring(long nowNanos) {
+    /** Pins the limit to {@code pin} until {@code minRttSamples} requests admitted from now have completed. */
+    private void startMeasuring(long nowNanos, int pin) {
         measuring = true;
         measureFromNanos = nowNanos;
         rttCount = 0;
         limitBeforeMeasuring = exactLimit;
-        setLimit(minLimit);
+        measuringAboveFloor = pin > minLimit;
+        setLimit(pin);
     }
 
     private void finishMeasuring(long nowNanos) {
         Arrays.sort(rttSamples, 0, rttCount);
         int index = (int) Math.ceil(percentile * rttCount) - 1;
-        minRttNanos = rttSamples[Math.max(0, Math.min(rttCount - 1, index))];
+        long measured = rttSamples[Math.max(0, Math.min(rttCount - 1, index))];
+        // Above the floor the requests may have queued a little (up to the tolerance), so such a
+        // measurement may lower the minRTT but not raise it, or each one would ratchet it up. A
+        // service that got slower for good keeps its windows above the tolerance, which clears
+        // servedWell (or sits at the minimum), and the next measurement is at the floor.
+        if (!measuringAboveFloor || minRttNanos == 0 || measured < minRttNanos) {
+            minRttNanos = measured;
+            longRequestNanos = longRequestNanos(measured);
+        }
         measuring = false;
         windowsAtMin = 0;
         setLimit(limitBeforeMeasuring);

@@ -26,6 +26,15 @@ public interface LimitAlgorithm {
      */
     int onSample(long startNanos, long endNanos, int inFlight);
 
+    /**
+     * How long a request may run before it counts as long: it then stops holding a slot of the
+     * limit (see {@link ConcurrencyLimiter}). {@link Long#MAX_VALUE}, the default, never: a fixed
+     * limit or {@code AimdLimit} counts every request until it ends.
+     */
+    default long longRequestNanos() {
+        return Long.MAX_VALUE;
+    }
+
     /** The running state of {@code limit}, starting at {@code nowNanos}. */
     static LimitAlgorithm of(Limit limit, RandomSource random, long nowNanos) {
         if (limit instanceof FixedLimit) {

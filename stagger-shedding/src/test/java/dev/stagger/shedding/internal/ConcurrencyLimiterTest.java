@@ -23,11 +23,12 @@ class ConcurrencyLimiterTest {
     @Test
     void admitsUpToTheLimitAndShedsBeyondIt() {
         ConcurrencyLimiter limiter = limiter(2, 1.0);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(1);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(2);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(ConcurrencyLimiter.SHED);
-        limiter.release(0, 1, true);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(2);
+        Permit first = limiter.tryAcquire(false, 0);
+        assertThat(first).extracting(Permit::inFlight).isEqualTo(1);
+        assertThat(inFlight(limiter.tryAcquire(false, 0))).isEqualTo(2);
+        assertThat(limiter.tryAcquire(false, 0)).isNull();
+        limiter.release(first, true);
+        assertThat(inFlight(limiter.tryAcquire(false, 0))).isEqualTo(2);
         assertThat(limiter.inFlight()).isEqualTo(2);
     }
 
@@ -35,11 +36,11 @@ class ConcurrencyLimiterTest {
     void retriesMayFillOnlyTheirShareOfTheLimit() {
         ConcurrencyLimiter limiter = limiter(10, 0.8);
         for (int i = 0; i < 8; i++) {
-            assertThat(limiter.tryAcquire(true, 0)).isPositive();
+            assertThat(limiter.tryAcquire(true, 0)).isNotNull();
         }
-        assertThat(limiter.tryAcquire(true, 0)).isEqualTo(ConcurrencyLimiter.SHED);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(9);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(10);
+        assertThat(limiter.tryAcquire(true, 0)).isNull();
+        assertThat(inFlight(limiter.tryAcquire(false, 0))).isEqualTo(9);
+        assertThat(inFlight(limiter.tryAcquire(false, 0))).isEqualTo(10);
         assertThat(limiter.retriesAdmitted()).isEqualTo(8);
         assertThat(limiter.firstAttemptsAdmitted()).isEqualTo(2);
     }
@@ -47,14 +48,14 @@ class ConcurrencyLimiterTest {
     @Test
     void aRetryGetsOneSlotEvenWhenItsShareRoundsToNothing() {
         ConcurrencyLimiter limiter = limiter(1, 0.8);
-        assertThat(limiter.tryAcquire(true, 0)).isEqualTo(1);
+        assertThat(inFlight(limiter.tryAcquire(true, 0))).isEqualTo(1);
     }
 
     @Test
     void aShareOfZeroShedsEveryRetry() {
         ConcurrencyLimiter limiter = limiter(10, 0.0);
-        assertThat(limiter.tryAcquire(true, 0)).isEqualTo(ConcurrencyLimiter.SHED);
-        assertThat(limiter.tryAcquire(false, 0)).isEqualTo(1);
+        assertThat(limiter.tryAcquire(true, 0)).isNull();
+        assertThat(inFlight(limiter.tryAcquire(false, 0))).isEqualTo(1);
     }
 
     @Test
@@ -64,11 +65,11 @@ class ConcurrencyLimiterTest {
         for (int i = 0; i < 100; i++) {
             clock.advance(Duration.ofMillis(3));
             long now = clock.nanoTime();
-            int in = limiter.tryAcquire(false, now);
-            assertThat(in).isPositive();
+            Permit in = limiter.tryAcquire(false, now);
+            assertThat(in).isNotNull();
             limiter.shed(false, now);
             limiter.shed(false, now);
-            limiter.release(now, in, true);
+            limiter.release(in, true);
         }
         for (int i = 0; i < 4; i++) {
             limiter.tryAcquire(false, clock.nanoTime()); // full again
@@ -82,11 +83,11 @@ class ConcurrencyLimiterTest {
     @Test
     void retryAfterFallsBackToTheMinimumOnceTheServerIsQuietAgain() {
         ConcurrencyLimiter limiter = limiter(1, 1.0);
-        int in = limiter.tryAcquire(false, 0);
+        Permit in = limiter.tryAcquire(false, 0);
         for (int i = 0; i < 500; i++) {
             limiter.shed(false, 0);
         }
-        limiter.release(0, in, true);
+        limiter.release(in, true);
         assertThat(limiter.baseRetryAfterSeconds()).isGreaterThan(1);
         clock.advance(Duration.ofSeconds(2));
         assertThat(limiter.baseRetryAfterSeconds()).isEqualTo(1);
@@ -107,11 +108,11 @@ class ConcurrencyLimiterTest {
                     return;
                 }
                 for (int i = 0; i < 20_000; i++) {
-                    int in = limiter.tryAcquire(false, 0);
-                    if (in != ConcurrencyLimiter.SHED) {
+                    Permit in = limiter.tryAcquire(false, 0);
+                    if (in != null) {
                         highest.accumulateAndGet(running.incrementAndGet(), Math::max);
                         running.decrementAndGet();
-                        limiter.release(0, in, true);
+                        limiter.release(in, true);
                     }
                 }
             });
@@ -124,5 +125,11 @@ class ConcurrencyLimiterTest {
         }
         assertThat(highest.get()).isBetween(1, 3);
         assertThat(limiter.inFlight()).isZero();
+    }
+
+    /** The in-flight count a permit was admitted with. */
+    private static int inFlight(Permit permit) {
+        assertThat(permit).as("admitted").isNotNull();
+        return permit.inFlight();
     }
 }

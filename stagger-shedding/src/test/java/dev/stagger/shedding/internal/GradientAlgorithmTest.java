@@ -122,7 +122,7 @@ class GradientAlgorithmTest {
         measure(limit, 0, 50);
         grow(limit, 100);
         int before = limit.limit();
-        int after = round(limit, 20_000, 5_000, before); // 100x slower: gradient 0.0125, clamped
+        int after = round(limit, 20_000, 900, before); // 18x slower: gradient 0.07, clamped
         double scaled = 0.5 * before;
         assertThat(after).isEqualTo((int) (scaled + Math.sqrt(scaled)));
     }
@@ -154,20 +154,71 @@ class GradientAlgorithmTest {
     }
 
     @Test
-    void measuresTheMinRttAgainAfterItsIntervalPlusJitterAndThenRestoresTheLimit() {
+    void measuresTheMinRttAgainAfterItsIntervalPlusJitterAtWhatTheServerWasJustServingWell() {
         GradientAlgorithm limit = gradient(config());
         measure(limit, 0, 50); // ends at 50 ms; next measurement due at 50 ms + 60 s * 1.075
         grow(limit, 40);
-        int grown = limit.limit();
         long due = 50 + 64_500;
-        round(limit, due - 200, 50, grown); // a window closing before it is due
+        round(limit, due - 200, 50, limit.limit()); // a window closing before it is due
         assertThat(limit.measuring()).isFalse();
-        round(limit, due, 50, grown); // the first window closing after it
+        int served = limit.limit() - 5;
+        round(limit, due, 50, served); // the first window closing after it: `served` in flight at the minRTT
+        int before = limit.limit();
+        assertThat(limit.measuring()).isTrue();
+        assertThat(before).isEqualTo(served); // not the floor of 3: what the server was just serving
+        measure(limit, due + 100, 40); // the service got faster
+        assertThat(limit.minRttNanos()).isEqualTo(40 * MS);
+        assertThat(limit.limit()).isGreaterThan(before); // back to where it was before the measurement
+    }
+
+    @Test
+    void aMeasurementAboveTheFloorMayLowerTheMinRttButNotRaiseIt() {
+        GradientAlgorithm limit = gradient(config());
+        measure(limit, 0, 50);
+        grow(limit, 40);
+        long due = 50 + 64_500;
+        round(limit, due, 50, limit.limit());
+        assertThat(limit.measuring()).isTrue();
+        assertThat(limit.limit()).isGreaterThan(3);
+        measure(limit, due + 100, 60); // queued a little at the pinned limit: says nothing of a slower service
+        assertThat(limit.minRttNanos()).isEqualTo(50 * MS);
+    }
+
+    @Test
+    void aMeasurementAfterFiveWindowsAboveTheToleranceIsAtTheFloorAndMayRaiseTheMinRtt() {
+        GradientAlgorithm limit = gradient(config());
+        measure(limit, 0, 50);
+        grow(limit, 40);
+        long due = 50 + 64_500;
+        for (int w = 0; w < 5; w++) {
+            round(limit, due - 5_000 + w * 1_000L, 100, limit.limit()); // the service got 2x slower
+        }
+        assertThat(limit.limit()).isGreaterThan(3);
+        round(limit, due, 100, limit.limit());
         assertThat(limit.measuring()).isTrue();
         assertThat(limit.limit()).isEqualTo(3);
-        measure(limit, due + 100, 80);
-        assertThat(limit.minRttNanos()).isEqualTo(80 * MS);
-        assertThat(limit.limit()).isGreaterThanOrEqualTo(grown - 1).isLessThanOrEqualTo(grown + 8);
+        measure(limit, due + 200, 100);
+        assertThat(limit.minRttNanos()).isEqualTo(100 * MS);
+    }
+
+    @Test
+    void aLongRequestIsNoSampleForTheWindow() {
+        GradientAlgorithm limit = gradient(config());
+        measure(limit, 0, 50); // the minRTT is 50 ms: a request of over 10 x max(50, 100) ms = 1 s is long
+        assertThat(limit.longRequestNanos()).isEqualTo(1_000 * MS);
+        feed(limit, 60, 30_000, 1, 3); // a long poll admitted in the window
+        assertThat(round(limit, 110, 50, 3)).isEqualTo(5); // grows as if it were not there
+    }
+
+    @Test
+    void aQuietServerAtTheMinimumDoesNotMeasureAgain() {
+        GradientAlgorithm limit = gradient(config());
+        measure(limit, 0, 50);
+        for (int w = 1; w <= 10; w++) {
+            round(limit, w * 200L, 50, 1); // latency at the minRTT, one request in flight of 3
+            assertThat(limit.limit()).isEqualTo(3);
+        }
+        assertThat(limit.measuring()).isFalse();
     }
 
     @Test
