@@ -12,11 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * runs under the lock. {@link #limit()} is a volatile read.
  */
 final class GradientAlgorithm implements LimitAlgorithm {
-    /**
-     * Windows in a row at the minimum limit, with latency above the tolerance, after which the
-     * minRTT is measured again; and windows in a row above the tolerance after which the server is
-     * no longer "serving well" at any concurrency (a re-measure then pins the limit to its floor).
-     */
+    /** Windows in a row at the minimum limit, with latency above the tolerance, after which the minRTT is measured again. */
     static final int STALE_AFTER_WINDOWS_AT_MIN = 5;
     private static final double MIN_GRADIENT = 0.5;
     private static final double MAX_GRADIENT = 2.0;
@@ -44,10 +40,7 @@ final class GradientAlgorithm implements LimitAlgorithm {
     private final long[] rttSamples;
     private int rttCount;
     private double limitBeforeMeasuring;
-    private boolean measuringAboveFloor;
-    /** The most requests in flight in the last window within the tolerance; 0 when none is recent. */
-    private int servedWell;
-    private int windowsOverTolerance;
+    private int measuringAt;
     private long minRttNanos;
     private long windowStartNanos;
     private long windowEndNanos;
@@ -140,12 +133,12 @@ final class GradientAlgorithm implements LimitAlgorithm {
             windowMaxInFlight = Math.max(windowMaxInFlight, inFlight);
             if (endNanos - windowEndNanos >= 0 && windowCount >= limit) { // a full round of the limit
                 closeWindow();
+                int served = Math.min(windowMaxInFlight, limit); // what the server was just serving
                 openWindow(endNanos);
                 if (windowsAtMin >= STALE_AFTER_WINDOWS_AT_MIN) {
                     startMeasuring(endNanos, minLimit); // the service got slower for good: measure it as it is
                 } else if (endNanos - nextMeasureNanos >= 0) {
-                    // never below what the server was just serving well, nor below the floor
-                    startMeasuring(endNanos, Math.max(minLimit, Math.min(servedWell, limit)));
+                    startMeasuring(endNanos, Math.max(minLimit, served));
                 }
             }
             return limit;
@@ -158,12 +151,6 @@ final class GradientAlgorithm implements LimitAlgorithm {
         double sampleRtt = windowSum / windowCount;
         double gradient = sampleRtt <= 0 ? MAX_GRADIENT : minRttNanos * (1.0 + buffer) / sampleRtt;
         boolean withinTolerance = gradient >= 1.0;
-        if (withinTolerance) {
-            servedWell = windowMaxInFlight;
-            windowsOverTolerance = 0;
-        } else if (++windowsOverTolerance >= STALE_AFTER_WINDOWS_AT_MIN) {
-            servedWell = 0;
-        }
         gradient = Math.max(MIN_GRADIENT, Math.min(MAX_GRADIENT, gradient));
         double scaled = gradient * exactLimit;
         double target = scaled + Math.sqrt(scaled);
@@ -190,11 +177,15 @@ final class GradientAlgorithm implements LimitAlgorithm {
 
     /** Pins the limit to {@code pin} until {@code minRttSamples} requests admitted from now have completed. */
     private void startMeasuring(long nowNanos, int pin) {
+        limitBeforeMeasuring = exactLimit;
+        measureAt(nowNanos, pin);
+    }
+
+    private void measureAt(long nowNanos, int pin) {
         measuring = true;
         measureFromNanos = nowNanos;
         rttCount = 0;
-        limitBeforeMeasuring = exactLimit;
-        measuringAboveFloor = pin > minLimit;
+        measuringAt = pin;
         setLimit(pin);
     }
 
@@ -202,14 +193,18 @@ final class GradientAlgorithm implements LimitAlgorithm {
         Arrays.sort(rttSamples, 0, rttCount);
         int index = (int) Math.ceil(percentile * rttCount) - 1;
         long measured = rttSamples[Math.max(0, Math.min(rttCount - 1, index))];
-        // Above the floor the requests may have queued a little (up to the tolerance), so such a
-        // measurement may lower the minRTT but not raise it, or each one would ratchet it up. A
-        // service that got slower for good keeps its windows above the tolerance, which clears
-        // servedWell (or sits at the minimum), and the next measurement is at the floor.
-        if (!measuringAboveFloor || minRttNanos == 0 || measured < minRttNanos) {
-            minRttNanos = measured;
-            longRequestNanos = longRequestNanos(measured);
+        if (measuringAt > minLimit && minRttNanos > 0) {
+            if (measured > minRttNanos * (1.0 + buffer)) {
+                // they queued: the server was not serving this many at its idle latency; try half
+                measureAt(nowNanos, Math.max(minLimit, measuringAt / 2));
+                return;
+            }
+            // Within the tolerance, requests may still have queued a little: such a measurement
+            // may lower the minRTT but not raise it, or each one would ratchet it (and latency) up.
+            measured = Math.min(measured, minRttNanos);
         }
+        minRttNanos = measured;
+        longRequestNanos = longRequestNanos(measured);
         measuring = false;
         windowsAtMin = 0;
         setLimit(limitBeforeMeasuring);

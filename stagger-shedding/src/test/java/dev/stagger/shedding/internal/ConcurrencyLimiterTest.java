@@ -3,6 +3,7 @@ package dev.stagger.shedding.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RandomSource;
+import dev.stagger.shedding.GradientLimit;
 import dev.stagger.shedding.Limit;
 import dev.stagger.testing.VirtualClock;
 import java.time.Duration;
@@ -125,6 +126,60 @@ class ConcurrencyLimiterTest {
         }
         assertThat(highest.get()).isBetween(1, 3);
         assertThat(limiter.inFlight()).isZero();
+    }
+
+    /** The default gradient limit: pinned to 3 while it measures the minRTT; long after 1 s (10 sample windows). */
+    private ConcurrencyLimiter gradientLimiter() {
+        return new ConcurrencyLimiter(LimitAlgorithm.of(GradientLimit.builder().build(), RandomSource.sequence(0.5), 0),
+                1.0, new RetryAfterRule(1, 30, 0), clock, RandomSource.sequence(0.5));
+    }
+
+    @Test
+    void aRequestInFlightLongerThanTheLongRequestThresholdGivesItsSlotBack() {
+        ConcurrencyLimiter limiter = gradientLimiter();
+        for (int i = 0; i < 3; i++) {
+            assertThat(limiter.tryAcquire(false, clock.nanoTime())).isNotNull(); // three long polls
+        }
+        clock.advance(Duration.ofMillis(900));
+        assertThat(limiter.tryAcquire(false, clock.nanoTime())).isNull();
+        clock.advance(Duration.ofMillis(1_200)); // 2.1 s: two epochs of at least 1 s have begun since
+
+        Permit shortOne = limiter.tryAcquire(false, clock.nanoTime());
+        assertThat(shortOne).isNotNull();
+        assertThat(shortOne.inFlight()).isEqualTo(1);
+        assertThat(limiter.inFlight()).isEqualTo(4);
+        assertThat(limiter.countedInFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void atMostTheLimitsSizeOfLongRequestsRunBesideIt() {
+        ConcurrencyLimiter limiter = gradientLimiter();
+        List<Permit> held = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            while (true) {
+                Permit permit = limiter.tryAcquire(false, clock.nanoTime());
+                if (permit == null) {
+                    break;
+                }
+                held.add(permit);
+            }
+            clock.advance(Duration.ofMillis(2_100));
+        }
+        assertThat(held).hasSize(6); // 3 under the limit, then 3 more once the first were long; no more
+        assertThat(limiter.countedInFlight()).isEqualTo(3);
+
+        limiter.release(held.get(0), true); // a long one ends: one slot again
+        assertThat(limiter.tryAcquire(false, clock.nanoTime())).isNotNull();
+        assertThat(limiter.tryAcquire(false, clock.nanoTime())).isNull();
+    }
+
+    @Test
+    void aFixedLimitCountsEveryRequestUntilItEnds() {
+        ConcurrencyLimiter limiter = limiter(2, 1.0);
+        limiter.tryAcquire(false, clock.nanoTime());
+        limiter.tryAcquire(false, clock.nanoTime());
+        clock.advance(Duration.ofHours(1));
+        assertThat(limiter.tryAcquire(false, clock.nanoTime())).isNull();
     }
 
     /** The in-flight count a permit was admitted with. */

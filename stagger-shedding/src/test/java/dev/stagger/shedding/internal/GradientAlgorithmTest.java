@@ -185,19 +185,23 @@ class GradientAlgorithmTest {
     }
 
     @Test
-    void aMeasurementAfterFiveWindowsAboveTheToleranceIsAtTheFloorAndMayRaiseTheMinRtt() {
+    void aMeasurementThatFindsRequestsQueuingHalvesItsLimitDownToTheFloorWhereItMayRaiseTheMinRtt() {
         GradientAlgorithm limit = gradient(config());
         measure(limit, 0, 50);
         grow(limit, 40);
         long due = 50 + 64_500;
-        for (int w = 0; w < 5; w++) {
-            round(limit, due - 5_000 + w * 1_000L, 100, limit.limit()); // the service got 2x slower
+        round(limit, due, 50, limit.limit());
+        long at = due + 100;
+        int pinned = limit.limit();
+        while (pinned > 3) { // the service got 2x slower: 100 ms is above 50 ms plus the tolerance at any limit
+            feed(limit, at, 100, 10, pinned);
+            assertThat(limit.measuring()).isTrue();
+            assertThat(limit.limit()).isEqualTo(Math.max(3, pinned / 2));
+            assertThat(limit.minRttNanos()).isEqualTo(50 * MS);
+            pinned = limit.limit();
+            at += 200;
         }
-        assertThat(limit.limit()).isGreaterThan(3);
-        round(limit, due, 100, limit.limit());
-        assertThat(limit.measuring()).isTrue();
-        assertThat(limit.limit()).isEqualTo(3);
-        measure(limit, due + 200, 100);
+        measure(limit, at, 100);
         assertThat(limit.minRttNanos()).isEqualTo(100 * MS);
     }
 
