@@ -9,15 +9,21 @@ import java.time.Duration;
  * made by {@link #builder()}. The defaults are Envoy's where Envoy has the setting.
  *
  * <ol>
- *   <li><b>minRTT.</b> The limit is pinned to {@linkplain Builder#minLimit(int) minLimit} (3)
- *       until {@linkplain Builder#minRttSamples(int) minRttSamples} (50) requests that started
- *       after the pin have completed; their {@linkplain Builder#minRttPercentile(double)
- *       median} is the minRTT, the latency of the server with almost nothing in flight. This runs
- *       at start, again every {@linkplain Builder#minRttInterval(Duration) minRttInterval} (60 s)
- *       plus up to {@linkplain Builder#minRttJitter(double) minRttJitter} (15 %) of it at random
- *       (so a fleet does not measure at once), and when the limit has sat at its minimum for 5
- *       windows in a row (the minRTT is then presumed stale). Afterwards the limit returns to its
- *       value before the measurement.</li>
+ *   <li><b>minRTT.</b> The limit is pinned until {@linkplain Builder#minRttSamples(int)
+ *       minRttSamples} (50) requests that started after the pin have completed; their
+ *       {@linkplain Builder#minRttPercentile(double) median} is the minRTT, the latency of the
+ *       server with nothing queued. At start the pin is {@linkplain Builder#minLimit(int) minLimit}
+ *       (3), the floor. The minRTT is measured again every {@linkplain Builder#minRttInterval(Duration)
+ *       minRttInterval} (60 s) plus up to {@linkplain Builder#minRttJitter(double) minRttJitter}
+ *       (15 %) of it at random (so a fleet does not measure at once), pinned to what the server was
+ *       just serving: the most requests in flight in the last window, never below the floor. Where
+ *       the measurement comes out above the minRTT plus its buffer, requests queued at that limit,
+ *       and it measures again at half, down to the floor. A measurement above the floor may lower
+ *       the minRTT but not raise it (the little queueing within the tolerance would otherwise
+ *       ratchet it up at every measurement); one at the floor may raise it. When the limit has sat
+ *       at its minimum with latency above the tolerance for 5 windows in a row, the minRTT is
+ *       presumed stale (the service got slower for good) and is measured at the floor. Afterwards
+ *       the limit returns to its value before the measurement.</li>
  *   <li><b>Gradient.</b> Every {@linkplain Builder#sampleWindow(Duration) sampleWindow}
  *       (100 ms) or round trip, whichever is longer, the mean latency of the window's requests
  *       (sampleRTT) gives
@@ -28,6 +34,13 @@ import java.time.Duration;
  *       [minLimit, {@linkplain Builder#maxLimit(int) maxLimit}]; the square-root headroom keeps
  *       probing for more concurrency while latency sits near the minRTT. The limit does not grow
  *       in a window in which fewer than half of it were ever in use.</li>
+ *   <li><b>Long requests.</b> A request in flight for longer than
+ *       {@linkplain Builder#longRequestFactor(double) longRequestFactor} (10) times
+ *       {@code max(minRTT, sampleWindow)}, 1 s by default and before the first minRTT, is a long
+ *       poll, an upload or a download rather than the server's usual work: it stops holding a slot
+ *       of the limit, for up to {@code limit} such requests at once (so in flight stays below
+ *       twice the limit), and its latency is no sample for a window. A few long requests cannot
+ *       fill the limit and starve the short ones, at start or while the minRTT is measured.</li>
  * </ol>
  *
  * <p>It departs from Envoy in two ways. In the model of a saturated server in the tests (a fixed
@@ -43,6 +56,10 @@ import java.time.Duration;
  *       service time a request either finds a free slot or waits a whole service time, and the
  *       median of such two-valued latencies flips from one value to the other.</li>
  * </ul>
+ * And where Envoy pins every measurement to its minimum concurrency and counts a request until it
+ * ends, here a measurement starts at what the server was just serving and long requests give their
+ * slot back (items 1 and 4): with Envoy's rules, three long polls made a nearly idle server shed
+ * almost every short request, and eight slow uploads shed everything from the first re-measure on.
  *
  * <p>On a server that can work on {@code N} requests at once (and queues the rest), the limit
  * settles where the gradient's shrinking meets the headroom: {@code limit = 1.25 N + sqrt(1.25 N)},

@@ -45,6 +45,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <tr><td>a retry (per the {@link RetryMarker}), in flight at or above {@code limit * (1 - firstAttemptReserve)}</td><td>shed likewise</td></tr>
  * <tr><td>the handler throws</td><td>the exception propagates; the request leaves the count but is no sample</td></tr>
  * <tr><td>the handler goes async</td><td>counted until the async cycle completes, times out or fails</td></tr>
+ * <tr><td>still running after {@link GradientLimit}'s long-request threshold (1 s by default)</td><td>keeps running;
+ * no longer counted against the limit (up to {@code limit} such requests), and no sample</td></tr>
  * </table>
  *
  * <p><b>Retry-After</b> is {@code ceil((inFlight + shed) / admitted)} seconds, with {@code shed}
@@ -213,7 +215,10 @@ public final class LoadSheddingFilter implements Filter {
         return limiter.limit();
     }
 
-    /** Requests admitted and not yet finished. */
+    /**
+     * Requests admitted and not yet finished, long ones included: with {@link GradientLimit} it may
+     * exceed {@link #limit()}, by at most the limit.
+     */
     public int inFlight() {
         return limiter.inFlight();
     }
