@@ -390,6 +390,79 @@ $("meta-form").addEventListener("submit", async (ev) => {
   }
 });
 
+// ---- 8. Retries through layers ----
+// The runs of this page's session (up to four) side by side: attempts at the database per user request,
+// the part that arrived after the user gave up drawn light.
+const layersRuns = [];
+const LAYERS_COLOURS = ["#c62828", "#1a4fb5", "#2e7d32", "#6a1b9a"];
+
+function layersChart() {
+  const wrap = $("layers-chart");
+  wrap.innerHTML = "";
+  const cell = div("", wrap);
+  const rowH = 34, T = 8, B = 34;
+  const H = T + rowH * layersRuns.length + B;
+  const { s, W } = chartSvg(cell, "Attempts on the database per user request", H);
+  s.setAttribute("id", "layers-svg");
+  const L = 12, R = W - 56, plotBottom = H - B;
+  const xt = ticks(Math.max(...layersRuns.map((m) => Math.max(m.bottomAttemptsPerRequest, m.attempts))));
+  const maxX = xt[xt.length - 1];
+  const x = (v) => L + (v / maxX) * (R - L);
+  for (const v of xt) {
+    svg("line", { x1: x(v), y1: T, x2: x(v), y2: plotBottom, stroke: "#e3e6ee" }, s);
+    svg("text", { x: x(v), y: plotBottom + 15, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "tick" }, s).textContent = compact(v);
+  }
+  svg("text", { x: (L + R) / 2, y: plotBottom + 30, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "axis-title" }, s)
+    .textContent = "attempts per request (light: after the user gave up)";
+  layersRuns.forEach((m, i) => {
+    const colour = LAYERS_COLOURS[i % LAYERS_COLOURS.length];
+    const y = T + i * rowH;
+    const onTime = m.bottomAttemptsPerRequest - m.lateAttemptsPerRequest;
+    svg("text", { x: L, y: y + 11, "font-size": 11, fill: "#1d2433" }, s).textContent =
+      `${m.setup}, ${m.tiers} × ${m.attempts}`;
+    svg("rect", { x: L, y: y + 15, width: Math.max(1, x(onTime) - L), height: 12, fill: colour, class: "layers-bar",
+      "data-setup": m.setup, "data-part": "on-time" }, s);
+    svg("rect", { x: x(onTime), y: y + 15, width: Math.max(0, x(m.bottomAttemptsPerRequest) - x(onTime)), height: 12,
+      fill: colour, "fill-opacity": 0.3, stroke: colour, class: "layers-bar", "data-setup": m.setup, "data-part": "late" }, s);
+    svg("text", { x: x(m.bottomAttemptsPerRequest) + 4, y: y + 25, "font-size": 11, fill: "#1d2433" }, s).textContent =
+      m.bottomAttemptsPerRequest.toFixed(1);
+  });
+  svg("line", { x1: L, y1: plotBottom, x2: R, y2: plotBottom, stroke: "#99a" }, s);
+  table("layers-table", [["setup", "set-up"], ["chain", "tiers × attempts"], ["bottom", "attempts on the database per request"],
+    ["late", "after the user gave up"], ["max", "most for one request"], ["ok", "requests succeeded"], ["p50", "p50"], ["p99", "p99"]],
+    layersRuns.map((m) => [m.setup, `${m.tiers} × ${m.attempts}`, m.bottomAttemptsPerRequest.toFixed(1),
+      m.lateAttemptsPerRequest.toFixed(1), m.maxBottomAttemptsPerRequest, pct(m.successShare),
+      `${Math.round(m.p50Ms)} ms`, `${Math.round(m.p99Ms)} ms`]),
+    (i) => ({ setup: layersRuns[i].setup }));
+}
+window.addEventListener("resize", () => { if (layersRuns.length) layersChart(); });
+
+$("layers-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const button = $("layers-button");
+  const statusEl = $("layers-status");
+  button.disabled = true;
+  statusEl.dataset.done = "false";
+  status("layers-status", "Simulating…");
+  try {
+    const r = await api("layers", formData(ev.target));
+    layersRuns.push(r);
+    if (layersRuns.length > 4) layersRuns.shift();
+    layersChart();
+    Object.assign(statusEl.dataset, { setup: r.setup, bottom: r.bottomAttemptsPerRequest.toFixed(1),
+      late: r.lateAttemptsPerRequest.toFixed(1), max: String(r.maxBottomAttemptsPerRequest) });
+    status("layers-status", `${r.description}; the database ${r.failure}: ${r.bottomAttemptsPerRequest.toFixed(1)} ` +
+      `attempts on it per user request (${r.attempts}^${r.tiers} = ${r.naiveFanOut} if every tier retries), ` +
+      `${r.lateAttemptsPerRequest.toFixed(1)} of them after the user gave up; ${pct(r.successShare)} of requests ` +
+      `succeeded; p99 ${Math.round(r.p99Ms)} ms`);
+    statusEl.dataset.done = "true";
+  } catch (e) {
+    status("layers-status", e.message, true);
+  } finally {
+    button.disabled = false;
+  }
+});
+
 // ---- 3. Breaker and budget ----
 async function refreshState() {
   try {

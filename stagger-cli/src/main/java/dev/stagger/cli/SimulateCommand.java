@@ -1,6 +1,9 @@
 package dev.stagger.cli;
 
 import dev.stagger.sim.ContentionConfig;
+import dev.stagger.sim.LayersConfig;
+import dev.stagger.sim.LayersResult;
+import dev.stagger.sim.LayersSetup;
 import dev.stagger.sim.MetastableConfig;
 import dev.stagger.sim.MetastableResult;
 import dev.stagger.sim.MetastableScenario;
@@ -13,6 +16,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,6 +40,13 @@ import picocli.CommandLine.Option;
             "              half its workers from 10 s to 20 s; attempts time out after 1 s.",
             "              Compares naive retries, exponential, the defaults, + budget,",
             "              + adaptive throttle, + server shedding: goodput, recovery, p99",
+            "  layers      users call a chain of --tiers services (3), each retrying its",
+            "              downstream --attempts times (3); the bottom is down from 5 s to",
+            "              25 s (or fails --failure-rate of requests). Compares naive",
+            "              (every tier retries: attempts^tiers at the bottom), deadline,",
+            "              one-layer and stagger (only the tier next to the failure",
+            "              retries, the user's deadline propagated, a budget per tier):",
+            "              attempts at the bottom per request, late ones, latency, success",
             "",
             "Examples:",
             "  stagger simulate",
@@ -43,6 +54,7 @@ import picocli.CommandLine.Option;
             "  stagger simulate --scenario outage --budget --svg outage.svg",
             "  stagger simulate --scenario outage --breaker --json | jq .results",
             "  stagger simulate --scenario metastable --svg metastable.svg",
+            "  stagger simulate --scenario layers --tiers 4 --attempts 3 --svg layers.svg",
             ""},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the chart cannot be written (checked before simulating)", "  2  bad arguments"})
@@ -54,7 +66,7 @@ final class SimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", defaultValue = "contention", paramLabel = "NAME",
-            description = "contention | outage | metastable (default ${DEFAULT-VALUE}).")
+            description = "contention | outage | metastable | layers (default ${DEFAULT-VALUE}).")
     String scenario;
 
     @Option(names = "--clients", defaultValue = "100", paramLabel = "N", description = "Clients (default ${DEFAULT-VALUE}).")
@@ -71,8 +83,20 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--setups", split = ",", paramLabel = "LIST",
             description = "metastable: the client set-ups to compare (default all): naive, exponential, defaults, "
-                    + "budget, throttle, shedding.")
+                    + "budget, throttle, shedding. layers: naive, deadline, one-layer, stagger.")
     List<String> setups;
+
+    @Option(names = "--tiers", paramLabel = "N",
+            description = "layers: services between the user and the failing bottom, the edge included (default 3, at most 6).")
+    Integer tiers;
+
+    @Option(names = "--attempts", paramLabel = "N",
+            description = "layers: attempts each tier makes on its downstream (default 3; attempts^tiers at most 1024).")
+    Integer attempts;
+
+    @Option(names = "--failure-rate", paramLabel = "R",
+            description = "layers: instead of the outage, the bottom fails this share of requests (0 to 1) all run long.")
+    Double failureRate;
 
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
             description = "Random seed; the same seed gives the same numbers (default ${DEFAULT-VALUE}).")
@@ -88,7 +112,8 @@ final class SimulateCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--svg", paramLabel = "FILE",
-            description = "Also write an SVG chart: load over time (outage) or calls per strategy (contention).")
+            description = "Also write an SVG chart: load over time (outage), calls per strategy (contention), goodput over "
+                    + "time (metastable) or attempts at the bottom per request (layers).")
     Path svg;
 
     @Option(names = "--no-progress", description = "Never draw the progress bar on stderr.")
@@ -98,6 +123,12 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (scenario.equals("metastable")) {
             return metastable();
+        }
+        if (scenario.equals("layers")) {
+            return layers();
+        }
+        if (tiers != null || attempts != null || failureRate != null) {
+            throw bad("--tiers, --attempts and --failure-rate are for --scenario layers");
         }
         List<Strategy> chosen = validate();
         PrintStream out = System.out;
@@ -148,6 +179,9 @@ final class SimulateCommand implements Callable<Integer> {
     /** The metastable scenario: one run per client set-up, reported per second of simulated time. */
     private int metastable() throws Exception {
         List<MetastableScenario> chosen = new ArrayList<>();
+        if (tiers != null || attempts != null || failureRate != null) {
+            throw bad("--tiers, --attempts and --failure-rate are for --scenario layers");
+        }
         if (strategies != null || budget || breaker) {
             throw bad("--scenario metastable compares client set-ups: use --setups, not --strategies, --budget or --breaker");
         }
@@ -194,12 +228,72 @@ final class SimulateCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The layers scenario: one run per set-up, attempts per request counted down the chain. */
+    private int layers() throws Exception {
+        if (strategies != null || budget || breaker) {
+            throw bad("--scenario layers compares set-ups: use --setups, not --strategies, --budget or --breaker");
+        }
+        List<LayersSetup> chosen = new ArrayList<>();
+        for (String s : setups == null ? List.<String>of() : setups) {
+            try {
+                chosen.add(LayersSetup.parse(s));
+            } catch (IllegalArgumentException e) {
+                throw bad("--setups: " + e.getMessage());
+            }
+        }
+        LayersConfig config;
+        try {
+            config = LayersConfig.defaults().withSeed(seed);
+            config = config.withChain(tiers == null ? config.tiers() : tiers, attempts == null ? config.attempts() : attempts);
+            if (failureRate != null) {
+                config = config.withFailures(Duration.ZERO, Duration.ZERO, failureRate);
+            }
+            if (!chosen.isEmpty()) {
+                config = config.withSetups(chosen);
+            }
+        } catch (IllegalArgumentException e) {
+            throw bad("--scenario layers: " + e.getMessage());
+        }
+        PrintStream err = System.err;
+        if (svg != null) {
+            Optional<String> problem = FileProblems.whyNotWritable(svg);
+            if (problem.isPresent()) {
+                err.println("stagger simulate: cannot write " + svg + ": " + problem.get());
+                return 1;
+            }
+        }
+        SimProgressBar bar = new SimProgressBar(err, !noProgress && System.console() != null);
+        long t0 = System.nanoTime();
+        List<LayersResult> results = Simulation.layers(config, bar::update);
+        long elapsed = System.nanoTime() - t0;
+        bar.finish();
+        LayersReport report = new LayersReport(config, results, elapsed);
+        if (json) {
+            report.json(System.out);
+        } else {
+            report.table(System.out);
+        }
+        System.out.flush();
+        if (svg != null) {
+            String title = "Retries through " + config.tiers() + " tiers of " + config.attempts()
+                    + " attempts: attempts at the bottom per request (" + LayersReport.failure(config) + ")";
+            try {
+                Files.writeString(svg, SvgChart.attemptsPerLayer(title, results));
+            } catch (IOException e) {
+                err.println("stagger simulate: cannot write " + svg + ": " + FileProblems.reason(e, svg));
+                return 1;
+            }
+            err.println("stagger simulate: wrote " + svg);
+        }
+        return 0;
+    }
+
     private List<Strategy> validate() {
         if (!scenario.equals("contention") && !scenario.equals("outage")) {
-            throw bad("--scenario must be contention, outage or metastable, got '" + scenario + "'");
+            throw bad("--scenario must be contention, outage, metastable or layers, got '" + scenario + "'");
         }
         if (setups != null) {
-            throw bad("--setups is for --scenario metastable");
+            throw bad("--setups is for --scenario metastable or layers");
         }
         if (clients < 1 || clients > MAX_CLIENTS) {
             throw bad("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);

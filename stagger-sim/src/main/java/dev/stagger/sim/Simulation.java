@@ -3,6 +3,7 @@ package dev.stagger.sim;
 import dev.stagger.EndReason;
 import dev.stagger.sim.internal.ContentionRun;
 import dev.stagger.sim.internal.Guards;
+import dev.stagger.sim.internal.LayersRun;
 import dev.stagger.sim.internal.LongList;
 import dev.stagger.sim.internal.MetastableRun;
 import dev.stagger.sim.internal.OutageRun;
@@ -106,6 +107,27 @@ public final class Simulation {
         MetastableResult[] results = new MetastableResult[chosen.size()];
         long seed = runSeed(config.seed(), 0);
         ParallelRuns.inOrder(chosen.size(), k -> new MetastableRun(config, chosen.get(k), seed).run(),
+                (result, k) -> {
+                    results[k] = result;
+                    progress.onRun(k + 1, chosen.size());
+                });
+        return List.of(results);
+    }
+
+    /**
+     * Runs the {@code layers} scenario once for each set-up in the configuration (on the cores,
+     * results in the configuration's order), every set-up with the same seed.
+     */
+    public static List<LayersResult> layers(LayersConfig config) {
+        return layers(config, SILENT);
+    }
+
+    /** As {@link #layers(LayersConfig)}, reporting each finished run to {@code progress}. */
+    public static List<LayersResult> layers(LayersConfig config, Progress progress) {
+        List<LayersSetup> chosen = config.setups();
+        LayersResult[] results = new LayersResult[chosen.size()];
+        long seed = runSeed(config.seed(), 0);
+        ParallelRuns.inOrder(chosen.size(), k -> new LayersRun(config, chosen.get(k), seed).run(),
                 (result, k) -> {
                     results[k] = result;
                     progress.onRun(k + 1, chosen.size());

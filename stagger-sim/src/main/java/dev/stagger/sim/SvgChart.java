@@ -7,7 +7,7 @@ import java.util.Locale;
  * Renders simulation results as a self-contained SVG document (no scripts, no external fonts or
  * styles) that opens in any browser: load over time per strategy for {@code outage}, total calls
  * and completion time per strategy for {@code contention}, goodput over time per client set-up for
- * {@code metastable}.
+ * {@code metastable}, attempts at the bottom per request for {@code layers}.
  */
 public final class SvgChart {
     private static final String[] COLORS = {
@@ -175,6 +175,62 @@ public final class SvgChart {
         }
         svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>solid: calls (left axis) · light: time until every client finished</text>%n",
                 LEFT + plotW / 2, HEIGHT - 18));
+        return close(svg);
+    }
+
+    /**
+     * One bar per {@code layers} set-up: attempts that reached the bottom per request that met the
+     * failure, the part that arrived after the user stopped waiting drawn light on top; dashed,
+     * {@code attempts^tiers} (every tier retrying) and {@code attempts} (one layer retrying).
+     */
+    public static String attemptsPerLayer(String title, List<LayersResult> results) {
+        if (results.isEmpty()) {
+            throw new IllegalArgumentException("results must not be empty");
+        }
+        LayersResult first = results.get(0);
+        double fanOut = Math.pow(first.attempts(), first.tiers());
+        double max = fanOut;
+        for (LayersResult r : results) {
+            max = Math.max(max, r.bottomAttemptsPerRequest());
+        }
+        max = niceCeiling(max);
+        List<String> legends = results.stream().map(r -> r.setup().label() + format(": %.1f per request, %.1f late, %.0f %% ok, p99 %s",
+                r.bottomAttemptsPerRequest(), r.lateAttemptsPerRequest(), 100 * r.successShare(), millis(r.p99LatencyMs()))).toList();
+        int width = width(legends);
+        StringBuilder svg = open(title, width);
+        double plotW = PLOT_WIDTH;
+        double plotH = HEIGHT - TOP - BOTTOM;
+        axes(svg, max, "attempts at the bottom per request");
+        double[] marks = {fanOut, first.attempts()};
+        String[] names = {format("every tier retries: %d^%d = %.0f", first.attempts(), first.tiers(), fanOut),
+            format("one layer retries: %d", first.attempts())};
+        for (int m = 0; m < marks.length; m++) {
+            double y = TOP + plotH * (1 - marks[m] / max);
+            svg.append(format("<line x1='%d' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#555' stroke-dasharray='6 4'/>%n",
+                    LEFT, y, LEFT + plotW, y));
+            svg.append(format("<text x='%.1f' y='%.1f' font-size='11' text-anchor='end' fill='#555'>%s</text>%n",
+                    LEFT + plotW - 4, y - 4, escape(names[m])));
+        }
+        double slot = plotW / results.size();
+        double bar = Math.min(60, slot * 0.5);
+        for (int i = 0; i < results.size(); i++) {
+            LayersResult r = results.get(i);
+            double x = LEFT + slot * i + slot / 2 - bar / 2;
+            double onTime = r.bottomAttemptsPerRequest() - r.lateAttemptsPerRequest();
+            double h = plotH * onTime / max;
+            double lh = plotH * r.lateAttemptsPerRequest() / max;
+            svg.append(format("<rect class='on-time' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>%s: %.1f attempts per request while the user waited</title></rect>%n",
+                    x, TOP + plotH - h, bar, h, color(i), escape(r.setup().label()), onTime));
+            svg.append(format("<rect class='late' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s' fill-opacity='0.35' stroke='%s'><title>%s: %.1f attempts per request after the user gave up</title></rect>%n",
+                    x, TOP + plotH - h - lh, bar, lh, color(i), color(i), escape(r.setup().label()), r.lateAttemptsPerRequest()));
+            svg.append(format("<text x='%.1f' y='%.1f' font-size='10' text-anchor='middle'>%.1f</text>%n",
+                    x + bar / 2, TOP + plotH - h - lh - 3, r.bottomAttemptsPerRequest()));
+            svg.append(format("<text x='%.1f' y='%d' font-size='11' text-anchor='middle'>%s</text>%n",
+                    x + bar / 2, HEIGHT - BOTTOM + 16, escape(r.setup().label())));
+            legend(svg, i, legends.get(i));
+        }
+        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>solid: while the user waited · light: after the user gave up (%d ms)</text>%n",
+                LEFT + plotW / 2, HEIGHT - 18, first.userTimeoutMs()));
         return close(svg);
     }
 

@@ -102,6 +102,7 @@ public final class DemoServer implements AutoCloseable {
         routes.put("herd", herd::start);
         routes.put("herd-progress", herd::progress);
         routes.put("metastable", new MetastableRoute()::run);
+        routes.put("layers", new LayersRoute()::run);
         PaymentLab payments = new PaymentLab(shop, base.resolve("shop/"), http);
         routes.put("pay", payments::pay);
         routes.put("bad-request", payments::badRequest);
