@@ -31,17 +31,12 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(StaggerProperties.class)
 @Import(StaggerProxyRegistrar.class)
 public class StaggerAutoConfiguration {
-    private static final boolean HTTP = org.springframework.util.ClassUtils.isPresent(
-            "dev.stagger.http.RetryingHttpClient", StaggerAutoConfiguration.class.getClassLoader());
-
     @Bean
     @ConditionalOnMissingBean
     public StaggerRegistry staggerRegistry(Environment environment, StaggerProperties properties,
                                            ObjectProvider<Clock> clock, ObjectProvider<RetryCustomizer> customizers) {
         InstanceFactory factory = new InstanceFactory(Binder.get(environment), clock.getIfUnique(Clock::system));
-        java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures = HTTP
-                ? dev.stagger.spring.internal.HttpClients.breakerFailures(factory, properties) : name -> null;
-        return new StaggerRegistry(factory, properties, customizers.orderedStream().toList(), breakerFailures);
+        return new StaggerRegistry(factory, properties, customizers.orderedStream().toList());
     }
 
     /** The {@link StaggerRetry} advice; ordered outside {@code @Transactional} by default. */
