@@ -2,6 +2,7 @@ package dev.stagger.spring;
 
 import dev.stagger.Clock;
 import dev.stagger.Retry;
+import dev.stagger.spring.internal.InsideTransaction;
 import dev.stagger.spring.internal.InstanceFactory;
 import dev.stagger.spring.internal.RetryInterceptor;
 import org.springframework.aop.Advisor;
@@ -45,10 +46,19 @@ public class StaggerAutoConfiguration {
     public static Advisor staggerRetryAdvisor(ObjectProvider<StaggerRegistry> registry, Environment environment) {
         ComposablePointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(StaggerRetry.class, true))
                 .union(new AnnotationMatchingPointcut(null, StaggerRetry.class, true));
-        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry, RetryInterceptor::new));
+        InsideTransaction insideTransaction = InsideTransaction.from(environment); // a bad value fails startup
+        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry,
+                r -> new RetryInterceptor(r, null, insideTransaction)));
         advisor.setOrder(environment.getProperty("stagger.annotation.order", Integer.class,
                 new StaggerProperties.Annotation().getOrder()));
         return advisor;
+    }
+
+    /** Refuses {@code @StaggerRetry("name")} naming no configured retry (stagger.annotation.allow-unconfigured-names). */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static org.springframework.beans.factory.config.BeanPostProcessor staggerRetryNameCheck(Environment environment) {
+        return new dev.stagger.spring.internal.RetryNameCheck(environment);
     }
 
     /** Looks the registry up on first use, so the advisor (created early) does not create it early. */

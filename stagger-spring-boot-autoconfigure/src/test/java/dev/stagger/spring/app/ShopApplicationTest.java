@@ -61,6 +61,7 @@ import reactor.core.publisher.Mono;
                 "stagger.retries.default.backoff.type=fixed",
                 "stagger.retries.default.backoff.base=100ms",
                 "stagger.retries.default.backoff.jitter=none",
+                "stagger.retries.inventory.max-attempts=3",
                 "stagger.retries.payments.circuit-breaker=payments",
                 "stagger.retries.payments.budget=shared",
                 "stagger.circuit-breakers.payments.minimum-calls=50",
