@@ -13,6 +13,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -41,7 +42,8 @@ public final class RetryNameCheck implements BeanPostProcessor {
     @Override
     public Object postProcessBeforeInitialization(Object bean, String beanName) {
         Class<?> type = ClassUtils.getUserClass(bean);
-        if (checked.contains(type) || environment.getProperty(PROPERTY, Boolean.class, false)) {
+        if (checked.contains(type) || !AnnotationUtils.isCandidateClass(type, StaggerRetry.class)
+                || environment.getProperty(PROPERTY, Boolean.class, false)) {
             return bean;
         }
         List<String> refused = new ArrayList<>();
