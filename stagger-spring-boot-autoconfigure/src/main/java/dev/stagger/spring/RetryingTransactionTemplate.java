@@ -3,13 +3,13 @@ package dev.stagger.spring;
 import dev.stagger.Retry;
 import dev.stagger.jdbc.UnitOfWork;
 import dev.stagger.jdbc.VoidUnitOfWork;
+import dev.stagger.spring.internal.InsideTransaction;
 import java.sql.Connection;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -26,7 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Retries happen only at the outermost transaction: called while a transaction is already
  * running, the unit joins it and runs once (the outer transaction is what has to be retried, and
- * after a deadlock the database has already aborted it). Which failures are retried is the
+ * after a deadlock the database has already aborted it); {@code @StaggerRetry} follows the same
+ * rule ({@code stagger.annotation.inside-transaction}). Which failures are retried is the
  * retry's policy: by default {@code Transactions.defaultPolicy()} (SQL states 40001, 40P01, MySQL
  * 1213/1205, SQLite BUSY, ...; Spring's exceptions carry the SQLException as their cause).
  *
@@ -62,7 +63,7 @@ public final class RetryingTransactionTemplate {
         if (action == null) {
             throw new NullPointerException("action must not be null");
         }
-        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (InsideTransaction.running()) {
             return template.execute(action);
         }
         return retry.get(() -> template.execute(action));
@@ -79,7 +80,7 @@ public final class RetryingTransactionTemplate {
         if (dataSource == null) {
             throw new IllegalStateException("no DataSource: build with one to hand out its transactional connection");
         }
-        if (TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (InsideTransaction.running()) {
             return attempt(work);
         }
         return retry.call(() -> attempt(work));

@@ -2,6 +2,7 @@ package dev.stagger.spring;
 
 import dev.stagger.Clock;
 import dev.stagger.Retry;
+import dev.stagger.spring.internal.InsideTransaction;
 import dev.stagger.spring.internal.InstanceFactory;
 import dev.stagger.spring.internal.RetryInterceptor;
 import org.springframework.aop.Advisor;
@@ -31,17 +32,12 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(StaggerProperties.class)
 @Import(StaggerProxyRegistrar.class)
 public class StaggerAutoConfiguration {
-    private static final boolean HTTP = org.springframework.util.ClassUtils.isPresent(
-            "dev.stagger.http.RetryingHttpClient", StaggerAutoConfiguration.class.getClassLoader());
-
     @Bean
     @ConditionalOnMissingBean
     public StaggerRegistry staggerRegistry(Environment environment, StaggerProperties properties,
                                            ObjectProvider<Clock> clock, ObjectProvider<RetryCustomizer> customizers) {
         InstanceFactory factory = new InstanceFactory(Binder.get(environment), clock.getIfUnique(Clock::system));
-        java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures = HTTP
-                ? dev.stagger.spring.internal.HttpClients.breakerFailures(factory, properties) : name -> null;
-        return new StaggerRegistry(factory, properties, customizers.orderedStream().toList(), breakerFailures);
+        return new StaggerRegistry(factory, properties, customizers.orderedStream().toList());
     }
 
     /** The {@link StaggerRetry} advice; ordered outside {@code @Transactional} by default. */
@@ -50,10 +46,19 @@ public class StaggerAutoConfiguration {
     public static Advisor staggerRetryAdvisor(ObjectProvider<StaggerRegistry> registry, Environment environment) {
         ComposablePointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(StaggerRetry.class, true))
                 .union(new AnnotationMatchingPointcut(null, StaggerRetry.class, true));
-        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry, RetryInterceptor::new));
+        InsideTransaction insideTransaction = InsideTransaction.from(environment); // a bad value fails startup
+        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(registry,
+                r -> new RetryInterceptor(r, null, insideTransaction)));
         advisor.setOrder(environment.getProperty("stagger.annotation.order", Integer.class,
                 new StaggerProperties.Annotation().getOrder()));
         return advisor;
+    }
+
+    /** Refuses {@code @StaggerRetry("name")} naming no configured retry (stagger.annotation.allow-unconfigured-names). */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static org.springframework.beans.factory.config.BeanPostProcessor staggerRetryNameCheck(Environment environment) {
+        return new dev.stagger.spring.internal.RetryNameCheck(environment);
     }
 
     /** Looks the registry up on first use, so the advisor (created early) does not create it early. */

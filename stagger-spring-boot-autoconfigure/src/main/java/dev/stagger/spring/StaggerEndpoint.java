@@ -11,13 +11,16 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/stagger}: every named retry (its policy's attempts and deadline, its guards,
  * calls by end reason since startup), breaker (state, failure rate, rejections, the last
  * transitions) and budget (tokens, retries allowed and refused). A POST to
  * {@code /actuator/stagger/{breaker}} with {@code {"state": "open"}} holds a breaker open until a
- * POST with {@code {"state": "closed"}} closes it.
+ * POST with {@code {"state": "closed"}} closes it. A POST naming no configured breaker, or a state
+ * other than {@code open} or {@code closed}, answers {@code 400} with the reason in the body
+ * ({@code {"message": "..."}}); a GET of a breaker that is not configured answers {@code 404}.
  */
 @Endpoint(id = "stagger")
 public class StaggerEndpoint {
@@ -42,25 +45,38 @@ public class StaggerEndpoint {
 
     @ReadOperation
     public Map<String, Object> circuitBreaker(@Selector String name) {
-        return describe(registry.circuitBreaker(name));
+        CircuitBreaker breaker = registry.circuitBreakers().get(name);
+        return breaker == null ? null : describe(breaker); // null: 404
     }
 
     /**
      * Forces breaker {@code name} into {@code state}: {@code open} holds it open, refusing every
      * call without probes, until an operator closes it; {@code closed} closes it with a fresh
-     * window (also ending a forced open).
+     * window (also ending a forced open). A name that is not configured or another state answers
+     * {@code 400} with the reason.
      */
     @WriteOperation
-    public Map<String, Object> force(@Selector String name, String state) {
-        CircuitBreaker breaker = registry.circuitBreaker(name);
+    public WebEndpointResponse<Map<String, Object>> force(@Selector String name, String state) {
+        CircuitBreaker breaker;
+        try {
+            breaker = registry.circuitBreaker(name);
+        } catch (IllegalArgumentException e) {
+            return badRequest(e.getMessage());
+        }
         String s = state == null ? "" : state.trim().toLowerCase(Locale.ROOT);
         switch (s) {
             case "open" -> breaker.forceOpen();
             case "closed" -> breaker.reset();
-            default -> throw new IllegalArgumentException("state must be open or closed, got "
-                    + dev.stagger.spring.internal.PropertyCheck.echo(state));
+            default -> {
+                return badRequest("state must be open or closed, got "
+                        + dev.stagger.spring.internal.PropertyCheck.echo(state));
+            }
         }
-        return describe(breaker);
+        return new WebEndpointResponse<>(describe(breaker));
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> badRequest(String reason) {
+        return new WebEndpointResponse<>(Map.of("message", reason), WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     private Map<String, Object> retry(Retry retry) {

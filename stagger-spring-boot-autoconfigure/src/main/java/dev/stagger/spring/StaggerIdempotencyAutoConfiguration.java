@@ -7,6 +7,7 @@ import dev.stagger.idempotency.servlet.IdempotencyFilter;
 import dev.stagger.idempotency.servlet.KeyPolicy;
 import dev.stagger.idempotency.servlet.KeyRequirement;
 import dev.stagger.idempotency.servlet.ScopeResolver;
+import dev.stagger.spring.internal.IdempotencyDefaults;
 import dev.stagger.spring.internal.PropertyCheck;
 import dev.stagger.spring.internal.SchemaModes;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,9 @@ import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -24,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The server side of {@code Idempotency-Key} for the paths of {@code stagger.idempotency.paths},
@@ -33,7 +37,10 @@ import org.springframework.context.annotation.Bean;
  * so a logged-in principal scopes the keys; without Spring Security, set
  * {@code stagger.idempotency.scope-header} to the header carrying each client's API key (only its
  * SHA-256 is kept), or every keyed request is refused with {@code 400 no-client-scope} — keys
- * without a client identity would let one client read another's stored responses.
+ * without a client identity would let one client read another's stored responses. Paths under
+ * {@code stagger.idempotency.exclude-paths} (by default the actuator's base path) are left alone;
+ * a WARN at startup names the property to set when {@code paths} or the client identity is missing
+ * ({@link IdempotencyDefaults}).
  */
 @AutoConfiguration(after = StaggerAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
@@ -68,22 +75,27 @@ public class StaggerIdempotencyAutoConfiguration {
 
     @Bean
     public FilterRegistrationBean<IdempotencyFilter> staggerIdempotencyFilter(IdempotencyStore store,
-                                                                              StaggerProperties properties) {
+                                                                              StaggerProperties properties,
+                                                                              Environment environment) {
         StaggerProperties.Idempotency p = properties.getIdempotency();
         IdempotencyFilter.Builder b = IdempotencyFilter.builder(store);
         PropertyCheck.apply(AT + "lease", p.getLease(), b::lease);
         PropertyCheck.apply(AT + "expiry", p.getExpiry(), b::expiry);
+        KeyRequirement requirement = KeyRequirement.defaults();
         if (p.getKeyRequirement() != null) {
             switch (p.getKeyRequirement().toLowerCase(Locale.ROOT)) {
-                case "required" -> b.keyRequirement(KeyRequirement.defaults());
-                case "optional" -> b.keyRequirement((method, route) -> {
+                case "required" -> requirement = KeyRequirement.defaults();
+                case "optional" -> requirement = (method, route) -> {
                     KeyPolicy policy = KeyRequirement.defaults().policy(method, route);
                     return policy == KeyPolicy.REQUIRED ? KeyPolicy.OPTIONAL : policy;
-                });
+                };
                 default -> throw PropertyCheck.invalid(AT + "key-requirement", p.getKeyRequirement(),
                         "key-requirement must be required or optional");
             }
         }
+        // the actuator's base path unless exclude-paths says otherwise
+        b.keyRequirement(IdempotencyDefaults.excluding(requirement,
+                IdempotencyDefaults.excluded(p.getExcludePaths(), environment)));
         if (p.getScopeHeader() != null) {
             b.scopeResolver(hashedHeader(p.getScopeHeader()));
         }
@@ -101,6 +113,14 @@ public class StaggerIdempotencyAutoConfiguration {
         registration.setUrlPatterns(p.getPaths());
         registration.setOrder(p.getOrder());
         return registration;
+    }
+
+    /** WARNs at startup naming the property to set when no paths or no client identity are configured. */
+    @Bean
+    static SmartInitializingSingleton staggerIdempotencyStartupWarnings(Environment environment, ListableBeanFactory beans,
+                                                                        StaggerProperties properties) {
+        return () -> IdempotencyDefaults.warn(environment, beans,
+                IdempotencyDefaults.excluded(properties.getIdempotency().getExcludePaths(), environment));
     }
 
     /** The client named by a header carrying its secret API key: {@code header:<name>:<sha-256 of the value>}. */

@@ -238,9 +238,26 @@ public class StaggerProperties {
          * transaction of its own.
          */
         private int order = org.springframework.core.Ordered.LOWEST_PRECEDENCE - 10;
+        /**
+         * What a blocking {@code @StaggerRetry} method called inside a transaction that is already
+         * running does: fail (refuse the call before running it), once (run it once without
+         * retries, with a WARN once per method) or retry (retry it anyway: only for methods that
+         * do not use the transaction's database). Only the outermost transaction can be retried.
+         */
+        private String insideTransaction = "fail";
+        /**
+         * Whether {@code @StaggerRetry("name")} may name a retry that is not configured (it then
+         * gets {@code stagger.retries.default}). False: startup fails naming the closest
+         * configured name, so a misspelt name is not silently a default retry.
+         */
+        private boolean allowUnconfiguredNames = false;
 
         public int getOrder() { return order; }
         public void setOrder(int order) { this.order = order; }
+        public String getInsideTransaction() { return insideTransaction; }
+        public void setInsideTransaction(String insideTransaction) { this.insideTransaction = insideTransaction; }
+        public boolean isAllowUnconfiguredNames() { return allowUnconfiguredNames; }
+        public void setAllowUnconfiguredNames(boolean allowUnconfiguredNames) { this.allowUnconfiguredNames = allowUnconfiguredNames; }
     }
 
     /** {@code stagger.http.*}: retrying HTTP clients for Spring's RestClient, RestTemplate and WebClient. */
@@ -298,8 +315,14 @@ public class StaggerProperties {
     public static class Idempotency {
         /** Register the filter (off by default: nothing is created unless asked). */
         private boolean enabled;
-        /** URL patterns the filter covers. */
+        /** URL patterns the filter covers (unset: every path, with a WARN at startup). */
         private List<String> paths = new ArrayList<>(List.of("/*"));
+        /**
+         * Paths within the application the filter leaves alone, each with everything under it.
+         * Unset: the actuator's base path ({@code management.endpoints.web.base-path}, /actuator),
+         * whose POSTs carry no key. Empty: none.
+         */
+        private List<String> excludePaths;
         /** {@code jdbc} (the application's DataSource) or {@code memory} (one instance only; tests). */
         private String store = "jdbc";
         /** Prefix of the store's tables. */
@@ -321,6 +344,8 @@ public class StaggerProperties {
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
         public List<String> getPaths() { return paths; }
         public void setPaths(List<String> paths) { this.paths = paths; }
+        public List<String> getExcludePaths() { return excludePaths; }
+        public void setExcludePaths(List<String> excludePaths) { this.excludePaths = excludePaths; }
         public String getStore() { return store; }
         public void setStore(String store) { this.store = store; }
         public String getTablePrefix() { return tablePrefix; }

@@ -36,16 +36,8 @@ public final class StaggerRegistry {
     private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
     private final Map<String, AdaptiveThrottle> throttles = new ConcurrentHashMap<>();
 
-    private final java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures;
-
-    /**
-     * @param breakerFailures what breaker {@code name} counts as a failure (null: exceptions only);
-     *     a breaker guarding an HTTP client also counts the statuses the client retries
-     */
-    StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers,
-                    java.util.function.Function<String, dev.stagger.CircuitBreaker.FailurePredicate> breakerFailures) {
+    StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers) {
         this.factory = factory;
-        this.breakerFailures = breakerFailures;
         this.properties = properties;
         List<RetryCustomizer> all = List.copyOf(customizers);
         this.customizer = retry -> {
@@ -98,14 +90,8 @@ public final class StaggerRegistry {
             throw new IllegalArgumentException("no circuit breaker named " + name + " under stagger.circuit-breakers; configured: "
                     + names(properties.getCircuitBreakers()));
         }
-        return breakers.computeIfAbsent(name, n -> {
-            CircuitBreaker.Builder b = factory.circuitBreaker(n);
-            CircuitBreaker.FailurePredicate failures = breakerFailures.apply(n);
-            if (failures != null) {
-                b.failurePredicate(failures);
-            }
-            return b.build();
-        });
+        // what it counts as a failure: exceptions, and the statuses of the HTTP clients it guards
+        return breakers.computeIfAbsent(name, n -> factory.circuitBreaker(n).build());
     }
 
     /** The budget called {@code name}; it must be configured under {@code stagger.budgets}. */

@@ -1,5 +1,6 @@
 package dev.stagger.spring;
 
+import dev.stagger.spring.internal.InsideTransaction;
 import dev.stagger.spring.internal.RetryInterceptor;
 import dev.stagger.spring.internal.SpringRetryables;
 import org.springframework.aop.Advisor;
@@ -54,8 +55,9 @@ public class StaggerSpringRetryAutoConfiguration {
             ComposablePointcut pointcut = new ComposablePointcut(new AnnotationMatchingPointcut(Retryable.class, true))
                     .union(new AnnotationMatchingPointcut(null, Retryable.class, true));
             String retry = environment.getProperty("stagger.spring-retry.retry");
+            InsideTransaction insideTransaction = InsideTransaction.from(environment);
             DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, new StaggerAutoConfiguration.LazyInterceptor(
-                    registry, r -> new RetryInterceptor(r, new SpringRetryables(r, retry))));
+                    registry, r -> new RetryInterceptor(r, new SpringRetryables(r, retry), insideTransaction)));
             advisor.setOrder(environment.getProperty("stagger.annotation.order", Integer.class,
                     new StaggerProperties.Annotation().getOrder()));
             return advisor;

@@ -118,6 +118,28 @@ class EveryPropertyTest {
         }
     }
 
+    /** A {@code @StaggerRetry} method (default name), always failing. */
+    static class Writer {
+        private final AtomicInteger calls = new AtomicInteger();
+
+        @StaggerRetry
+        public void write() {
+            calls.incrementAndGet();
+            throw new IllegalStateException("down");
+        }
+
+        public int calls() {
+            return calls.get();
+        }
+    }
+
+    /** A {@code @StaggerRetry} naming a retry configured nowhere. */
+    static class Unlisted {
+        @StaggerRetry("unlisted")
+        public void call() {
+        }
+    }
+
     /** A method with Spring Framework's own {@code @Retryable}, always failing. */
     static class Reader {
         private final AtomicInteger calls = new AtomicInteger();
@@ -141,6 +163,7 @@ class EveryPropertyTest {
                 .withBean(DataSource.class, () -> ds)
                 .withBean(PlatformTransactionManager.class, () -> new DataSourceTransactionManager(ds))
                 .withBean(Mailer.class, Mailer::new)
+                .withBean(Writer.class, Writer::new)
                 .withBean(Reader.class, Reader::new);
     }
 
@@ -373,6 +396,16 @@ class EveryPropertyTest {
             // the annotation
             set("stagger.annotation.order", "5",
                     c -> assertThat(started(c).getBean("staggerRetryAdvisor", Ordered.class).getOrder()).isEqualTo(5)),
+            set("stagger.annotation.inside-transaction", "once", c -> {
+                Writer writer = started(c).getBean(Writer.class);
+                org.springframework.transaction.support.TransactionTemplate transaction =
+                        new org.springframework.transaction.support.TransactionTemplate(c.getBean(PlatformTransactionManager.class));
+                assertThatThrownBy(() -> transaction.executeWithoutResult(status -> writer.write())).hasMessage("down");
+                assertThat(writer.calls()).isEqualTo(1); // once, no retry inside the transaction
+            }),
+            set("stagger.annotation.allow-unconfigured-names", "true", c -> started(c)
+                    .getBean("staggerRetryNameCheck", org.springframework.beans.factory.config.BeanPostProcessor.class)
+                    .postProcessBeforeInitialization(new Unlisted(), "unlisted")),
             // HTTP clients
             set(H + "retry", "orders", c -> assertThat(payments(c).policy().maxAttempts()).isEqualTo(9), R + "max-attempts=9"),
             set(H + "retry-statuses", "418", c -> {
@@ -415,6 +448,8 @@ class EveryPropertyTest {
             // the idempotency filter
             set(I + "enabled", "true", c -> assertThat(filter(c).getFilter()).isNotNull(), MEMORY),
             set(I + "paths", "/api/*", c -> assertThat(filter(c).getUrlPatterns()).containsExactly("/api/*"), ENABLED, MEMORY),
+            // POST /orders without a key: left alone when excluded, refused (key-missing) otherwise
+            set(I + "exclude-paths", "/orders", c -> assertThat(passesTheFilter(c, Map.of())).isTrue(), ENABLED, MEMORY),
             set(I + "store", "memory", c -> assertThat(started(c).getBean(IdempotencyStore.class))
                     .isInstanceOf(InMemoryIdempotencyStore.class), ENABLED),
             set(I + "table-prefix", "shop_keys_", c -> assertThat(((JdbcIdempotencyStore) started(c).getBean(IdempotencyStore.class))

@@ -169,13 +169,25 @@ class TransactionsTrapTest {
 
     @Test
     void orderedInsideTransactionalTheRetryRunsInTheAbortedTransactionAndFails() {
-        runner.withUserConfiguration(TransactionsOutermost.class).run(context -> {
+        runner.withUserConfiguration(TransactionsOutermost.class)
+                .withPropertyValues("stagger.annotation.inside-transaction=retry").run(context -> {
                     Bank bank = context.getBean(Bank.class);
                     // retried inside the transaction PostgreSQL already aborted: every later statement fails
                     assertThatThrownBy(() -> bank.transferHittingOneDeadlock(250)).isNotNull();
                     assertThat(balance("alice")).isEqualTo(1000);
                     assertThat(balance("bob")).isEqualTo(0);
                 });
+    }
+
+    @Test
+    void orderedInsideTransactionalTheDefaultRefusesTheCallBeforeItRuns() {
+        runner.withUserConfiguration(TransactionsOutermost.class).run(context -> {
+            Bank bank = context.getBean(Bank.class);
+            assertThatThrownBy(() -> bank.transferHittingOneDeadlock(250)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("inside a running transaction");
+            assertThat(bank.attempts()).isZero();
+            assertThat(balance("alice")).isEqualTo(1000);
+        });
     }
 
     /** A negative control: transaction advice ordered outside the retry. */

@@ -1,20 +1,14 @@
 package dev.stagger.spring.internal;
 
-import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryListener;
 import dev.stagger.http.IdempotencyKeyMode;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StatusTable;
-import dev.stagger.spring.StaggerProperties;
 import dev.stagger.spring.StaggerProperties.HttpClientProperties;
-import dev.stagger.spring.StaggerProperties.RetryProperties;
 import dev.stagger.spring.StaggerRegistry;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.Function;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -72,41 +66,22 @@ public final class HttpClients {
         return result[0];
     }
 
-    /**
-     * What each breaker guarding a configured HTTP client counts as a failure: exceptions and the
-     * statuses the client retries. Other breakers: null (exceptions only).
-     */
-    public static Function<String, CircuitBreaker.FailurePredicate> breakerFailures(InstanceFactory factory, StaggerProperties properties) {
-        Map<String, CircuitBreaker.FailurePredicate> byBreaker = new HashMap<>();
-        for (String client : properties.getHttp().getClients().keySet()) {
-            if (StaggerProperties.DEFAULT.equals(client)) {
-                continue;
-            }
-            HttpClientProperties p = properties(factory, client);
-            String retry = retryName(client, p);
-            RetryProperties r = factory.retryProperties(retry);
-            String breaker = r.getCircuitBreaker() != null ? r.getCircuitBreaker()
-                    : properties.getCircuitBreakers().containsKey(retry) ? retry : null;
-            if (breaker != null) {
-                StatusTable table = statusTable(client, p);
-                byBreaker.put(breaker, SPRING_WEB ? SpringHttpTransports.breakerFailures(table) : table.failures());
-            }
-        }
-        return byBreaker::get;
-    }
-
     /** Client {@code name}, built from its properties and its retry's policy, breaker and budget. */
     public static RetryingHttpClient build(InstanceFactory factory, StaggerRegistry registry, String name) {
         HttpClientProperties p = properties(factory, name);
         String at = InstanceFactory.key(PREFIX, name) + ".";
         Retry retry = registry.bareRetry(retryName(name, p));
+        StatusTable table = statusTable(name, p);
         RetryingHttpClient.Builder b = RetryingHttpClient.builder()
                 .service(name)
                 .policy(retry.policy())
                 .clock(retry.clock())
-                .statusTable(statusTable(name, p));
+                .statusTable(table);
         if (retry.circuitBreaker() != null) {
             b.circuitBreaker(retry.circuitBreaker());
+            // the breaker counts the statuses this client retries, whether the client is listed or not
+            factory.breakerFailures().add(retry.circuitBreaker().name(),
+                    SPRING_WEB ? SpringHttpTransports.breakerFailures(table) : table.failures());
         }
         if (retry.budget() != null) {
             b.budget(retry.budget());

@@ -29,6 +29,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 public final class InstanceFactory {
     private final Binder binder;
     private final Clock clock;
+    private final BreakerFailures breakerFailures = new BreakerFailures();
 
     public Clock clock() {
         return clock;
@@ -37,6 +38,11 @@ public final class InstanceFactory {
     public InstanceFactory(Binder binder, Clock clock) {
         this.binder = binder;
         this.clock = clock;
+    }
+
+    /** What each breaker built here counts as a failure besides exceptions (HTTP clients add theirs). */
+    public BreakerFailures breakerFailures() {
+        return breakerFailures;
     }
 
     /** The entry {@code name} of the map at {@code prefix}, on top of its {@code default} entry. */
@@ -149,7 +155,7 @@ public final class InstanceFactory {
     public CircuitBreaker.Builder circuitBreaker(String name) {
         CircuitBreakerProperties p = merged("stagger.circuit-breakers", name, CircuitBreakerProperties::new);
         String at = key("stagger.circuit-breakers", name) + ".";
-        CircuitBreaker.Builder b = CircuitBreaker.builder(name).clock(clock);
+        CircuitBreaker.Builder b = CircuitBreaker.builder(name).clock(clock).failurePredicate(breakerFailures.of(name));
         PropertyCheck.apply(at + "failure-rate-threshold", p.getFailureRateThreshold(), b::failureRateThreshold);
         PropertyCheck.apply(at + "minimum-calls", p.getMinimumCalls(), b::minimumCalls);
         PropertyCheck.apply(at + "consecutive-failures", p.getConsecutiveFailures(), b::consecutiveFailures);

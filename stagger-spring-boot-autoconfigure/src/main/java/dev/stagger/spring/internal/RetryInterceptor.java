@@ -27,6 +27,7 @@ public final class RetryInterceptor implements MethodInterceptor {
 
     private final StaggerRegistry registry;
     private final SpringRetryables springRetryables;
+    private final InsideTransaction insideTransaction;
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
     public RetryInterceptor(StaggerRegistry registry) {
@@ -35,14 +36,20 @@ public final class RetryInterceptor implements MethodInterceptor {
 
     /** @param springRetryables also runs Spring's {@code @Retryable} methods (null: only {@code @StaggerRetry}) */
     public RetryInterceptor(StaggerRegistry registry, SpringRetryables springRetryables) {
+        this(registry, springRetryables, InsideTransaction.of(InsideTransaction.Mode.FAIL));
+    }
+
+    /** @param insideTransaction what a call made inside a running transaction does (see {@link InsideTransaction}) */
+    public RetryInterceptor(StaggerRegistry registry, SpringRetryables springRetryables, InsideTransaction insideTransaction) {
         this.registry = registry;
         this.springRetryables = springRetryables;
+        this.insideTransaction = insideTransaction;
     }
 
     enum Kind { SYNC, STAGE, MONO, FLUX }
 
-    /** What is decided once per method: the retry, the kind of return, the fallback. */
-    record Plan(Retry retry, Kind kind, Fallback fallback) {
+    /** What is decided once per method: the retry, the kind of return, the fallback, the annotated method. */
+    record Plan(Retry retry, Kind kind, Fallback fallback, Method specific) {
     }
 
     @Override
@@ -65,8 +72,10 @@ public final class RetryInterceptor implements MethodInterceptor {
             case FLUX:
                 return ReactorRetries.flux(retry, proxied.invocableClone().proceed(), plan.fallback, invocation);
             default:
+                // a blocking call joining a running transaction: the rule of InsideTransaction
+                boolean once = insideTransaction.runOnce(plan.specific, retry.name());
                 try {
-                    return retry.call(() -> proceed(proxied));
+                    return once ? proceed(proxied) : retry.call(() -> proceed(proxied));
                 } catch (Throwable failure) {
                     if (plan.fallback == null) {
                         throw failure;
@@ -119,7 +128,7 @@ public final class RetryInterceptor implements MethodInterceptor {
             if (spring == null) {
                 throw new IllegalStateException("no @Retryable on " + specific);
             }
-            return new Plan(spring, kind(method, specific), null);
+            return new Plan(spring, kind(method, specific), null, specific);
         }
         if (annotation == null) {
             throw new IllegalStateException("no @StaggerRetry on " + specific);
@@ -127,7 +136,7 @@ public final class RetryInterceptor implements MethodInterceptor {
         String name = annotation.name().isEmpty() ? defaultName : annotation.name();
         Fallback fallback = annotation.fallbackMethod().isEmpty() ? null
                 : Fallback.find(targetClass, specific, annotation.fallbackMethod());
-        return new Plan(registry.retry(name), kind(method, specific), fallback);
+        return new Plan(registry.retry(name), kind(method, specific), fallback, specific);
     }
 
     private static Kind kind(Method method, Method specific) {

@@ -61,6 +61,7 @@ import reactor.core.publisher.Mono;
                 "stagger.retries.default.backoff.type=fixed",
                 "stagger.retries.default.backoff.base=100ms",
                 "stagger.retries.default.backoff.jitter=none",
+                "stagger.retries.inventory.max-attempts=3",
                 "stagger.retries.payments.circuit-breaker=payments",
                 "stagger.retries.payments.budget=shared",
                 "stagger.circuit-breakers.payments.minimum-calls=50",
@@ -418,6 +419,31 @@ class ShopApplicationTest {
         assertThat(JsonPath.<String>read(health, "$.components.stagger.details.maintenance.state")).isEqualTo("open");
         assertThat(JsonPath.<String>read(closed, "$.state")).isEqualTo("closed");
         assertThat(JsonPath.<java.util.List<Object>>read(closed, "$.transitions")).hasSize(2);
+    }
+
+    private HttpResponse<String> postToBreaker(String name, String body) throws Exception {
+        return jdk.send(HttpRequest.newBuilder(URI.create(base() + "/actuator/stagger/" + name))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aMisspeltBreakerOrStateAnswers400WithTheReasonAndChangesNothing() throws Exception {
+        HttpResponse<String> noSuchBreaker = postToBreaker("maintenanse", "{\"state\":\"open\"}");
+        HttpResponse<String> noSuchState = postToBreaker("maintenance", "{\"state\":\"opne\"}");
+        HttpResponse<String> readUnknown = jdk.send(HttpRequest.newBuilder(
+                URI.create(base() + "/actuator/stagger/maintenanse")).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(noSuchBreaker.statusCode()).isEqualTo(400);
+        assertThat(JsonPath.<String>read(noSuchBreaker.body(), "$.message"))
+                .contains("no circuit breaker named maintenanse").contains("maintenance");
+        assertThat(noSuchState.statusCode()).isEqualTo(400);
+        assertThat(JsonPath.<String>read(noSuchState.body(), "$.message")).contains("state must be open or closed")
+                .contains("opne");
+        assertThat(readUnknown.statusCode()).isEqualTo(404);
+        String state = jdk.send(HttpRequest.newBuilder(URI.create(base() + "/actuator/stagger/maintenance")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(JsonPath.<String>read(state, "$.state")).isEqualTo("closed");
     }
 
     @Test

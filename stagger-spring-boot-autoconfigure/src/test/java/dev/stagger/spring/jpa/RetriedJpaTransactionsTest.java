@@ -150,7 +150,10 @@ class RetriedJpaTransactionsTest {
 
     @Test
     void orderedInsideTransactionalTheRetryRunsInTheAbortedTransactionAndFails() {
-        runner.withUserConfiguration(TransactionsOutermost.class).run(context -> {
+        // inside-transaction=retry: the advice retries inside the running transaction, as it did before
+        // the default (fail) refused such calls
+        runner.withUserConfiguration(TransactionsOutermost.class)
+                .withPropertyValues("stagger.annotation.inside-transaction=retry").run(context -> {
             Bank bank = context.getBean(Bank.class);
             // retried inside the transaction PostgreSQL aborted: the second attempt's first statement fails
             assertThatThrownBy(() -> bank.transferHittingOneDeadlock(250))
