@@ -390,6 +390,50 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         }
     }
 
+    /**
+     * Stores the response and marks the record COMPLETED, like {@link #complete(IdempotencyScope,
+     * String, StoredResponse, Duration)}, but as one statement of the caller's transaction on
+     * {@code connection} (a connection to this store's database, not in auto-commit): nothing is
+     * committed here, so the completion commits or rolls back with whatever else the transaction
+     * wrote. Supported on PostgreSQL ({@link #completesInTransactions()}).
+     *
+     * <p>A takeover of the lease waits for that transaction to end (the update holds the row's
+     * lock) and then finds the record completed; a completion that finds the lease already taken
+     * over returns false, and the caller must roll its transaction back.
+     *
+     * @return false when the lease was lost; nothing is written then
+     * @throws IllegalStateException on SQLite, or when {@code connection} is in auto-commit
+     */
+    public boolean complete(Connection connection, IdempotencyScope scope, String leaseToken, StoredResponse response,
+                            Duration expiry) {
+        if (connection == null) {
+            throw new NullPointerException("connection must not be null");
+        }
+        long expiryMillis = Durations.millis("expiry", expiry);
+        if (!completesInTransactions()) {
+            throw new IllegalStateException("completing in the caller's transaction needs PostgreSQL, got " + dialect);
+        }
+        try {
+            if (connection.getAutoCommit()) {
+                throw new IllegalStateException("complete(connection, ..) needs a connection in a transaction,"
+                        + " got one in auto-commit");
+            }
+            return update(connection, complete, response.status(), HeaderCodec.encode(response.headers()),
+                    response.body(), NOW, expiryMillis, scope.id(), leaseToken) == 1;
+        } catch (SQLException e) {
+            throw new StoreException("complete failed on table " + table, e);
+        }
+    }
+
+    /**
+     * True when {@link #complete(Connection, IdempotencyScope, String, StoredResponse, Duration)}
+     * is supported: on PostgreSQL. (SQLite lets one transaction write at a time, so a transaction
+     * held for a whole request would stop every other request's claim.)
+     */
+    public boolean completesInTransactions() {
+        return dialect == Dialect.POSTGRESQL;
+    }
+
     @Override
     public boolean release(IdempotencyScope scope, String leaseToken) {
         try (Connection c = connection()) {
