@@ -6,6 +6,7 @@ import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.servlet.IdempotencyFilter;
 import dev.stagger.idempotency.servlet.KeyPolicy;
 import dev.stagger.idempotency.servlet.KeyRequirement;
+import dev.stagger.idempotency.servlet.RequestTransactions;
 import dev.stagger.idempotency.servlet.ScopeResolver;
 import dev.stagger.spring.internal.PropertyCheck;
 import dev.stagger.spring.internal.SchemaModes;
@@ -24,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * The server side of {@code Idempotency-Key} for the paths of {@code stagger.idempotency.paths},
@@ -40,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({IdempotencyFilter.class, FilterRegistrationBean.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "stagger.idempotency", name = "enabled", havingValue = "true")
+@Import(StaggerIdempotencyTransactionConfiguration.class)
 public class StaggerIdempotencyAutoConfiguration {
     private static final String AT = "stagger.idempotency.";
 
@@ -68,7 +71,8 @@ public class StaggerIdempotencyAutoConfiguration {
 
     @Bean
     public FilterRegistrationBean<IdempotencyFilter> staggerIdempotencyFilter(IdempotencyStore store,
-                                                                              StaggerProperties properties) {
+                                                                              StaggerProperties properties,
+                                                                              ObjectProvider<RequestTransactions> transactions) {
         StaggerProperties.Idempotency p = properties.getIdempotency();
         IdempotencyFilter.Builder b = IdempotencyFilter.builder(store);
         PropertyCheck.apply(AT + "lease", p.getLease(), b::lease);
@@ -86,6 +90,11 @@ public class StaggerIdempotencyAutoConfiguration {
         }
         if (p.getScopeHeader() != null) {
             b.scopeResolver(hashedHeader(p.getScopeHeader()));
+        }
+        if (p.isTransactional()) {
+            b.transactional(transactions.getIfAvailable(() -> {
+                throw PropertyCheck.invalid(AT + "transactional", true, "transactional needs spring-jdbc on the class path");
+            }));
         }
         IdempotencyFilter filter;
         try {

@@ -244,11 +244,16 @@ public final class IdempotencyFilter implements Filter {
         RequestTransactions.Transaction tx;
         try {
             tx = transactions.begin();
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException e) {
             releaseQuietly(scope, leaseToken);
             listener.completed(IdempotencyCompletion.STORE_FAILED, method, route, 503);
             answer(IdempotencyOutcome.STORE_UNAVAILABLE, request, response);
             return;
+        } catch (RuntimeException e) {
+            // a misconfiguration (a transaction manager on another database, say): loud, as the container reports it
+            releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.FAILED, method, route, 500);
+            throw e;
         }
         CapturingResponse capture = new CapturingResponse(response, maxStoredBodySize);
         boolean ran = false;
