@@ -184,9 +184,11 @@ public final class IdempotencyFilter implements Filter {
                         selectedHeaders(request), body)
                 : RequestFingerprint.ofForm(method, request.getRequestURI(), request.getQueryString(),
                         selectedHeaders(request), form, body, body.length);
+        boolean inTransaction = transactions != null && transactionalRoutes.test(method, route);
         Claim claim;
         try {
-            claim = store.claim(scope, fingerprint, lease, expiry);
+            claim = inTransaction ? ((JdbcIdempotencyStore) store).claimForTransaction(scope, fingerprint, lease, expiry)
+                    : store.claim(scope, fingerprint, lease, expiry);
         } catch (StoreException e) {
             refuse(IdempotencyOutcome.STORE_UNAVAILABLE, request, response, method, route);
             return;
@@ -203,7 +205,7 @@ public final class IdempotencyFilter implements Filter {
             listener.decided(acquired.tookOver() ? IdempotencyOutcome.TOOK_OVER : IdempotencyOutcome.EXECUTED,
                     method, route);
             BufferedRequest buffered = new BufferedRequest(request, body, body.length);
-            if (transactions != null && transactionalRoutes.test(method, route)) {
+            if (inTransaction) {
                 executeInTransaction(buffered, response, chain, scope, acquired.leaseToken());
             } else {
                 execute(buffered, response, chain, scope, acquired.leaseToken());
