@@ -305,7 +305,8 @@ public final class IdempotencyFilter implements Filter {
         try {
             stored = ((JdbcIdempotencyStore) store).complete(tx.connection(), scope, leaseToken,
                     StoredResponse.of(status, storableHeaders(response), capture.body()), expiry);
-        } catch (StoreException | IllegalArgumentException e) {
+        } catch (RuntimeException e) {
+            // the store failed, or the handler left the transaction unusable (an error it caught): nothing is kept
             rollbackQuietly(tx);
             releaseQuietly(scope, leaseToken);
             listener.completed(IdempotencyCompletion.STORE_FAILED, method, route, status);

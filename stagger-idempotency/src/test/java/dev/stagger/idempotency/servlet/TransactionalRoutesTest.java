@@ -240,6 +240,30 @@ class TransactionalRoutesTest {
     }
 
     @Test
+    void aHandlerThatSwallowsAnSqlErrorLeavesATransactionThatCannotBeStoredAndGets503() throws Exception {
+        URI uri = serve(RequestTransactions.jdbc(ds), (req, res) -> {
+            Connection c = IdempotencyFilter.transactionConnection(req);
+            insertEffect(c, req.getHeader(IdempotencyFilter.KEY_HEADER));
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT * FROM no_such_table_" + prefix);
+            } catch (SQLException e) {
+                // swallowed: PostgreSQL has aborted the transaction all the same
+            }
+            res.setStatus(201);
+            res.getOutputStream().write("placed".getBytes(StandardCharsets.UTF_8));
+        });
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<byte[]> response = post(uri, key);
+
+        assertThat(response.statusCode()).isEqualTo(503);
+        assertThat(new String(response.body(), StandardCharsets.UTF_8)).doesNotContain("placed");
+        assertThat(effects(key)).isZero();
+        assertThat(store.count()).isZero();
+        assertThat(completions).containsExactly(IdempotencyCompletion.STORE_FAILED);
+    }
+
+    @Test
     void theHandlersConnectionCannotEndTheTransactionAndClosingItIsHarmless() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
         URI uri = serve(RequestTransactions.jdbc(ds), (req, res) -> {
