@@ -6,6 +6,7 @@ import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.servlet.IdempotencyFilter;
 import dev.stagger.idempotency.servlet.KeyPolicy;
 import dev.stagger.idempotency.servlet.KeyRequirement;
+import dev.stagger.idempotency.servlet.RequestTransactions;
 import dev.stagger.idempotency.servlet.ScopeResolver;
 import dev.stagger.spring.internal.IdempotencyDefaults;
 import dev.stagger.spring.internal.PropertyCheck;
@@ -27,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 /**
@@ -47,6 +49,7 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass({IdempotencyFilter.class, FilterRegistrationBean.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "stagger.idempotency", name = "enabled", havingValue = "true")
+@Import(StaggerIdempotencyTransactionConfiguration.class)
 public class StaggerIdempotencyAutoConfiguration {
     private static final String AT = "stagger.idempotency.";
 
@@ -76,7 +79,8 @@ public class StaggerIdempotencyAutoConfiguration {
     @Bean
     public FilterRegistrationBean<IdempotencyFilter> staggerIdempotencyFilter(IdempotencyStore store,
                                                                               StaggerProperties properties,
-                                                                              Environment environment) {
+                                                                              Environment environment,
+                                                                              ObjectProvider<RequestTransactions> transactions) {
         StaggerProperties.Idempotency p = properties.getIdempotency();
         IdempotencyFilter.Builder b = IdempotencyFilter.builder(store);
         PropertyCheck.apply(AT + "lease", p.getLease(), b::lease);
@@ -98,6 +102,11 @@ public class StaggerIdempotencyAutoConfiguration {
                 IdempotencyDefaults.excluded(p.getExcludePaths(), environment)));
         if (p.getScopeHeader() != null) {
             b.scopeResolver(hashedHeader(p.getScopeHeader()));
+        }
+        if (p.isTransactional()) {
+            b.transactional(transactions.getIfAvailable(() -> {
+                throw PropertyCheck.invalid(AT + "transactional", true, "transactional needs spring-jdbc on the class path");
+            }));
         }
         IdempotencyFilter filter;
         try {

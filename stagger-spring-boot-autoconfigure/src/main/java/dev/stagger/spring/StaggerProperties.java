@@ -339,6 +339,12 @@ public class StaggerProperties {
         private Duration lease;
         /** Filter order; after Spring Security's filter chain (-100), so the principal is known. */
         private int order = 0;
+        /**
+         * Run each keyed request in a transaction of the application's transaction manager on the
+         * store's DataSource (PostgreSQL) and store the response in it: the handler's writes and the
+         * stored response commit together or not at all (default false).
+         */
+        private boolean transactional;
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
@@ -362,6 +368,8 @@ public class StaggerProperties {
         public void setLease(Duration lease) { this.lease = lease; }
         public int getOrder() { return order; }
         public void setOrder(int order) { this.order = order; }
+        public boolean isTransactional() { return transactional; }
+        public void setTransactional(boolean transactional) { this.transactional = transactional; }
     }
 
     /** {@code stagger.jobs.*}: the durable job queue and its worker pools. */

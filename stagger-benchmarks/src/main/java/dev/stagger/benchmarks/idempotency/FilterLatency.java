@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagger.benchmarks.HarnessArgs;
 import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.servlet.IdempotencyFilter;
+import dev.stagger.idempotency.servlet.RequestTransactions;
 import dev.stagger.idempotency.servlet.ScopeResolver;
 import dev.stagger.jdbc.SqliteDataSource;
 import jakarta.servlet.DispatcherType;
@@ -40,9 +41,12 @@ import org.eclipse.jetty.server.ServerConnector;
  * JMH: the cost is a database round trip or two, milliseconds, not nanoseconds). Three Jetty
  * servers on 127.0.0.1 run the same trivial handler: without the filter (the baseline), with the
  * filter on a SQLite file ({@code JdbcIdempotencyStore.sqlite}), and with the filter on PostgreSQL
- * (HikariCP, 4 connections). One client thread sends, in each round, one request to every
- * configuration in turn (baseline; SQLite first execution; PostgreSQL first execution; SQLite
- * replay; PostgreSQL replay), so a disturbance of the machine lands on all of them alike.
+ * (HikariCP, 4 connections), and with the filter on PostgreSQL on a transactional route
+ * ({@code IdempotencyFilter.Builder.transactional}: the handler runs in a transaction in which the
+ * response is stored; this handler writes nothing, so the figure is the filter's whole cost). One
+ * client thread sends, in each round, one request to every configuration in turn (baseline;
+ * SQLite first execution; PostgreSQL first execution; PostgreSQL transactional first execution;
+ * SQLite replay; PostgreSQL replay), so a disturbance of the machine lands on all of them alike.
  *
  * <p>Each run reports p50/p90/p99 per configuration and the filter's added p50 over the baseline
  * of the same run; after {@code --runs} runs, the median added p50 and the spread (min..max)
@@ -63,6 +67,7 @@ public final class FilterLatency {
         BASELINE("no filter (baseline)"),
         SQLITE_FIRST("SQLite file, first execution"),
         POSTGRES_FIRST("PostgreSQL, first execution"),
+        POSTGRES_TX_FIRST("PostgreSQL transactional, first"),
         SQLITE_REPLAY("SQLite file, replay"),
         POSTGRES_REPLAY("PostgreSQL, replay");
 
@@ -95,7 +100,7 @@ public final class FilterLatency {
         try (HikariDataSource pg = new HikariDataSource(config)) {
             try (JdbcIdempotencyStore sqliteStore = JdbcIdempotencyStore.sqlite(tmp.resolve("keys.db"));
                  JdbcIdempotencyStore pgStore = JdbcIdempotencyStore.builder(pg).tablePrefix(prefix).build()) {
-                run(client, sqliteStore, pgStore, requests, warmup, runs);
+                run(client, sqliteStore, pgStore, RequestTransactions.jdbc(pg), requests, warmup, runs);
             } finally {
                 try (Connection c = pg.getConnection(); Statement s = c.createStatement()) {
                     s.execute("DROP TABLE IF EXISTS " + prefix + "idempotency");
@@ -110,12 +115,13 @@ public final class FilterLatency {
     }
 
     private static void run(HttpClient client, JdbcIdempotencyStore sqliteStore, JdbcIdempotencyStore pgStore,
-                            int requests, int warmup, int runs) throws Exception {
+                            RequestTransactions pgTransactions, int requests, int warmup, int runs) throws Exception {
         Server plain = server(null);
-        Server sqlite = server(filter(sqliteStore));
-        Server postgres = server(filter(pgStore));
+        Server sqlite = server(filter(sqliteStore).build());
+        Server postgres = server(filter(pgStore).build());
+        Server transactional = server(filter(pgStore).transactional(pgTransactions).build());
         try {
-            URI[] targets = {uri(plain), uri(sqlite), uri(postgres)};
+            URI[] targets = {uri(plain), uri(sqlite), uri(postgres), uri(transactional)};
             System.out.printf(Locale.ROOT, "%d timed rounds per run after %d warm-up rounds, %d runs, 1 client thread,"
                     + " loopback; jvm %s, %d cpus%n", requests, warmup, runs, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
@@ -128,14 +134,14 @@ public final class FilterLatency {
             }
             summary(results);
         } finally {
-            for (Server s : new Server[] {plain, sqlite, postgres}) {
+            for (Server s : new Server[] {plain, sqlite, postgres, transactional}) {
                 s.stop();
             }
         }
     }
 
-    private static Filter filter(JdbcIdempotencyStore store) {
-        return IdempotencyFilter.builder(store).scopeResolver(ScopeResolver.bearerToken(API_KEY::equals)).build();
+    private static IdempotencyFilter.Builder filter(JdbcIdempotencyStore store) {
+        return IdempotencyFilter.builder(store).scopeResolver(ScopeResolver.bearerToken(API_KEY::equals));
     }
 
     private static Server server(Filter filter) throws Exception {
@@ -186,6 +192,7 @@ public final class FilterLatency {
             nanos[Config.BASELINE.ordinal()][i] = time(client, targets[0], UUID.randomUUID().toString());
             nanos[Config.SQLITE_FIRST.ordinal()][i] = time(client, targets[1], sqliteKey);
             nanos[Config.POSTGRES_FIRST.ordinal()][i] = time(client, targets[2], postgresKey);
+            nanos[Config.POSTGRES_TX_FIRST.ordinal()][i] = time(client, targets[3], UUID.randomUUID().toString());
             nanos[Config.SQLITE_REPLAY.ordinal()][i] = time(client, targets[1], previousSqlite);
             nanos[Config.POSTGRES_REPLAY.ordinal()][i] = time(client, targets[2], previousPostgres);
             previousSqlite = sqliteKey;

@@ -7,12 +7,14 @@ import dev.stagger.idempotency.IdempotencyListener;
 import dev.stagger.idempotency.IdempotencyOutcome;
 import dev.stagger.idempotency.IdempotencyScope;
 import dev.stagger.idempotency.IdempotencyStore;
+import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.jdbc.StoreException;
 import dev.stagger.idempotency.RequestFingerprint;
 import dev.stagger.idempotency.StoredResponse;
 import dev.stagger.idempotency.internal.BufferedRequest;
 import dev.stagger.idempotency.internal.CapturingResponse;
 import dev.stagger.idempotency.internal.Durations;
+import dev.stagger.idempotency.internal.GuardedConnection;
 import dev.stagger.idempotency.internal.Problems;
 import dev.stagger.idempotency.internal.SafeListener;
 import jakarta.servlet.Filter;
@@ -24,6 +26,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.security.Principal;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,6 +38,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -61,6 +66,15 @@ import java.util.function.Function;
  * {@code sendError}, or that go async are sent as usual but not stored, and the key is released.
  * Requests the {@link KeyRequirement} ignores (by default GET, HEAD, OPTIONS) and requests without
  * a key where it is optional pass through with no wrapping at all, so streaming is untouched.
+ *
+ * <p><b>Transactional routes.</b> Without a transaction, a server that dies after the handler's
+ * writes committed and before the response was stored runs the request again on the client's
+ * retry. For routes marked {@link Builder#transactional(RequestTransactions, BiPredicate)
+ * transactional}, the handler runs inside a transaction on the store's database, the response is
+ * stored in that same transaction, and only after the commit is it sent: a crash at any point
+ * leaves either nothing (the retry runs the request) or the handler's writes with their stored
+ * response (the retry gets the replay). Plain servlet code writes through
+ * {@link #transactionConnection(ServletRequest)}.
  */
 public final class IdempotencyFilter implements Filter {
     /** The request header carrying the key. */
@@ -69,6 +83,7 @@ public final class IdempotencyFilter implements Filter {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private static final String FORM = "application/x-www-form-urlencoded";
+    private static final String CONNECTION_ATTRIBUTE = IdempotencyFilter.class.getName() + ".connection";
 
     private final IdempotencyStore store;
     private final Duration lease;
@@ -84,6 +99,8 @@ public final class IdempotencyFilter implements Filter {
     private final List<String> storedHeaders;
     private final IdempotencyListener listener;
     private final ErrorBodyWriter errorBodyWriter;
+    private final RequestTransactions transactions;
+    private final BiPredicate<String, String> transactionalRoutes;
 
     private IdempotencyFilter(Builder b) {
         this.store = b.store;
@@ -100,6 +117,8 @@ public final class IdempotencyFilter implements Filter {
         this.storedHeaders = List.copyOf(b.storedHeaders);
         this.listener = new SafeListener(b.listener);
         this.errorBodyWriter = b.errorBodyWriter;
+        this.transactions = b.transactions;
+        this.transactionalRoutes = b.transactionalRoutes;
     }
 
     public static Builder builder(IdempotencyStore store) {
@@ -165,9 +184,11 @@ public final class IdempotencyFilter implements Filter {
                         selectedHeaders(request), body)
                 : RequestFingerprint.ofForm(method, request.getRequestURI(), request.getQueryString(),
                         selectedHeaders(request), form, body, body.length);
+        boolean inTransaction = transactions != null && transactionalRoutes.test(method, route);
         Claim claim;
         try {
-            claim = store.claim(scope, fingerprint, lease, expiry);
+            claim = inTransaction ? ((JdbcIdempotencyStore) store).claimForTransaction(scope, fingerprint, lease, expiry)
+                    : store.claim(scope, fingerprint, lease, expiry);
         } catch (StoreException e) {
             refuse(IdempotencyOutcome.STORE_UNAVAILABLE, request, response, method, route);
             return;
@@ -183,7 +204,159 @@ public final class IdempotencyFilter implements Filter {
             Claim.Acquired acquired = (Claim.Acquired) claim;
             listener.decided(acquired.tookOver() ? IdempotencyOutcome.TOOK_OVER : IdempotencyOutcome.EXECUTED,
                     method, route);
-            execute(new BufferedRequest(request, body, body.length), response, chain, scope, acquired.leaseToken());
+            BufferedRequest buffered = new BufferedRequest(request, body, body.length);
+            if (inTransaction) {
+                executeInTransaction(buffered, response, chain, scope, acquired.leaseToken());
+            } else {
+                execute(buffered, response, chain, scope, acquired.leaseToken());
+            }
+        }
+    }
+
+    /**
+     * The connection of the transaction a keyed request on a transactional route runs in: write the
+     * handler's effects through it, and they commit together with the stored response. The filter
+     * ends the transaction: {@code close()} on it does nothing, and {@code commit},
+     * {@code rollback} and {@code setAutoCommit} throw {@link IllegalStateException}. Valid on the
+     * request's thread until the handler returns.
+     *
+     * @throws IllegalStateException when the request does not run in such a transaction (no key, a
+     *     route not marked transactional, or a filter without transactions)
+     */
+    public static Connection transactionConnection(ServletRequest request) {
+        Object connection = request.getAttribute(CONNECTION_ATTRIBUTE);
+        if (!(connection instanceof Connection)) {
+            throw new IllegalStateException("this request runs in no idempotency transaction: only keyed requests on"
+                    + " routes set with IdempotencyFilter.Builder.transactional(..) do");
+        }
+        return (Connection) connection;
+    }
+
+    /**
+     * A first execution in one transaction: the handler's writes and the stored response commit
+     * together, and the response is sent only after that commit. The claim was committed on its
+     * own before (so repeats see it and get 409 meanwhile); if this server dies before the commit,
+     * the transaction rolls back with the handler's writes, the claim's lease runs out, and a
+     * repeat runs the request again, which is then its only execution.
+     */
+    private void executeInTransaction(BufferedRequest request, HttpServletResponse response, FilterChain chain,
+                                      IdempotencyScope scope, String leaseToken) throws IOException, ServletException {
+        String method = scope.method();
+        String route = scope.route();
+        RequestTransactions.Transaction tx;
+        try {
+            tx = transactions.begin();
+        } catch (SQLException e) {
+            releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.STORE_FAILED, method, route, 503);
+            answer(IdempotencyOutcome.STORE_UNAVAILABLE, request, response);
+            return;
+        } catch (RuntimeException e) {
+            // a misconfiguration (a transaction manager on another database, say): loud, as the container reports it
+            releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.FAILED, method, route, 500);
+            throw e;
+        }
+        CapturingResponse capture = new CapturingResponse(response, maxStoredBodySize);
+        boolean ran = false;
+        request.setAttribute(CONNECTION_ATTRIBUTE, GuardedConnection.of(tx.connection()));
+        try {
+            chain.doFilter(request, capture);
+            ran = true;
+        } finally {
+            request.removeAttribute(CONNECTION_ATTRIBUTE);
+            if (!ran) {
+                rollbackQuietly(tx);
+                releaseQuietly(scope, leaseToken);
+                listener.completed(IdempotencyCompletion.FAILED, method, route, response.getStatus());
+            }
+        }
+        if (request.isAsyncStarted()) {
+            capture.abandon();
+        }
+        int status = response.getStatus();
+        boolean refusal = saysNotProcessed(status) || (status >= 500 && !storeServerErrors);
+        if (capture.abandoned() || capture.body().length > maxStoredBodySize) {
+            // the response cannot be stored and may be on its way already: a refusal's writes are rolled back, any
+            // other's stand, as they would without a transaction; the key is released either way
+            boolean kept = false;
+            if (refusal) {
+                rollbackQuietly(tx);
+            } else {
+                kept = commitQuietly(tx);
+            }
+            releaseQuietly(scope, leaseToken);
+            listener.completed(refusal || kept ? IdempotencyCompletion.NOT_STORED : IdempotencyCompletion.STORE_FAILED,
+                    method, route, status);
+            if (!capture.abandoned()) {
+                capture.release();
+            }
+            return;
+        }
+        if (refusal) {
+            // nothing is stored, so nothing the handler wrote is kept either: the retry runs on a clean slate
+            rollbackQuietly(tx);
+            releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.RELEASED, method, route, status);
+            capture.release();
+            return;
+        }
+        boolean stored;
+        try {
+            stored = ((JdbcIdempotencyStore) store).complete(tx.connection(), scope, leaseToken,
+                    StoredResponse.of(status, storableHeaders(response), capture.body()), expiry);
+        } catch (RuntimeException e) {
+            // the store failed, or the handler left the transaction unusable (an error it caught): nothing is kept
+            rollbackQuietly(tx);
+            releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.STORE_FAILED, method, route, status);
+            discard(capture, response);
+            answer(IdempotencyOutcome.STORE_UNAVAILABLE, request, response);
+            return;
+        }
+        if (!stored) {
+            // a repeat took the key over after the lease ran out and runs (or ran) the request: this execution's
+            // writes are rolled back, so only one of them counts, and this client is told the key is busy
+            rollbackQuietly(tx);
+            listener.completed(IdempotencyCompletion.LEASE_LOST, method, route, status);
+            discard(capture, response);
+            answer(IdempotencyOutcome.IN_FLIGHT, request, response);
+            return;
+        }
+        try {
+            tx.commit();
+        } catch (SQLException | RuntimeException e) {
+            // committed or not, the record says which: a COMPLETED one is not released and the retry replays it
+            releaseQuietly(scope, leaseToken);
+            listener.completed(IdempotencyCompletion.STORE_FAILED, method, route, status);
+            discard(capture, response);
+            answer(IdempotencyOutcome.STORE_UNAVAILABLE, request, response);
+            return;
+        }
+        listener.completed(IdempotencyCompletion.STORED, method, route, status);
+        capture.release();
+    }
+
+    /** Drops a captured response that was never sent, so the filter can answer in its place. */
+    private static void discard(CapturingResponse capture, HttpServletResponse response) {
+        capture.resetBuffer();
+        response.reset();
+    }
+
+    private static void rollbackQuietly(RequestTransactions.Transaction tx) {
+        try {
+            tx.rollback();
+        } catch (SQLException | RuntimeException e) {
+            // the transaction ends with its connection at the latest; nothing of it was committed
+        }
+    }
+
+    private static boolean commitQuietly(RequestTransactions.Transaction tx) {
+        try {
+            tx.commit();
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            return false;
         }
     }
 
@@ -191,6 +364,12 @@ public final class IdempotencyFilter implements Filter {
     private void refuse(IdempotencyOutcome outcome, HttpServletRequest request, HttpServletResponse response,
                         String method, String route) throws IOException {
         listener.decided(outcome, method, route);
+        answer(outcome, request, response);
+    }
+
+    /** Writes an error outcome's answer: status (and Retry-After for 409 and 503) here, the body from the writer. */
+    private void answer(IdempotencyOutcome outcome, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
         response.setStatus(Problems.of(outcome).status());
         if (outcome == IdempotencyOutcome.IN_FLIGHT || outcome == IdempotencyOutcome.STORE_UNAVAILABLE) {
             response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
@@ -329,6 +508,8 @@ public final class IdempotencyFilter implements Filter {
                 "Location", "ETag", "Last-Modified", "Link", "Request-Id", "X-Request-Id");
         private IdempotencyListener listener = IdempotencyListener.none();
         private ErrorBodyWriter errorBodyWriter = ErrorBodyWriter.problemDetails();
+        private RequestTransactions transactions;
+        private BiPredicate<String, String> transactionalRoutes = (method, route) -> true;
 
         private Builder(IdempotencyStore store) {
             this.store = store;
@@ -446,12 +627,51 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
+         * Runs every keyed request's handler in a transaction begun by {@code transactions} and
+         * stores its response in that transaction; see {@link #transactional(RequestTransactions,
+         * BiPredicate)}.
+         */
+        public Builder transactional(RequestTransactions transactions) {
+            return transactional(transactions, (method, route) -> true);
+        }
+
+        /**
+         * Runs the handler of a keyed request whose method and route {@code routes} accepts in a
+         * transaction begun by {@code transactions} on the store's database, stores the response in
+         * that same transaction, commits, and only then sends the response. The handler's writes
+         * through that transaction (plain servlet code:
+         * {@link IdempotencyFilter#transactionConnection(ServletRequest)}) and the stored response
+         * then commit together or not at all, so a server that dies at any point leaves either
+         * nothing, and the retry runs the request, or both, and the retry gets the replay.
+         *
+         * <p>A response not stored (5xx, 429, 503, an exception) rolls the handler's writes back;
+         * one that cannot be stored (over {@link #maxStoredBodySize}, {@code sendError} with a
+         * 4xx, async) may already be on its way to the client, so its writes are committed and the
+         * key released, as without a transaction. When the commit fails the client gets the
+         * store-unavailable 503 instead of the handler's response; when the lease was lost to a
+         * repeat meanwhile, the writes are rolled back and the client gets 409. The transaction is
+         * held for the whole request. Needs a {@link JdbcIdempotencyStore} on PostgreSQL.
+         *
+         * @param routes takes the method (upper case) and the route
+         */
+        public Builder transactional(RequestTransactions transactions, BiPredicate<String, String> routes) {
+            this.transactions = notNull("transactions", transactions);
+            this.transactionalRoutes = notNull("routes", routes);
+            return this;
+        }
+
+        /**
          * @throws IllegalArgumentException when the expiry is not longer than the lease: a record
          *     past its expiry counts as absent, so a repeat would run while the first still runs
          */
         public IdempotencyFilter build() {
             if (expiry.compareTo(lease) <= 0) {
                 throw new IllegalArgumentException("expiry must be longer than the lease " + lease + ", got " + expiry);
+            }
+            if (transactions != null
+                    && !(store instanceof JdbcIdempotencyStore jdbc && jdbc.completesInTransactions())) {
+                throw new IllegalArgumentException("transactional needs a JdbcIdempotencyStore on PostgreSQL, got "
+                        + store);
             }
             return new IdempotencyFilter(this);
         }
