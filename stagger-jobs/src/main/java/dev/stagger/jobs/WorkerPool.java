@@ -18,6 +18,7 @@ import dev.stagger.jobs.internal.PgWakeups;
 import dev.stagger.jobs.internal.PoolEvents;
 import dev.stagger.jobs.internal.PoolSignals;
 import dev.stagger.jobs.internal.ReconnectingLoop;
+import dev.stagger.jobs.internal.Rescuer;
 import dev.stagger.jobs.internal.Statements;
 import dev.stagger.jobs.internal.StoreFailures;
 import dev.stagger.jobs.internal.StoredTimes;
@@ -101,6 +102,7 @@ public final class WorkerPool implements AutoCloseable {
     private final PoolEvents events;
     private final JobStore store;
     private final JobRunner runner;
+    private final Rescuer rescuer;
     private final PoolSignals signals;
 
     private final AtomicBoolean started = new AtomicBoolean();
@@ -143,6 +145,7 @@ public final class WorkerPool implements AutoCloseable {
                 retentionMillis.getOrDefault(JobState.SUCCEEDED, -1L) == 0);
         this.signals = new PoolSignals(b.random, (e, d) -> events.databaseError(reported(e), d));
         this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
+        this.rescuer = new Rescuer(store, runner, this::policyFor, events, signals::claiming);
         this.stopping = new Pacer(clock);
     }
 
@@ -185,8 +188,8 @@ public final class WorkerPool implements AutoCloseable {
                 new Heartbeat(store, signals, heartbeatPacer, leaseMillis, heartbeatNanos, held)));
         Pacer maintenancePacer = signals.pacer(clock);
         threads.add(thread("maintenance", maintenancePacer, signals::claiming,
-                new Maintenance(store, runner, this::policyFor, events, signals, maintenancePacer, rescueNanos,
-                        retentionMillis, purgeNanos, statsNanos)));
+                new Maintenance(store, rescuer, events, signals, maintenancePacer, rescueNanos, retentionMillis,
+                        purgeNanos, statsNanos)));
         if (listen) {
             threads.add(thread("listener", signals.pacer(clock), signals::claiming,
                     new PgWakeups(jobQueue.tables().channel, queue, fetcher::wake,
@@ -210,9 +213,7 @@ public final class WorkerPool implements AutoCloseable {
         int ran = 0;
         Statements statements = new Statements();
         try (Connection c = jobQueue.connection()) {
-            for (JobStore.Rescued r : store.rescue(c, lost -> runner.lost(lost, policyFor(lost.claimed().job().type())))) {
-                events.rescued(r.outcome());
-            }
+            rescuer.rescueAll(c);
             while (true) {
                 List<JobStore.Claimed> claimed = store.claim(statements, c, batchSize, leaseMillis);
                 if (claimed.isEmpty()) {
