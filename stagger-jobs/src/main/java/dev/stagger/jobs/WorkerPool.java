@@ -4,41 +4,13 @@ import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
-import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jdbc.internal.Echo;
-import dev.stagger.jobs.internal.Completer;
-import dev.stagger.jobs.internal.Fetcher;
-import dev.stagger.jobs.internal.Heartbeat;
-import dev.stagger.jobs.internal.JobRunner;
-import dev.stagger.jobs.internal.JobStore;
-import dev.stagger.jobs.internal.Maintenance;
-import dev.stagger.jobs.internal.Outcome;
-import dev.stagger.jobs.internal.Pacer;
-import dev.stagger.jobs.internal.PgWakeups;
-import dev.stagger.jobs.internal.PoolEvents;
-import dev.stagger.jobs.internal.PoolSignals;
-import dev.stagger.jobs.internal.ReconnectingLoop;
-import dev.stagger.jobs.internal.Statements;
-import dev.stagger.jobs.internal.StoreFailures;
+import dev.stagger.jobs.internal.PoolRuntime;
 import dev.stagger.jobs.internal.StoredTimes;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 /**
  * Runs the jobs of one queue with up to {@code concurrency} handlers at a time.
@@ -74,76 +46,34 @@ import java.util.function.BooleanSupplier;
  * use. Thread-safe.
  */
 public final class WorkerPool implements AutoCloseable {
-    /**
-     * Finished jobs whose outcome may wait to be stored, beyond one per handler: room for the
-     * fetcher to claim the next jobs while the completer stores the last ones. A pool killed at
-     * that moment leaves at most this many (plus its running jobs) to be run again after their lease.
-     */
-    private static final int UNSTORED_ROOM = 256;
-
-    private final JobQueue jobQueue;
-    private final Clock clock;
+    private final PoolRuntime runtime;
     private final String queue;
     private final int concurrency;
-    private final int batchSize;
-    private final Map<String, JobHandler> handlers;
-    private final Map<String, RetryPolicy> policies;
-    private final RetryPolicy defaultPolicy;
-    private final long leaseMillis;
-    private final long heartbeatNanos;
-    private final long rescueNanos;
-    private final long pollNanos;
-    private final long purgeNanos;
-    private final long statsNanos;
-    private final Map<JobState, Long> retentionMillis;
     private final Duration shutdownTimeout;
-    private final boolean listen;
-    private final PoolEvents events;
-    private final JobStore store;
-    private final JobRunner runner;
-    private final PoolSignals signals;
-
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean forced = new AtomicBoolean();
-    private final AtomicInteger activeHandlers = new AtomicInteger();
-    private final Pacer stopping;
-    private final List<Thread> threads = new ArrayList<>();
-    private ExecutorService workers;
-    private Fetcher fetcher;
-    private Completer completer;
-    private Thread fetcherThread;
-    /** Pool threads whose loop has ended: set before their last wake, where isAlive() may still say true. */
-    private final Set<Thread> ended = ConcurrentHashMap.newKeySet();
-    /** The jobs this pool handed to a handler and has not stored the outcome of: the heartbeat extends exactly these. */
-    private final Set<Long> held = ConcurrentHashMap.newKeySet();
-    private volatile Object localHandle;
 
     private WorkerPool(Builder b) {
-        this.jobQueue = b.jobQueue;
-        this.clock = b.jobQueue.clock();
         this.queue = b.queue;
         this.concurrency = b.concurrency;
-        this.batchSize = b.batchSize > 0 ? b.batchSize : b.concurrency;
-        this.handlers = Map.copyOf(b.handlers);
-        this.policies = Map.copyOf(b.policies);
-        this.defaultPolicy = b.policy;
-        this.leaseMillis = b.lease.toMillis();
-        this.heartbeatNanos = (b.heartbeat != null ? b.heartbeat : b.lease.dividedBy(3)).toNanos();
-        this.rescueNanos = (b.rescueInterval != null ? b.rescueInterval : b.lease.dividedBy(2)).toNanos();
-        this.pollNanos = b.pollInterval.toNanos();
-        this.purgeNanos = b.purgeInterval.toNanos();
-        this.statsNanos = b.statsInterval.toNanos();
-        this.retentionMillis = Map.copyOf(b.retention);
         this.shutdownTimeout = b.shutdownTimeout;
-        this.listen = b.listen && b.jobQueue.tables().dialect() == Dialect.POSTGRESQL;
-        this.events = new PoolEvents(b.listener, clock);
-        // a fresh suffix per pool: a restarted pool must not extend the leases its crashed predecessor held
-        String id = (b.workerId != null ? b.workerId : queue) + "-" + UUID.randomUUID().toString().substring(0, 8);
-        this.store = new JobStore(b.jobQueue.tables(), clock, queue, new ArrayList<>(handlers.keySet()), id,
-                retentionMillis.getOrDefault(JobState.SUCCEEDED, -1L) == 0);
-        this.signals = new PoolSignals(b.random, (e, d) -> events.databaseError(reported(e), d));
-        this.runner = new JobRunner(store, clock, b.random, () -> !signals.claiming(), forced::get);
-        this.stopping = new Pacer(clock);
+        JobQueue jobQueue = b.jobQueue;
+        PoolRuntime.Settings settings = new PoolRuntime.Settings(b.queue, b.workerId != null ? b.workerId : b.queue,
+                b.concurrency, b.batchSize > 0 ? b.batchSize : b.concurrency, b.handlers, b.policies, b.policy,
+                b.lease.toMillis(), (b.heartbeat != null ? b.heartbeat : b.lease.dividedBy(3)).toNanos(),
+                (b.rescueInterval != null ? b.rescueInterval : b.lease.dividedBy(2)).toNanos(),
+                b.pollInterval.toNanos(), b.purgeInterval.toNanos(), b.statsInterval.toNanos(), b.retention, b.listen,
+                b.listener, b.random);
+        this.runtime = new PoolRuntime(settings, jobQueue.tables(), jobQueue.clock(), jobQueue::connection,
+                new PoolRuntime.LocalPools() {
+                    @Override
+                    public Object add(String queue, Runnable wake) {
+                        return jobQueue.addLocalPool(queue, wake);
+                    }
+
+                    @Override
+                    public void remove(Object handle) {
+                        jobQueue.removeLocalPool(handle);
+                    }
+                });
     }
 
     /** Starts building a pool for {@code queue} of {@code jobQueue}. */
@@ -153,80 +83,24 @@ public final class WorkerPool implements AutoCloseable {
 
     /** This pool's lease owner id, stored on the jobs it holds. */
     public String workerId() {
-        return store.lockedBy();
+        return runtime.workerId();
     }
 
     /** Starts the pool's threads. */
     public WorkerPool start() {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException("worker pool " + workerId() + " was already started");
-        }
-        AtomicInteger n = new AtomicInteger();
-        workers = Executors.newFixedThreadPool(concurrency, r -> {
-            Thread t = new Thread(r, "stagger-jobs-" + queue + "-worker-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        Pacer fetcherPacer = signals.pacer(clock);
-        fetcher = new Fetcher(store, signals, fetcherPacer, concurrency, concurrency + Math.max(batchSize, UNSTORED_ROOM),
-                batchSize, leaseMillis,
-                pollNanos, this::dispatch);
-        Fetcher f = fetcher;
-        completer = new Completer(store, events, f::stored, () -> f.carrying() && signals.claiming(), held);
-        fetcher.completer(completer);
-        signals.onStop(completer::finish);
-
-        Pacer completerPacer = signals.pacer(clock);
-        Thread completerThread = thread("completer", completerPacer,
-                () -> !completer.finished() && signals.alive(), completer);
-        fetcherThread = thread("fetcher", fetcherPacer, signals::claiming, fetcher);
-        Pacer heartbeatPacer = signals.pacer(clock);
-        threads.add(thread("heartbeat", heartbeatPacer, signals::alive,
-                new Heartbeat(store, signals, heartbeatPacer, leaseMillis, heartbeatNanos, held)));
-        Pacer maintenancePacer = signals.pacer(clock);
-        threads.add(thread("maintenance", maintenancePacer, signals::claiming,
-                new Maintenance(store, runner, this::policyFor, events, signals, maintenancePacer, rescueNanos,
-                        retentionMillis, purgeNanos, statsNanos)));
-        if (listen) {
-            threads.add(thread("listener", signals.pacer(clock), signals::claiming,
-                    new PgWakeups(jobQueue.tables().channel, queue, fetcher::wake,
-                            (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(pollNanos), 1000)))));
-        }
-        completerThread.start();
-        fetcherThread.start();
-        threads.forEach(Thread::start);
-        threads.add(0, completerThread);
-        localHandle = jobQueue.addLocalPool(queue, fetcher::wake);
+        runtime.start();
         return this;
     }
 
     /**
-     * Claims and runs due jobs on the calling thread until none is due, after rescuing expired
-     * leases. Returns how many attempts ran. For tests on a virtual clock and cron-style runs.
+     * Claims and runs due jobs on the calling thread until none is due, after rescuing every
+     * expired lease of the queue (as the pool's maintenance thread does). Returns how many attempts
+     * ran. For tests on a virtual clock and cron-style runs.
      *
      * @throws dev.stagger.jdbc.StoreException if the database fails
      */
     public int runAvailable() {
-        int ran = 0;
-        Statements statements = new Statements();
-        try (Connection c = jobQueue.connection()) {
-            for (JobStore.Rescued r : store.rescue(c, lost -> runner.lost(lost, policyFor(lost.claimed().job().type())))) {
-                events.rescued(r.outcome());
-            }
-            while (true) {
-                List<JobStore.Claimed> claimed = store.claim(statements, c, batchSize, leaseMillis);
-                if (claimed.isEmpty()) {
-                    return ran;
-                }
-                for (JobStore.Claimed next : claimed) {
-                    Outcome outcome = runOne(next);
-                    events.stored(outcome, store.apply(statements, c, List.of(outcome))[0]);
-                    ran++;
-                }
-            }
-        } catch (SQLException e) {
-            throw StoreFailures.wrap("runAvailable", jobQueue.tables().jobs, e, false);
-        }
+        return runtime.runAvailable();
     }
 
     /** {@link #shutdown(Duration)} with the configured shutdown timeout. */
@@ -244,109 +118,7 @@ public final class WorkerPool implements AutoCloseable {
      */
     public boolean shutdown(Duration timeout) {
         Checks.nonNegative("timeout", timeout);
-        // the timeout counts from before anyone can see the pool stopping
-        long deadline = clock.nanoTime() + Math.min(Checks.nanos(timeout), Long.MAX_VALUE / 4);
-        signals.stopClaiming();
-        if (localHandle != null) {
-            jobQueue.removeLocalPool(localHandle);
-        }
-        if (!started.get()) {
-            signals.stopAll();
-            return true;
-        }
-        boolean clean = true;
-        Completer waiting = completer;
-        if (waiting != null) {
-            waiting.recheck(); // the fetcher carries no more successes: the completer stores them
-        }
-        try {
-            stopping.awaitUntil(deadline, () -> ended.contains(fetcherThread));
-            workers.shutdown();
-            stopping.awaitUntil(deadline, () -> activeHandlers.get() == 0);
-            if (activeHandlers.get() > 0) {
-                clean = false;
-                forced.set(true);
-                // claimed jobs still queued for a handler never started: give them back uncounted (claiming has
-                // stopped, so running the task only records a RELEASE) instead of leaving them to lease expiry
-                for (Runnable unstarted : workers.shutdownNow()) {
-                    unstarted.run();
-                }
-                workers.awaitTermination(1, TimeUnit.SECONDS); // interrupted handlers end at once; a bound all the same
-            }
-            completer.finish();
-            // the completer stores what is left; leases of anything it cannot store will expire
-            long storing = Math.max(deadline, clock.nanoTime() + TimeUnit.SECONDS.toNanos(1));
-            stopping.awaitUntil(storing, completer::finished);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            clean = false;
-        } finally {
-            signals.stopAll();
-        }
-        for (Thread t : threads) {
-            try {
-                t.join(2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return clean;
-    }
-
-    // ---- threads ----------------------------------------------------------------------------
-
-    private Thread thread(String role, Pacer pacer, BooleanSupplier running, ReconnectingLoop.Step step) {
-        ReconnectingLoop loop = new ReconnectingLoop(jobQueue::connection, signals, pacer, running, step);
-        Thread t = new Thread(() -> {
-            try {
-                loop.run();
-            } finally {
-                // recorded before the wake: a thread is still alive while it runs this, so a stopping pool
-                // that asked isAlive() here would wait out its whole timeout
-                ended.add(Thread.currentThread());
-                stopping.wake();
-            }
-        }, "stagger-jobs-" + queue + "-" + role);
-        t.setDaemon(true);
-        return t;
-    }
-
-    /** Runs a claimed job on a handler thread (the fetcher claimed it for a free one). */
-    private void dispatch(JobStore.Claimed claimed) {
-        held.add(claimed.job().id());
-        activeHandlers.incrementAndGet();
-        Runnable task = () -> {
-            try {
-                completer.add(runOne(claimed));
-            } finally {
-                activeHandlers.decrementAndGet();
-                fetcher.handlerFree();
-                stopping.wake();
-            }
-        };
-        try {
-            workers.execute(task);
-        } catch (RejectedExecutionException stopped) {
-            task.run(); // a shutdown overtook this claim: claiming has stopped, so this puts the job back
-        }
-    }
-
-    private Outcome runOne(JobStore.Claimed claimed) {
-        Job job = claimed.job();
-        if (!signals.claiming()) {
-            return Outcome.release(job);
-        }
-        events.started(job);
-        return runner.run(claimed, handlers.get(job.type()), policyFor(job.type()));
-    }
-
-    private RetryPolicy policyFor(String type) {
-        return policies.getOrDefault(type, defaultPolicy);
-    }
-
-    /** A database failure as the listener sees it: unchecked, and naming no bound value. */
-    private Exception reported(Exception e) {
-        return e instanceof SQLException s ? StoreFailures.wrap("worker pool " + workerId(), jobQueue.tables().jobs, s, false) : e;
+        return runtime.shutdown(timeout);
     }
 
     @Override

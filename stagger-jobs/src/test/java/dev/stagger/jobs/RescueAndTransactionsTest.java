@@ -119,6 +119,44 @@ class RescueAndTransactionsTest {
         });
     }
 
+    /**
+     * A rescue takes back at most one batch of expired leases per transaction (100 jobs). A dead
+     * worker can leave more: runAvailable takes them all back before it claims, a batch after
+     * another, as the pool's maintenance thread does, rather than leaving the rest RUNNING until
+     * the next call.
+     */
+    @Test
+    void runAvailableRescuesEveryExpiredLeaseEvenMoreThanOneRescueBatch() throws Exception {
+        int abandoned = 250; // two full batches and a partial one
+        AtomicInteger rescued = new AtomicInteger();
+        // full jitter with the random number 0.5 waits half of the first exponential step: 500 ms
+        WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { }).random(RandomSource.sequence(0.5))
+                .jobListener(new JobListener() {
+                    @Override
+                    public void rescued(Job job, JobError error, JobState newState) {
+                        rescued.incrementAndGet();
+                    }
+                }).build();
+        List<JobRequest> requests = new java.util.ArrayList<>();
+        for (int i = 0; i < abandoned; i++) {
+            requests.add(JobRequest.of("q", "t", "x" + i));
+        }
+        jobs.enqueueAll(requests);
+        Stores.exec(ds, "UPDATE stagger_jobs SET state = 'RUNNING', attempt = 1, locked_by = 'dead-worker', "
+                + "lease_until = " + clock.currentTimeMillis() + ", first_attempt_at = " + clock.currentTimeMillis());
+        clock.advance(Duration.ofSeconds(1));
+
+        assertThat(pool.runAvailable()).as("every job rescued, waiting out its backoff").isZero();
+        assertThat(rescued).hasValue(abandoned);
+        assertThat(Stores.count(ds, "SELECT COUNT(*) FROM stagger_jobs WHERE state = 'RUNNING'"))
+                .as("no job left to a dead worker").isZero();
+
+        clock.advance(Duration.ofMillis(500));
+        assertThat(pool.runAvailable()).as("all of them run after the backoff").isEqualTo(abandoned);
+        assertThat(Stores.count(ds, "SELECT COUNT(*) FROM stagger_jobs WHERE state = 'SUCCEEDED' AND attempt = 2"))
+                .isEqualTo(abandoned);
+    }
+
     @Test
     void aJobThatLostItsLastAttemptToAnExpiredLeaseGoesDeadAsExhausted() throws Exception {
         WorkerPool pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { },

@@ -1,20 +1,17 @@
 package dev.stagger.jobs.internal;
 
-import dev.stagger.RetryPolicy;
 import dev.stagger.jobs.JobState;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * The pool's maintenance thread, while the pool claims: each task on its own cadence on the
  * pool's clock, the first run of each at start.
  * <ul>
  *   <li>rescue, every {@code rescueInterval}: jobs of the queue whose lease expired are decided as
- *       failed attempts (see {@link JobRunner#lost}); a lease that expires at {@code t} is taken
- *       back by {@code t + rescueInterval} plus the pass's own time;</li>
+ *       failed attempts (see {@link Rescuer}); a lease that expires at {@code t} is taken back by
+ *       {@code t + rescueInterval} plus the pass's own time;</li>
  *   <li>purge, every {@code purgeInterval}, when retentions are set: finished jobs older than
  *       their state's retention are deleted;</li>
  *   <li>stats, every {@code statsInterval} (if not zero): the queue's depth and lag, reported.</li>
@@ -25,8 +22,7 @@ public final class Maintenance implements ReconnectingLoop.Step {
     private static final int PURGE_BATCH = 1000;
 
     private final JobStore store;
-    private final JobRunner runner;
-    private final Function<String, RetryPolicy> policyFor;
+    private final Rescuer rescuer;
     private final PoolEvents events;
     private final PoolSignals signals;
     private final Pacer pacer;
@@ -42,12 +38,10 @@ public final class Maintenance implements ReconnectingLoop.Step {
      * @param retentionMillis per finished state, how long its jobs are kept; empty for no purge
      * @param statsNanos how often the queue is measured; 0 never
      */
-    public Maintenance(JobStore store, JobRunner runner, Function<String, RetryPolicy> policyFor, PoolEvents events,
-                       PoolSignals signals, Pacer pacer, long rescueNanos, Map<JobState, Long> retentionMillis,
-                       long purgeNanos, long statsNanos) {
+    public Maintenance(JobStore store, Rescuer rescuer, PoolEvents events, PoolSignals signals, Pacer pacer,
+                       long rescueNanos, Map<JobState, Long> retentionMillis, long purgeNanos, long statsNanos) {
         this.store = store;
-        this.runner = runner;
-        this.policyFor = policyFor;
+        this.rescuer = rescuer;
         this.events = events;
         this.signals = signals;
         this.pacer = pacer;
@@ -65,7 +59,7 @@ public final class Maintenance implements ReconnectingLoop.Step {
     public void run(Connection c) throws SQLException, InterruptedException {
         long now = pacer.clock().nanoTime();
         if (now - nextRescue >= 0) {
-            rescue(c);
+            rescuer.rescueAll(c);
             nextRescue = now + rescueNanos;
         }
         if (!retentionMillis.isEmpty() && now - nextPurge >= 0) {
@@ -77,15 +71,6 @@ public final class Maintenance implements ReconnectingLoop.Step {
             nextStats = now + statsNanos;
         }
         pacer.awaitUntil(nextDue(), () -> !signals.claiming());
-    }
-
-    /** Takes back every expired lease of the queue, a batch per transaction. */
-    void rescue(Connection c) throws SQLException {
-        List<JobStore.Rescued> rescued;
-        do {
-            rescued = store.rescue(c, lost -> runner.lost(lost, policyFor.apply(lost.claimed().job().type())));
-            rescued.forEach(r -> events.rescued(r.outcome()));
-        } while (rescued.size() == JobStore.RESCUE_BATCH && signals.claiming());
     }
 
     private void purge(Connection c) throws SQLException {
