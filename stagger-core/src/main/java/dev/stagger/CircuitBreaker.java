@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  * failures in a row. Setting only {@code consecutiveFailures} selects the simple mode alone.
  *
  * <p><b>OPEN</b>: every call is refused at once with a {@link CircuitOpenException} that says when
- * the next probe is allowed, for {@code openDuration} (default 30 s) from the moment of the
- * decision to trip. Outcomes recorded while open change nothing. With
+ * the next probe is allowed, for {@code openDuration} (default 30 s) from the moment the trip
+ * takes effect (see the concurrency notes). Outcomes recorded while open change nothing. With
  * {@link Builder#openBackoff(Backoff)} the duration grows on each re-open in a row, from one
  * schedule kept across those re-opens and reset once the breaker closes.
  *
@@ -46,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  * outcome counts as a failure, and the predicate's exception is added as suppressed to the
  * operation's exception when there is one. Slow calls can count as failures too.
  *
- * <p><b>Concurrency.</b> Thread-safe and lock-free; permission checks allocate nothing, and
+ * <p><b>Concurrency.</b> Thread-safe and lock-free (with {@link Builder#openBackoff} one wait,
+ * described below); permission checks allocate nothing, and
  * recording allocates only when the window moves and, once per bucket, when two threads first
  * contend on it. {@link #tryAcquirePermission()}, {@link #releasePermission(Permit)}, {@code record},
  * {@link #state()}, {@link #reset()} and {@link #forceOpen()} are linearizable against the behaviour above (each takes
@@ -58,10 +59,17 @@ import org.jspecify.annotations.Nullable;
  * shows cannot trip the breaker (the rate stays below the threshold however many calls the
  * reading is missing) is counted instead in a per-thread cell beside the word, so that healthy
  * calls on several threads do not contend; a decision close to the threshold, the window moving
- * and {@link #metrics()} first freeze those cells and read them exactly. The open period starts at the clock reading of
- * that decision. Between the decision and the publication of the OPEN state (the next instructions
- * of the deciding thread) the breaker already refuses calls, reports OPEN, and a refusal's
- * {@link CircuitOpenException#retryIn()} is {@code openDuration} rather than the exact remainder.
+ * and {@link #metrics()} first freeze those cells and read them exactly. A decision to trip is
+ * made visible by the compare-and-set of the word and takes effect, its open period starting
+ * there, at a clock reading made after that: the deciding thread reads the clock and publishes the
+ * OPEN state next, and any thread that meets the trip before the publication does the same before
+ * it acts (the first publication stands). No operation therefore acts on a breaker tripped but not
+ * yet open, and the open period never starts before an operation that saw the breaker still
+ * closed. In rate mode, when that reading falls in a later bucket period than the one the
+ * decision read, the deciding outcome is counted in the later period and the decision is made
+ * again on the window there. With {@link Builder#openBackoff} the period's length is drawn from
+ * the schedule once, by the deciding thread: a thread that meets its trip before the publication
+ * waits for it, which is the next instructions of the deciding thread.
  * {@link #metrics()} is one reading of the state and the window counts ({@code state},
  * {@code calls}, {@code failures}, {@code failureRate}, {@code consecutiveFailures} are linearizable);
  * {@code slowCalls}, {@code rejected} and {@code transitions} are {@link LongAdder} totals, exact
@@ -70,7 +78,7 @@ import org.jspecify.annotations.Nullable;
  * on different threads may reach a listener in either order.
  *
  * <p>The closed path reads the clock's millisecond ticker ({@link Clock#coarseNanoTime()}) only
- * in rate mode, and the precise clock only to time a decision to trip. Limits that keep the word
+ * in rate mode, and the precise clock only to start the open period of a trip. Limits that keep the word
  * exact: a bucket holds up to 2<sup>24</sup>-1 calls (a busier bucket continues in a new one of
  * the same period), {@code consecutiveFailures} is at most 8191.
  */
@@ -161,10 +169,6 @@ public final class CircuitBreaker {
     private static final long FROZEN_CELL = Long.MIN_VALUE;
     /** The cells of a bucket frozen before any were needed. */
     private static final long[] NO_CELLS = new long[0];
-    // ---- what moveOn tells a recording loop ----
-    private static final int AGAIN = 0;
-    private static final int DONE = 1;
-    private static final int READ_PHASE = 2;
 
     private static final VarHandle PHASE;
     private static final VarHandle HEAD;
@@ -275,6 +279,10 @@ public final class CircuitBreaker {
     public State state() {
         while (true) {
             Phase p = phase;
+            if (tripping(p)) {
+                completeTrip(p, false);
+                continue;
+            }
             State s = stateOf(p);
             if (!(p instanceof Open) || phase == p) {
                 return s; // an open phase is judged by a later clock reading: it must still be current then
@@ -282,14 +290,13 @@ public final class CircuitBreaker {
         }
     }
 
-    /** What {@code p} means now: a sealed word already decides it (a trip means OPEN). */
+    /** What {@code p}, not {@link #tripping}, means now: a sealed word already decides it. */
     private State stateOf(Phase p) {
-        if (p instanceof Closed c) {
-            return (c.head.word & TRIPPED) != 0 ? State.OPEN : State.CLOSED;
+        if (p instanceof Closed) {
+            return State.CLOSED;
         }
         if (p instanceof HalfOpen h) {
-            long w = h.word;
-            return (w & TRIPPED) != 0 ? State.OPEN : (w & (CLOSING | RESET)) != 0 ? State.CLOSED : State.HALF_OPEN;
+            return (h.word & (CLOSING | RESET)) != 0 ? State.CLOSED : State.HALF_OPEN;
         }
         Open open = (Open) p;
         return !open.forced && clock.nanoTime() >= open.untilNanos ? State.HALF_OPEN : State.OPEN;
@@ -334,10 +341,10 @@ public final class CircuitBreaker {
                     return c;
                 }
                 if ((w & TRIPPED) != 0) {
-                    rejected.increment();
-                    return REFUSED;
+                    completeTrip(c, false); // then judged as OPEN, on a clock reading made after it took effect
+                } else {
+                    helpClosed(c, head, w);
                 }
-                helpClosed(c, head, w);
             } else if (p instanceof Open open) {
                 if (open.forced || clock.nanoTime() < open.untilNanos) {
                     rejected.increment();
@@ -355,10 +362,10 @@ public final class CircuitBreaker {
                 long w = half.word;
                 if ((w & SEALED) != 0) {
                     if ((w & TRIPPED) != 0) {
-                        rejected.increment();
-                        return REFUSED;
+                        completeTrip(half, false);
+                    } else {
+                        finishClosing(half);
                     }
-                    finishClosing(half);
                 } else if ((w & PERMITS_MASK) == 0) {
                     rejected.increment();
                     return REFUSED;
@@ -491,9 +498,8 @@ public final class CircuitBreaker {
             long w = head.word;
             long now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
             if ((w & SEALED) != 0 || now > head.lastNano || (w & COUNT_MASK) == COUNT_MASK) {
-                int moved = moveOn(c, head, w, now); // no division unless the window moves
-                if (moved != AGAIN) {
-                    return moved == DONE;
+                if (!moveOn(c, head, w, now)) { // no division unless the window moves
+                    return false;
                 }
                 continue;
             }
@@ -540,9 +546,8 @@ public final class CircuitBreaker {
             Bucket head = c.head;
             long w = head.word;
             if ((w & SEALED) != 0) {
-                int moved = moveOn(c, head, w, 0);
-                if (moved != AGAIN) {
-                    return moved == DONE;
+                if (!moveOn(c, head, w, 0)) {
+                    return false;
                 }
                 continue;
             }
@@ -574,30 +579,30 @@ public final class CircuitBreaker {
      * The head can take no outcome: sealed (tripped, being reset or being replaced) or its period
      * over or full. Helps it on.
      *
-     * @return {@link #DONE} when the outcome counts as recorded while open, {@link #READ_PHASE}
-     *     when the phase changed, {@link #AGAIN} to read the head again
+     * @return false when the phase changed or must be read again, true to read the head again
      */
-    private int moveOn(Closed c, Bucket head, long w, long now) {
+    private boolean moveOn(Closed c, Bucket head, long w, long now) {
         if ((w & SEALED) != 0) {
             if ((w & TRIPPED) != 0) {
-                return DONE; // tripped: counted as recorded while open
+                completeTrip(c, false); // then recorded against what it made of the breaker
+                return false;
             }
             helpClosed(c, head, w);
-            return phase != c ? READ_PHASE : AGAIN;
+            return phase == c;
         }
         rotate(c, head, w, Math.max(Math.floorDiv(now, bucketNanos), head.epoch));
-        return AGAIN;
+        return true;
     }
 
     /**
      * Tries to trip on the reading {@code w} taken at {@code now} (rate mode: the period must not
      * have moved since); false when the word or the time moved and the outcome must be decided again.
+     * The trip is visible once the word says TRIPPED and takes effect in {@link #completeTrip}.
      */
     private boolean trip(Closed c, Bucket head, long w, long next, long now) {
         DECIDING.getAndAdd(c, 1); // announced before the word can say TRIPPED; see tryAcquirePermission
-        long decidedAt = clock.nanoTime();
         if ((!rateMode || clock.coarseNanoTime() == now) && WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
-            publishOpen(c, State.CLOSED, decidedAt, 1, openBackoff == null ? null : openBackoff.start(random));
+            completeTrip(c, true);
             return true;
         }
         DECIDING.getAndAdd(c, -1); // the word or the time moved: decide again on a new reading
@@ -610,15 +615,15 @@ public final class CircuitBreaker {
             long w = half.word;
             if ((w & SEALED) != 0) {
                 if ((w & TRIPPED) != 0) {
-                    return true; // re-opening: counted as recorded while open
+                    completeTrip(half, false); // then recorded against what it made of the breaker
+                } else {
+                    finishClosing(half);
                 }
-                finishClosing(half);
                 return false;
             }
             if (failure) {
-                long decidedAt = clock.nanoTime();
                 if (HALF_WORD.compareAndSet(half, w, w | SEALED | TRIPPED)) {
-                    publishOpen(half, State.HALF_OPEN, decidedAt, half.opens + 1, half.schedule);
+                    completeTrip(half, true);
                     return true;
                 }
             } else if (permit != half) {
@@ -660,19 +665,108 @@ public final class CircuitBreaker {
         return reachesThreshold(failures, Math.max(calls, minimumCalls));
     }
 
-    /** The deciding thread publishes the open period it decided on. */
-    private void publishOpen(Phase from, State fromState, long decidedAt, int opens, Backoff.Schedule schedule) {
+    /** Whether {@code p}'s word says TRIPPED: a trip visible but not yet in effect (see {@link #completeTrip}). */
+    private static boolean tripping(Phase p) {
+        return p instanceof Closed c ? (c.head.word & TRIPPED) != 0 : p instanceof HalfOpen h && (h.word & TRIPPED) != 0;
+    }
+
+    /**
+     * Makes the trip that {@code p}'s word shows take effect: reads the clock, now that the trip is
+     * visible, and publishes the OPEN phase whose period starts at that reading. The deciding
+     * thread does this next; any other thread that meets the trip first does it too, before it
+     * acts on the breaker (the first publication stands), so no thread acts on a trip whose open
+     * period is not fixed, and the trip takes effect at the clock reading of the publication that
+     * stands, a reading made after every operation that saw the breaker before it. With
+     * {@link Builder#openBackoff} the period's length is drawn from the schedule, once, by the
+     * deciding thread alone: another thread waits for it instead (returns at once, to read the
+     * phase again).
+     *
+     * <p>In rate mode the reading may fall in a later bucket period than the one the decision read
+     * the window in: the deciding outcome then belongs to that later period, and the decision is
+     * made again on the window there ({@link #reconsider}).
+     *
+     * @param decider true on the thread whose compare-and-set made the trip visible
+     */
+    private void completeTrip(Phase p, boolean decider) {
+        if (openBackoff != null && !decider) {
+            Thread.onSpinWait(); // the deciding thread publishes in its next instructions
+            return;
+        }
+        long at = clock.nanoTime();
+        if (p instanceof HalfOpen half) {
+            publishOpen(half, State.HALF_OPEN, at, half.opens + 1, half.schedule);
+            return;
+        }
+        Closed c = (Closed) p;
+        if (rateMode && at > c.head.lastNano) {
+            Closed continued = reconsider(c, c.head, at);
+            if (continued != null) {
+                PHASE.compareAndSet(this, c, continued); // the first publication stands, as for OPEN
+                return;
+            }
+        }
+        publishOpen(c, State.CLOSED, at, 1, openBackoff == null ? null : openBackoff.start(random));
+    }
+
+    /**
+     * Decides again a trip made on the window of {@code head}'s period that takes effect at
+     * {@code at}, in a later period: the deciding outcome (a failure when the word's consecutive
+     * count is not zero, as a success clears it) is taken out of {@code head} and counted in the
+     * period of {@code at}, and the rate is read on the window that ends there. The tripped word,
+     * the sealed buckets and the frozen cells hold still meanwhile: no outcome is recorded on a
+     * tripped phase.
+     *
+     * @return null when the breaker still trips; otherwise a closed phase that continues this one
+     *     without the trip, with the deciding outcome in a new bucket of the period of {@code at}
+     */
+    private @Nullable Closed reconsider(Closed c, Bucket head, long at) {
+        long w = head.word;
+        int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
+        if (consecutiveFailuresToOpen > 0 && consecutive >= consecutiveFailuresToOpen) {
+            return null; // a count of failures in a row does not depend on the period
+        }
+        long outcome = consecutive > 0 ? (1L << FAILURES_SHIFT) + 1 : 1; // as a word: calls, failures
+        long epoch = Math.floorDiv(at, bucketNanos);
+        long cellCalls = head.freeze();
+        long[] counts = sealedCounts(c.ring, epoch, head.seq - 1, head.epoch);
+        long calls = counts[0] + 1;
+        long failures = counts[1] + (outcome >>> FAILURES_SHIFT);
+        long kept = (w & (COUNT_MASK | COUNT_MASK << FAILURES_SHIFT)) - outcome; // the head's own counts without it
+        if (head.epoch > epoch - bucketCount) {
+            calls += head.sameEpochCalls + (kept & COUNT_MASK) + cellCalls;
+            failures += head.sameEpochFailures + (kept >>> FAILURES_SHIFT);
+        }
+        if (calls >= minimumCalls && reachesThreshold(failures, calls)) {
+            return null;
+        }
+        Bucket sealed = new Bucket(head.epoch, head.lastNano, head.seq, head.baseCalls, head.baseFailures,
+                head.sameEpochCalls, head.sameEpochFailures, kept | SEALED);
+        sealed.cells = NO_CELLS;
+        sealed.frozenCalls = cellCalls;
+        sealed.slow.add(head.slow.sum());
+        AtomicReferenceArray<Bucket> ring = new AtomicReferenceArray<>(bucketCount);
+        for (int i = 0; i < bucketCount; i++) {
+            ring.set(i, c.ring.get(i));
+        }
+        ring.set((int) Math.floorMod(head.epoch, (long) bucketCount), sealed); // not yet shared: no race
+        long[] base = sealedCounts(ring, epoch, head.seq, Long.MIN_VALUE);
+        return new Closed(newBucket(epoch, head.seq + 1, base[0], base[1], 0, 0,
+                outcome | (long) consecutive << CONSECUTIVE_SHIFT), ring);
+    }
+
+    /** Publishes the open period of a trip that takes effect at {@code startedAt}; see {@link #completeTrip}. */
+    private void publishOpen(Phase from, State fromState, long startedAt, int opens, Backoff.Schedule schedule) {
         long duration = openNanos;
         if (schedule != null) {
             duration = Math.max(openNanos, schedule.nextDelayNanos(opens));
         }
-        long until = decidedAt + duration;
-        if (until < decidedAt) {
+        long until = startedAt + duration;
+        if (until < startedAt) {
             until = Long.MAX_VALUE; // overflowed (duration is never negative); a negative reading is fine
         }
         if (PHASE.compareAndSet(this, from, new Open(until, opens, schedule, false))) {
             emit(fromState, State.OPEN);
-        } // else a reset replaced the phase after the decision: the reset came later and stands
+        } // else another thread published this trip first, or a reset or forced open replaced the phase, and stands
     }
 
     /** Moves a half-open breaker whose probes all succeeded to CLOSED; any thread may do it. */
@@ -708,7 +802,7 @@ public final class CircuitBreaker {
             sameEpochCalls = head.sameEpochCalls + (w & COUNT_MASK) + cellCalls;
             sameEpochFailures = head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
         }
-        long[] base = sealedCounts(c, epoch, head.seq, Long.MIN_VALUE);
+        long[] base = sealedCounts(c.ring, epoch, head.seq, Long.MIN_VALUE);
         long carried = w & (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
         HEAD.compareAndSet(c, head, newBucket(epoch, head.seq + 1, base[0], base[1], sameEpochCalls,
                 sameEpochFailures, carried));
@@ -719,10 +813,10 @@ public final class CircuitBreaker {
      * bucket {@code lastSeq} (later ones came after the reading this belongs to), leaving out the
      * period {@code skipEpoch}.
      */
-    private long[] sealedCounts(Closed c, long epoch, long lastSeq, long skipEpoch) {
+    private long[] sealedCounts(AtomicReferenceArray<Bucket> ring, long epoch, long lastSeq, long skipEpoch) {
         long[] counts = new long[2];
         for (int i = 0; i < bucketCount; i++) {
-            Bucket b = c.ring.get(i);
+            Bucket b = ring.get(i);
             if (b != null && b.seq <= lastSeq && b.epoch != skipEpoch && b.epoch > epoch - bucketCount
                     && b.epoch <= epoch) {
                 long w = b.word;
@@ -839,6 +933,10 @@ public final class CircuitBreaker {
     public Metrics metrics() {
         while (true) {
             Phase p = phase;
+            if (tripping(p)) {
+                completeTrip(p, false);
+                continue;
+            }
             if (!(p instanceof Closed c)) {
                 State s = stateOf(p);
                 if (p instanceof Open && phase != p) {
@@ -857,7 +955,8 @@ public final class CircuitBreaker {
                 froze = true;
             }
             if ((w & TRIPPED) != 0) {
-                return new Metrics(State.OPEN, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
+                completeTrip(c, false);
+                continue;
             }
             if ((w & SEALED) != 0) {
                 helpClosed(c, head, w);
@@ -877,7 +976,7 @@ public final class CircuitBreaker {
                     failures = head.baseFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
                 } else {
                     // the head's own period is counted through the head, whose figures include its predecessors
-                    long[] sealed = sealedCounts(c, epoch, head.seq - 1, head.epoch);
+                    long[] sealed = sealedCounts(c.ring, epoch, head.seq - 1, head.epoch);
                     calls = sealed[0];
                     failures = sealed[1];
                     if (head.epoch > epoch - bucketCount) {
@@ -900,14 +999,13 @@ public final class CircuitBreaker {
     /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
     CircuitOpenException openException(@Nullable Throwable cause, @Nullable Object lastResult) {
         Phase p = phase;
-        long wait;
+        while (tripping(p)) {
+            completeTrip(p, false);
+            p = phase;
+        }
+        long wait = 0;
         if (p instanceof Open open) {
             wait = open.forced ? openNanos : Math.max(0, open.untilNanos - clock.nanoTime());
-        } else if (p instanceof Closed c && (c.head.word & TRIPPED) != 0
-                || p instanceof HalfOpen h && (h.word & TRIPPED) != 0) {
-            wait = openNanos; // the open period is being published: its exact end is not known yet
-        } else {
-            wait = 0;
         }
         return new CircuitOpenException(name, Duration.ofNanos(wait), cause, lastResult);
     }
@@ -984,6 +1082,12 @@ public final class CircuitBreaker {
         Closed(Bucket head, int bucketCount) {
             this.head = head;
             this.ring = new AtomicReferenceArray<>(bucketCount);
+        }
+
+        /** A phase that continues an earlier one's sealed buckets. */
+        Closed(Bucket head, AtomicReferenceArray<Bucket> ring) {
+            this.head = head;
+            this.ring = ring;
         }
 
         @Override

@@ -74,4 +74,26 @@ public class BreakerConsecutiveLincheckTest extends BreakerHarness {
                 List.of(List.of(op("succeed", 1), op("acquire", 0), op("fail", 0)), List.of(op("forceOpen"), op("state"))),
                 List.of(op("advance"), op("advance"), op("advance"), op("advance"), op("state"))));
     }
+
+    /**
+     * A trip takes effect, and its open period starts, at a clock reading made once the trip is
+     * visible: a thread that saw the breaker CLOSED after the clock moved puts the trip after that
+     * move, so the breaker must stay OPEN for a whole period from there, not report HALF_OPEN at
+     * once because the deciding thread read the clock before the move.
+     */
+    @Test
+    void aTripTakesEffectAtAClockReadingMadeOnceItIsVisible() {
+        explore(getClass(), Model.class, scenario(List.of(),
+                List.of(List.of(op("acquire", 1), op("fail", 1)), List.of(op("advance"), op("state"))),
+                List.of(op("state"))));
+    }
+
+    /** The same for a probe's failure re-opening a half-open breaker: no probe admitted early. */
+    @Test
+    void aReopeningTakesEffectAtAClockReadingMadeOnceItIsVisible() {
+        explore(getClass(), Model.class, scenario(
+                List.of(op("acquire", 0), op("fail", 0), op("advance"), op("acquire", 1)),
+                List.of(List.of(op("fail", 1)), List.of(op("advance"), op("acquire", 2))),
+                List.of(op("acquire", 0))));
+    }
 }

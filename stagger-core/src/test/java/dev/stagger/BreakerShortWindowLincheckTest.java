@@ -27,11 +27,12 @@ public class BreakerShortWindowLincheckTest extends BreakerHarness {
     }
 
     /**
-     * The open period starts at the clock reading of the decision to trip, not at a reading taken
-     * afterwards: a clock move between the two must not lengthen it.
+     * A clock move between the decision to trip and the clock reading at which the trip takes
+     * effect neither lengthens the open period nor keeps a decision that the moved window no
+     * longer supports: here the move empties the window, and the trip is decided again there.
      */
     @Test
-    void theOpenPeriodStartsAtTheDecision() {
+    void aClockMoveBeforeTheTripTakesEffectIsAccountedFor() {
         explore(getClass(), Model.class, scenario(
                 List.of(op("acquire", 0), op("fail", 0)),
                 List.of(List.of(op("acquire", 1), op("fail", 1)), List.of(op("advance"))),
@@ -45,5 +46,18 @@ public class BreakerShortWindowLincheckTest extends BreakerHarness {
                 List.of(op("acquire", 0), op("fail", 0)),
                 List.of(List.of(op("acquire", 1), op("fail", 1)), List.of(op("metrics"))),
                 List.of()));
+    }
+
+    /**
+     * A thread that saw the breaker CLOSED after two clock moves puts the trip after them, where
+     * the window holds one call: the breaker cannot then be found HALF_OPEN, having tripped with
+     * an open period that started before those moves.
+     */
+    @Test
+    void aTripTakesEffectAtAClockReadingMadeOnceItIsVisible() {
+        explore(getClass(), Model.class, scenario(
+                List.of(op("acquire", 0), op("fail", 0)),
+                List.of(List.of(op("acquire", 1), op("fail", 1)), List.of(op("advance"), op("advance"), op("state"))),
+                List.of(op("state"))));
     }
 }

@@ -9,6 +9,7 @@ import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -828,6 +829,146 @@ class CircuitBreakerTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContainingAll("consecutiveFailures", "8191", "8192");
         assertThatThrownBy(() -> breaker().halfOpenPermits(1 << 28))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("halfOpenPermits");
+    }
+
+    // ---- when a trip takes effect ----
+
+    @Test
+    void aTripWhoseThreadStallsAtItsClockReadingStaysOpenForAWholePeriodFromWhatOthersSaw() {
+        StallingClock stalling = new StallingClock(clock);
+        CircuitBreaker breaker = CircuitBreaker.builder("payments").clock(stalling).consecutiveFailures(1)
+                .openDuration(Duration.ofSeconds(10)).build();
+        List<State> seenDuringTheStall = new ArrayList<>();
+        stalling.stallAtTheNextReading(() -> {
+            clock.advance(Duration.ofSeconds(10)); // a whole open period passes while the failure's thread is stalled
+            seenDuringTheStall.add(breaker.state());
+        });
+
+        fail(breaker, 1);
+
+        assertThat(seenDuringTheStall).hasSize(1);
+        // whatever was seen meanwhile, the trip took effect no earlier than the clock move: a whole period from there
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
+        assertThat(breaker.openException(null, null).retryIn()).isEqualTo(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+    }
+
+    @Test
+    void aReopeningWhoseThreadStallsAtItsClockReadingAdmitsNoProbeEarly() {
+        StallingClock stalling = new StallingClock(clock);
+        CircuitBreaker breaker = CircuitBreaker.builder("payments").clock(stalling).consecutiveFailures(1)
+                .openDuration(Duration.ofSeconds(10)).build();
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(10));
+        CircuitBreaker.Permit probe = breaker.tryAcquirePermission();
+        assertThat(probe.isGranted()).isTrue();
+        List<Boolean> admittedDuringTheStall = new ArrayList<>();
+        stalling.stallAtTheNextReading(() -> {
+            clock.advance(Duration.ofSeconds(10));
+            admittedDuringTheStall.add(breaker.tryAcquirePermission().isGranted());
+        });
+
+        breaker.record(probe, null, new IOException("still down"));
+
+        assertThat(admittedDuringTheStall).containsExactly(false);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        assertThat(breaker.tryAcquirePermission().isGranted()).isFalse();
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(breaker.tryAcquirePermission().isGranted()).isTrue();
+    }
+
+    @Test
+    void aTripThatTakesEffectInALaterPeriodIsDecidedOnTheWindowThere() {
+        StallingClock stalling = new StallingClock(clock);
+        CircuitBreaker breaker = CircuitBreaker.builder("payments").clock(stalling).failureRateThreshold(0.5)
+                .minimumCalls(2).window(Duration.ofSeconds(5)).buckets(1).openDuration(Duration.ofSeconds(10)).build();
+        fail(breaker, 1);
+        List<State> seenDuringTheStall = new ArrayList<>();
+        stalling.stallAtTheNextReading(() -> {
+            clock.advance(Duration.ofSeconds(5)); // the first failure leaves the window
+            seenDuringTheStall.add(breaker.state());
+        });
+
+        fail(breaker, 1); // 2 of 2 when decided; 1 call, below the minimum, where it takes effect
+
+        assertThat(seenDuringTheStall).hasSize(1);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        CircuitBreaker.Metrics m = breaker.metrics();
+        assertThat(List.of(m.calls(), m.failures(), (long) m.consecutiveFailures())).containsExactly(1L, 1L, 2L);
+        fail(breaker, 1);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void aTripThatStillHoldsInTheLaterPeriodOpensFromThere() {
+        StallingClock stalling = new StallingClock(clock);
+        CircuitBreaker breaker = CircuitBreaker.builder("payments").clock(stalling).failureRateThreshold(0.5)
+                .minimumCalls(2).window(Duration.ofSeconds(10)).buckets(2).openDuration(Duration.ofSeconds(10)).build();
+        fail(breaker, 1);
+        List<State> seenDuringTheStall = new ArrayList<>();
+        stalling.stallAtTheNextReading(() -> {
+            clock.advance(Duration.ofSeconds(5));
+            seenDuringTheStall.add(breaker.state()); // the trip takes effect at this reading, in the next period
+        });
+
+        fail(breaker, 1); // both failures are still in the window of the next period
+
+        assertThat(seenDuringTheStall).containsExactly(State.OPEN);
+        clock.advance(Duration.ofSeconds(9));
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+    }
+
+    /**
+     * A virtual clock whose next precise reading, once armed, stalls the reading thread: the
+     * reading is taken, then {@code stall} runs (moving time, acting as other threads would)
+     * before the reading returns. Coarse readings never stall.
+     */
+    private static final class StallingClock implements Clock {
+        private final VirtualClock time;
+        private Runnable stall;
+
+        StallingClock(VirtualClock time) {
+            this.time = time;
+        }
+
+        void stallAtTheNextReading(Runnable stall) {
+            this.stall = stall;
+        }
+
+        @Override
+        public long nanoTime() {
+            long reading = time.nanoTime();
+            Runnable s = stall;
+            if (s != null) {
+                stall = null;
+                s.run();
+            }
+            return reading;
+        }
+
+        @Override
+        public long coarseNanoTime() {
+            return time.nanoTime();
+        }
+
+        @Override
+        public long currentTimeMillis() {
+            return time.currentTimeMillis();
+        }
+
+        @Override
+        public void sleep(long nanos) throws InterruptedException {
+            time.sleep(nanos);
+        }
+
+        @Override
+        public Cancellable schedule(Runnable task, long delayNanos) {
+            return time.schedule(task, delayNanos);
+        }
     }
 
     /** A clock that never moves and costs nothing to read. */
