@@ -84,6 +84,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private final int concurrency;
     private final Duration shutdownTimeout;
     private final Duration confirmTimeout;
+    private final Duration maxDelay;
     private final boolean declareQueue;
     private final MessageListener[] listeners;
     private final Clock clock;
@@ -95,6 +96,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private volatile boolean forced;
     private Connection connection;
     private ExecutorService handlers;
+    private DeliveryProcessor processor;
     private boolean started;
 
     private RabbitConsumer(Builder b) {
@@ -108,6 +110,7 @@ public final class RabbitConsumer implements AutoCloseable {
         this.concurrency = b.concurrency;
         this.shutdownTimeout = b.shutdownTimeout;
         this.confirmTimeout = b.confirmTimeout;
+        this.maxDelay = b.maxDelay;
         this.declareQueue = b.declareQueue;
         this.listeners = b.listeners.toArray(new MessageListener[0]);
         this.clock = b.clock;
@@ -173,9 +176,11 @@ public final class RabbitConsumer implements AutoCloseable {
                             t.setDaemon(true);
                             return t;
                         });
-                DeliveryProcessor processor = new DeliveryProcessor(name, topology, consume, publisher,
-                        new RetryStep(name, policy, clock, random), handler, listeners, clock, confirmTimeout,
-                        () -> closing, () -> forced);
+                Connection open = connection;
+                processor = new DeliveryProcessor(name, topology, consume, publisher,
+                        new RetryStep(name, policy, clock, random), handler, listeners, clock, random, confirmTimeout,
+                        maxDelay, connection.getFrameMax(), () -> redeclare(open), handlers, () -> closing, () -> forced);
+                DeliveryProcessor settle = processor;
                 ExecutorService pool = handlers;
                 consume.basicQos(prefetch);
                 consume.basicConsume(queue, false, name, new DefaultConsumer(consume) {
@@ -183,7 +188,7 @@ public final class RabbitConsumer implements AutoCloseable {
                     public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                                                byte[] body) {
                         // never blocks: at most `prefetch` deliveries are unacknowledged, so the queue stays bounded
-                        pool.execute(() -> processor.process(envelope, properties, body));
+                        pool.execute(() -> settle.process(envelope, properties, body));
                     }
                 });
             } catch (IOException | RuntimeException e) {
@@ -196,6 +201,22 @@ public final class RabbitConsumer implements AutoCloseable {
             return this;
         } finally {
             lifecycle.unlock();
+        }
+    }
+
+    /** Declares the delay and dead-letter queues again, on a channel of its own (a failed declare closes it). */
+    private void redeclare(Connection open) throws IOException {
+        Channel ch = open.createChannel();
+        try {
+            topology.declare(ch, false);
+        } finally {
+            if (ch.isOpen()) {
+                try {
+                    ch.close();
+                } catch (TimeoutException | IOException | RuntimeException ignored) {
+                    // declared or not, the channel has done its job
+                }
+            }
         }
     }
 
@@ -239,6 +260,10 @@ public final class RabbitConsumer implements AutoCloseable {
                         handlers.shutdownNow();
                         handlers.awaitTermination(confirmTimeout.toNanos(), TimeUnit.NANOSECONDS);
                     }
+                    // copies published but not yet confirmed: their originals are acknowledged as the confirms arrive
+                    if (processor != null) {
+                        processor.awaitSettled(confirmTimeout);
+                    }
                 } catch (InterruptedException e) {
                     forced = true;
                     handlers.shutdownNow();
@@ -278,6 +303,7 @@ public final class RabbitConsumer implements AutoCloseable {
         private int concurrency = 4;
         private Duration shutdownTimeout = Duration.ofSeconds(30);
         private Duration confirmTimeout = Duration.ofSeconds(30);
+        private Duration maxDelay = Duration.ofDays(1);
         private boolean declareQueue = true;
         private final List<MessageListener> listeners = new ArrayList<>();
         private Clock clock = Clock.system();
@@ -359,13 +385,29 @@ public final class RabbitConsumer implements AutoCloseable {
         }
 
         /**
-         * How long a republished retry or dead letter may wait for the broker's confirm before the
-         * original is returned to the queue instead; default 30 s.
+         * How long a republished retry or dead letter may wait for the broker's confirm (on the
+         * consumer's clock) before it counts as not published; default 30 s. The handler thread
+         * does not wait for it.
          */
         public Builder confirmTimeout(Duration confirmTimeout) {
             this.confirmTimeout = nonNegative("confirmTimeout", confirmTimeout);
             if (confirmTimeout.isZero()) {
                 throw new IllegalArgumentException("confirmTimeout must be positive, got " + confirmTimeout);
+            }
+            return this;
+        }
+
+        /**
+         * The longest wait a retry may have; default 1 day. A retry whose delay (backoff plus a
+         * {@code Retry-After}) is longer, and a delivery whose {@link MessageHeaders#DUE_AT} lies
+         * further ahead than this (or past the policy's deadline), is dead-lettered with
+         * {@link MessageHeaders#DEAD_CAUSE} {@code DUE_AT_OUT_OF_RANGE} instead of waiting
+         * forever in the largest delay level.
+         */
+        public Builder maxDelay(Duration maxDelay) {
+            this.maxDelay = nonNegative("maxDelay", maxDelay);
+            if (maxDelay.toMillis() < 1) {
+                throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
             }
             return this;
         }
