@@ -52,13 +52,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code <queue>.stagger.dead} with its history and end reason ({@link DeadLetters} lists, re-drives
  * and purges them). In both cases the original is acknowledged only after the broker has
  * confirmed the copy (publisher confirms): a crash in between leaves a duplicate, never a loss.
+ * The handler thread does not wait for the confirm; the original is acknowledged when it arrives.
+ * A copy that cannot be published is never followed by the acknowledgement: its queue is declared
+ * again (when it was gone), the message is dead-lettered with the reason in
+ * {@link MessageHeaders#DEAD_CAUSE}, or, when no copy can be published at all, it goes back to
+ * the queue after a growing wait on the consumer's clock; no failure sends it round at once.
  *
  * <h2>Timing</h2>
  * A retry arrives no earlier than its delay (a copy that comes back early is delayed again for
  * what remains, without counting an attempt) and, with the default levels (a 1-2-5 series from
  * 20 ms to 1 hour), no later than the next level up: within 2.5 times the delay, or within 20 ms
  * for delays under 20 ms, plus the broker's latency. Delays longer than the largest level wait in
- * it repeatedly. Due times are wall-clock: consumers sharing a queue need roughly synchronised
+ * it repeatedly, up to {@link Builder#maxDelay}; a due time past the policy's deadline or further
+ * ahead than that is dead-lettered instead. Due times are wall-clock: consumers sharing a queue need roughly synchronised
  * clocks (NTP is plenty). The delayed-message plugin is not used.
  *
  * <h2>Delivery</h2>
