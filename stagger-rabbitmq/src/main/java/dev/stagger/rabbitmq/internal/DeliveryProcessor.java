@@ -3,6 +3,7 @@ package dev.stagger.rabbitmq.internal;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.stagger.Backoff;
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
@@ -40,7 +41,9 @@ import java.util.function.BooleanSupplier;
  * delivery, and the original is acknowledged when the confirm arrives (the broker confirms many
  * publishes at once). A copy that is not confirmed (refused, returned, timed out, its channel
  * closed) or could not be sent at all (its headers exceed the broker's frame size) is never
- * followed by the original's acknowledgement; instead, in turn: a copy the broker returned because
+ * followed by the original's acknowledgement. When its channel closed or the confirm timed out,
+ * the original goes back after the wait described below (the message is not at fault); otherwise,
+ * in turn: a copy the broker returned because
  * its queue is gone is published again once after the queues are declared again; a retry (or a
  * re-delay) that still fails is dead-lettered as {@code NOT_RETRYABLE} with
  * {@link MessageHeaders#DEAD_CAUSE} {@code UNPUBLISHABLE}; a dead letter that fails goes once
@@ -308,6 +311,11 @@ public final class DeliveryProcessor {
             settle(d, copy, true);
             return;
         }
+        if (channelDown(why)) {
+            // not the message's fault: no dead letter for it; it comes back with the channel, or after the wait
+            backOff(d, why);
+            return;
+        }
         if (!copy.lastResort()) {
             Map<String, Object> headers = new HashMap<>(copy.headers());
             HeaderCodec.shrinkHistory(headers);
@@ -329,6 +337,12 @@ public final class DeliveryProcessor {
                 Duration.ofNanos(waitNanos), null, d.failure() != null ? d.failure() : why);
         clock.schedule(() -> giveBack(d.tag()), waitNanos);
         end(); // the wait holds no thread; a close returns the message with its channel
+    }
+
+    /** Whether the copy failed because its channel closed or the confirm never came, rather than for the copy itself. */
+    private static boolean channelDown(Throwable why) {
+        return why instanceof ShutdownSignalException || why.getCause() instanceof ShutdownSignalException
+                || why instanceof TimeoutException;
     }
 
     private static String describe(Throwable t) {
