@@ -16,13 +16,26 @@ import java.util.Optional;
  * @param redrives how many times it was re-driven before
  * @param history its failures, oldest first
  * @param bodyBytes the payload's size (the payload itself is not shown)
+ * @param cause why the consumer dead-lettered it for a reason of its own rather than the
+ *     policy's ({@link MessageHeaders#DEAD_CAUSE}: {@code UNPUBLISHABLE: ...},
+ *     {@code DUE_AT_OUT_OF_RANGE: ...}), when it did
+ * @param historyDropped entries dropped from between the first and the latest of {@code history}
+ *     to bound its size
  */
 public record DeadLetter(Optional<String> messageId, int attempts, Optional<String> endReason, Optional<Instant> deadAt,
-                         int redrives, List<MessageError> history, int bodyBytes) {
+                         int redrives, List<MessageError> history, int bodyBytes, Optional<String> cause,
+                         int historyDropped) {
     public DeadLetter {
         Objects.requireNonNull(messageId, "messageId must not be null");
         Objects.requireNonNull(endReason, "endReason must not be null");
         Objects.requireNonNull(deadAt, "deadAt must not be null");
+        Objects.requireNonNull(cause, "cause must not be null");
         history = List.copyOf(history);
+    }
+
+    /** A dead letter without a cause of the consumer's own and with its whole history. */
+    public DeadLetter(Optional<String> messageId, int attempts, Optional<String> endReason, Optional<Instant> deadAt,
+                      int redrives, List<MessageError> history, int bodyBytes) {
+        this(messageId, attempts, endReason, deadAt, redrives, history, bodyBytes, Optional.empty(), 0);
     }
 }

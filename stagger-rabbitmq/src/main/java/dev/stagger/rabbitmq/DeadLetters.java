@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -92,27 +93,41 @@ public final class DeadLetters {
      * Each is removed from the dead-letter queue only after the broker confirmed its copy, so an
      * interruption leaves at most a duplicate.
      *
+     * <p>Each message moves at most once per call, even while a consumer runs and a re-driven
+     * message fails again and comes back before the call ends: the call takes at most as many
+     * messages as the dead-letter queue held when it began, marks each copy with the call's own
+     * {@link MessageHeaders#REDRIVE_ID}, and stops at the first message that carries it (leaving
+     * it in place).
+     *
      * @return the number of messages re-driven
      */
     public int redrive(int limit) throws IOException {
         checkLimit(limit);
         return withChannel(ch -> {
+            long present = ch.queueDeclarePassive(deadQueue).getMessageCount();
+            String call = UUID.randomUUID().toString();
             ch.confirmSelect();
             java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
             ch.addReturnListener(r -> returned.set(true));
             int moved = 0;
-            while (moved < limit) {
+            while (moved < Math.min(limit, present)) {
                 GetResponse r = ch.basicGet(deadQueue, false);
                 if (r == null) {
+                    break;
+                }
+                if (call.equals(HeaderCodec.text(r.getProps().getHeaders(), MessageHeaders.REDRIVE_ID))) {
+                    ch.basicReject(r.getEnvelope().getDeliveryTag(), true); // moved by this call already
                     break;
                 }
                 Map<String, Object> headers = HeaderCodec.copyForRepublish(r.getProps().getHeaders());
                 int redrives = (int) HeaderCodec.number(headers, MessageHeaders.REDRIVES, 0);
                 for (String h : List.of(MessageHeaders.ATTEMPT, MessageHeaders.FIRST_ATTEMPT_AT, MessageHeaders.BACKOFF_STATE,
-                        MessageHeaders.DUE_AT, MessageHeaders.END_REASON, MessageHeaders.DEAD_AT, MessageHeaders.PUBLISH_ID)) {
+                        MessageHeaders.DUE_AT, MessageHeaders.END_REASON, MessageHeaders.DEAD_CAUSE, MessageHeaders.DEAD_AT,
+                        MessageHeaders.PUBLISH_ID)) {
                     headers.remove(h);
                 }
                 headers.put(MessageHeaders.REDRIVES, redrives + 1);
+                headers.put(MessageHeaders.REDRIVE_ID, call);
                 ch.basicPublish("", queue, true, r.getProps().builder().headers(headers).build(), r.getBody());
                 try {
                     ch.waitForConfirmsOrDie(confirmTimeout.toMillis());
@@ -147,7 +162,9 @@ public final class DeadLetters {
         return new DeadLetter(Optional.ofNullable(properties.getMessageId()), HeaderCodec.attempt(h),
                 Optional.ofNullable(HeaderCodec.text(h, MessageHeaders.END_REASON)),
                 deadAt < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(deadAt)),
-                (int) HeaderCodec.number(h, MessageHeaders.REDRIVES, 0), HeaderCodec.history(h), body.length);
+                (int) HeaderCodec.number(h, MessageHeaders.REDRIVES, 0), HeaderCodec.history(h), body.length,
+                Optional.ofNullable(HeaderCodec.text(h, MessageHeaders.DEAD_CAUSE)),
+                (int) Math.max(0, HeaderCodec.number(h, MessageHeaders.ERRORS_DROPPED, 0)));
     }
 
     private static void checkLimit(int limit) {

@@ -21,15 +21,30 @@ public final class MessageHeaders {
     /**
      * The error history: an array of tables, one per failed attempt, oldest first, with the keys
      * {@code attempt} (int), {@code failed_at} (epoch ms, long), {@code exception} (class name) and
-     * {@code message} (the exception's message, at most 1,000 characters). At most the last 50 are kept.
+     * {@code message} (the exception's message, at most 1,000 characters). At most 50 entries
+     * and 16 KiB are kept: the first, and the latest that fit; {@link #ERRORS_DROPPED} counts the others.
      */
     public static final String ERRORS = "x-stagger-errors";
+    /** How many entries between the first and the latest were dropped from {@link #ERRORS} to bound its size (an int; absent: none). */
+    public static final String ERRORS_DROPPED = "x-stagger-errors-dropped";
     /** On a dead letter: why it ended, an {@link dev.stagger.EndReason} name ({@code EXHAUSTED}, {@code NOT_RETRYABLE}, ...). */
     public static final String END_REASON = "x-stagger-end-reason";
+    /**
+     * On a message the consumer dead-lettered for a reason of its own rather than the policy's
+     * (a string): {@code UNPUBLISHABLE: ...} when its retry (or the dead letter itself, in full)
+     * could not be published, {@code DUE_AT_OUT_OF_RANGE: ...} when its {@link #DUE_AT} lay further
+     * ahead than the policy allows; the text after the colon says why, without payload data.
+     */
+    public static final String DEAD_CAUSE = "x-stagger-dead-cause";
     /** On a dead letter: when it was dead-lettered, epoch milliseconds (a long). */
     public static final String DEAD_AT = "x-stagger-dead-at";
     /** How many times the message was sent back from the dead letters (an int). */
     public static final String REDRIVES = "x-stagger-redrives";
+    /**
+     * Set by {@link DeadLetters#redrive} on each message it moves: one value per call, so that a
+     * re-driven message that failed again and came back during the same call is not moved twice.
+     */
+    public static final String REDRIVE_ID = "x-stagger-redrive-id";
     /** Set by the consumer on each republish to match a broker's return to its publish; no meaning to readers. */
     public static final String PUBLISH_ID = "x-stagger-publish-id";
 

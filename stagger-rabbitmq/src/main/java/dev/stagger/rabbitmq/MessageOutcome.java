@@ -10,7 +10,9 @@ public enum MessageOutcome {
     DEAD_LETTERED,
     /**
      * The message was given back to the broker without counting an attempt: the consumer was
-     * shutting down, or the republish of a retry or dead letter was not confirmed. It is delivered again.
+     * shutting down, or no copy of it (its retry, nor its dead letter) could be published. In the
+     * second case it goes back only after a wait ({@link MessageEvent#delay()}) that grows with
+     * each consecutive failure. It is delivered again.
      */
     RETURNED
 }

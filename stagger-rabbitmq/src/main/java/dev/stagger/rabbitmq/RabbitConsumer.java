@@ -52,13 +52,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code <queue>.stagger.dead} with its history and end reason ({@link DeadLetters} lists, re-drives
  * and purges them). In both cases the original is acknowledged only after the broker has
  * confirmed the copy (publisher confirms): a crash in between leaves a duplicate, never a loss.
+ * The handler thread does not wait for the confirm; the original is acknowledged when it arrives.
+ * A copy that cannot be published is never followed by the acknowledgement: its queue is declared
+ * again (when it was gone), the message is dead-lettered with the reason in
+ * {@link MessageHeaders#DEAD_CAUSE}, or, when no copy can be published at all, it goes back to
+ * the queue after a growing wait on the consumer's clock; no failure sends it round at once.
  *
  * <h2>Timing</h2>
  * A retry arrives no earlier than its delay (a copy that comes back early is delayed again for
  * what remains, without counting an attempt) and, with the default levels (a 1-2-5 series from
  * 20 ms to 1 hour), no later than the next level up: within 2.5 times the delay, or within 20 ms
  * for delays under 20 ms, plus the broker's latency. Delays longer than the largest level wait in
- * it repeatedly. Due times are wall-clock: consumers sharing a queue need roughly synchronised
+ * it repeatedly, up to {@link Builder#maxDelay}; a due time past the policy's deadline or further
+ * ahead than that is dead-lettered instead. Due times are wall-clock: consumers sharing a queue need roughly synchronised
  * clocks (NTP is plenty). The delayed-message plugin is not used.
  *
  * <h2>Delivery</h2>
@@ -84,6 +90,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private final int concurrency;
     private final Duration shutdownTimeout;
     private final Duration confirmTimeout;
+    private final Duration maxDelay;
     private final boolean declareQueue;
     private final MessageListener[] listeners;
     private final Clock clock;
@@ -95,6 +102,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private volatile boolean forced;
     private Connection connection;
     private ExecutorService handlers;
+    private DeliveryProcessor processor;
     private boolean started;
 
     private RabbitConsumer(Builder b) {
@@ -108,6 +116,7 @@ public final class RabbitConsumer implements AutoCloseable {
         this.concurrency = b.concurrency;
         this.shutdownTimeout = b.shutdownTimeout;
         this.confirmTimeout = b.confirmTimeout;
+        this.maxDelay = b.maxDelay;
         this.declareQueue = b.declareQueue;
         this.listeners = b.listeners.toArray(new MessageListener[0]);
         this.clock = b.clock;
@@ -173,9 +182,11 @@ public final class RabbitConsumer implements AutoCloseable {
                             t.setDaemon(true);
                             return t;
                         });
-                DeliveryProcessor processor = new DeliveryProcessor(name, topology, consume, publisher,
-                        new RetryStep(name, policy, clock, random), handler, listeners, clock, confirmTimeout,
-                        () -> closing, () -> forced);
+                Connection open = connection;
+                processor = new DeliveryProcessor(name, topology, consume, publisher,
+                        new RetryStep(name, policy, clock, random), handler, listeners, clock, random, confirmTimeout,
+                        maxDelay, connection.getFrameMax(), () -> redeclare(open), handlers, () -> closing, () -> forced);
+                DeliveryProcessor settle = processor;
                 ExecutorService pool = handlers;
                 consume.basicQos(prefetch);
                 consume.basicConsume(queue, false, name, new DefaultConsumer(consume) {
@@ -183,7 +194,7 @@ public final class RabbitConsumer implements AutoCloseable {
                     public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                                                byte[] body) {
                         // never blocks: at most `prefetch` deliveries are unacknowledged, so the queue stays bounded
-                        pool.execute(() -> processor.process(envelope, properties, body));
+                        pool.execute(() -> settle.process(envelope, properties, body));
                     }
                 });
             } catch (IOException | RuntimeException e) {
@@ -196,6 +207,22 @@ public final class RabbitConsumer implements AutoCloseable {
             return this;
         } finally {
             lifecycle.unlock();
+        }
+    }
+
+    /** Declares the delay and dead-letter queues again, on a channel of its own (a failed declare closes it). */
+    private void redeclare(Connection open) throws IOException {
+        Channel ch = open.createChannel();
+        try {
+            topology.declare(ch, false);
+        } finally {
+            if (ch.isOpen()) {
+                try {
+                    ch.close();
+                } catch (TimeoutException | IOException | RuntimeException ignored) {
+                    // declared or not, the channel has done its job
+                }
+            }
         }
     }
 
@@ -239,6 +266,10 @@ public final class RabbitConsumer implements AutoCloseable {
                         handlers.shutdownNow();
                         handlers.awaitTermination(confirmTimeout.toNanos(), TimeUnit.NANOSECONDS);
                     }
+                    // copies published but not yet confirmed: their originals are acknowledged as the confirms arrive
+                    if (processor != null) {
+                        processor.awaitSettled(confirmTimeout);
+                    }
                 } catch (InterruptedException e) {
                     forced = true;
                     handlers.shutdownNow();
@@ -278,6 +309,7 @@ public final class RabbitConsumer implements AutoCloseable {
         private int concurrency = 4;
         private Duration shutdownTimeout = Duration.ofSeconds(30);
         private Duration confirmTimeout = Duration.ofSeconds(30);
+        private Duration maxDelay = Duration.ofDays(1);
         private boolean declareQueue = true;
         private final List<MessageListener> listeners = new ArrayList<>();
         private Clock clock = Clock.system();
@@ -359,13 +391,29 @@ public final class RabbitConsumer implements AutoCloseable {
         }
 
         /**
-         * How long a republished retry or dead letter may wait for the broker's confirm before the
-         * original is returned to the queue instead; default 30 s.
+         * How long a republished retry or dead letter may wait for the broker's confirm (on the
+         * consumer's clock) before it counts as not published; default 30 s. The handler thread
+         * does not wait for it.
          */
         public Builder confirmTimeout(Duration confirmTimeout) {
             this.confirmTimeout = nonNegative("confirmTimeout", confirmTimeout);
             if (confirmTimeout.isZero()) {
                 throw new IllegalArgumentException("confirmTimeout must be positive, got " + confirmTimeout);
+            }
+            return this;
+        }
+
+        /**
+         * The longest wait a retry may have; default 1 day. A retry whose delay (backoff plus a
+         * {@code Retry-After}) is longer, and a delivery whose {@link MessageHeaders#DUE_AT} lies
+         * further ahead than this (or past the policy's deadline), is dead-lettered with
+         * {@link MessageHeaders#DEAD_CAUSE} {@code DUE_AT_OUT_OF_RANGE} instead of waiting
+         * forever in the largest delay level.
+         */
+        public Builder maxDelay(Duration maxDelay) {
+            this.maxDelay = nonNegative("maxDelay", maxDelay);
+            if (maxDelay.toMillis() < 1) {
+                throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
             }
             return this;
         }

@@ -47,7 +47,7 @@ public final class ConfirmingPublisher {
             long seq = HeaderCodec.number(properties.getHeaders(), MessageHeaders.PUBLISH_ID, -1);
             CompletableFuture<Void> f = pending.remove(seq);
             if (f != null) {
-                f.completeExceptionally(new IOException("no queue took the message for routing key '" + routingKey
+                f.completeExceptionally(new Unroutable("no queue took the message for routing key '" + routingKey
                         + "' (" + replyCode + " " + replyText + ")"));
             }
         });
@@ -78,6 +78,15 @@ public final class ConfirmingPublisher {
             publishLock.unlock();
         }
         return confirmed;
+    }
+
+    /** A publish the broker returned: no queue took it (a queue deleted under the consumer). */
+    public static final class Unroutable extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Unroutable(String message) {
+            super(message);
+        }
     }
 
     private void settle(long seq, boolean multiple, Exception failure) {

@@ -3,8 +3,12 @@ package dev.stagger.rabbitmq.internal;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.stagger.Backoff;
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
+import dev.stagger.Jitter;
+import dev.stagger.RandomSource;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageHandler;
@@ -14,25 +18,63 @@ import dev.stagger.rabbitmq.MessageOutcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
  * Runs the handler for one delivery and settles it: acknowledged on success; on failure a copy
  * with the next attempt's headers goes to a delay queue (or the dead-letter queue, as
  * {@link RetryStep} decides), and only once the broker has confirmed the copy is the original
- * acknowledged. A crash between the two leaves both, never neither: at most a duplicate. When the
- * copy is not confirmed, the original is returned to the broker (rejected with requeue) and its
- * attempt runs again.
+ * acknowledged. A crash between the two leaves both, never neither: at most a duplicate.
+ *
+ * <p>The handler thread does not wait for the confirm: it publishes and goes on with the next
+ * delivery, and the original is acknowledged when the confirm arrives (the broker confirms many
+ * publishes at once). A copy that is not confirmed (refused, returned, timed out, its channel
+ * closed) or could not be sent at all (its headers exceed the broker's frame size) is never
+ * followed by the original's acknowledgement. When its channel closed or the confirm timed out,
+ * the original goes back after the wait described below (the message is not at fault); otherwise,
+ * in turn: a copy the broker returned because
+ * its queue is gone is published again once after the queues are declared again; a retry (or a
+ * re-delay) that still fails is dead-lettered as {@code NOT_RETRYABLE} with
+ * {@link MessageHeaders#DEAD_CAUSE} {@code UNPUBLISHABLE}; a dead letter that fails goes once
+ * more with its history cut to the first and latest entries; and when even that fails, the
+ * original is returned to the queue only after a wait from a back-off schedule (100 ms doubling
+ * to 30 s, equal jitter, on the consumer's clock) that grows with each consecutive failure and
+ * starts over at the next confirmed copy. No failure path returns a message without waiting.
  *
  * <p>A delivery that comes back before its due time (one that outlasted the largest delay level,
  * or a clock that moved) is delayed again for what remains, without running the handler or
- * counting an attempt. Thread-safe: called on the consumer's handler threads.
+ * counting an attempt, unless its due time lies further ahead than the policy allows (past its
+ * deadline, or more than the consumer's maximum delay from now): that is dead-lettered with
+ * {@code DUE_AT_OUT_OF_RANGE}. Thread-safe: called on the consumer's handler threads.
  */
 public final class DeliveryProcessor {
+    /** Room in a frame for the properties other than the headers and for the frame's own fields. */
+    static final long OTHER_PROPERTIES_BYTES = 4_096;
+    /** Clock skew between consumers allowed beyond a deadline before a due time is out of range. */
+    static final long DEADLINE_SKEW_MILLIS = 1_000;
+    static final String UNPUBLISHABLE = "UNPUBLISHABLE";
+    static final String DUE_AT_OUT_OF_RANGE = "DUE_AT_OUT_OF_RANGE";
+    /** The wait before a message whose copy could not be published goes back to the queue. */
+    static final Backoff GIVE_BACK = Backoff.exponential(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(30))
+            .jitter(Jitter.equal());
+
+    /** Declares the consumer's queues again (on a channel of its own). */
+    @FunctionalInterface
+    public interface Redeclare {
+        void run() throws IOException;
+    }
+
     private final String name;
     private final Topology topology;
     private final Channel channel;
@@ -41,18 +83,32 @@ public final class DeliveryProcessor {
     private final MessageHandler handler;
     private final MessageListener[] listeners;
     private final Clock clock;
+    private final RandomSource random;
     private final long confirmTimeoutNanos;
+    private final long maxDelayMillis;
+    private final long maxHeadersBytes;
+    private final Redeclare redeclare;
+    private final Executor settler;
     private final BooleanSupplier closing;
     private final BooleanSupplier forced;
+    private final AtomicInteger consecutiveFailures = new AtomicInteger();
+    private final ReentrantLock settling = new ReentrantLock();
+    private final Condition settled = settling.newCondition();
+    private int unsettled;
 
     /**
+     * @param random the randomness of the give-back back-off's jitter
+     * @param maxDelay the longest wait a retry may have; a due time further ahead is out of range
+     * @param frameMax the connection's negotiated frame size in bytes, 0 for no limit
+     * @param redeclare declares the queues again when a copy's queue is gone
+     * @param settler runs what follows a failed copy (never the connection's own thread)
      * @param closing true once the consumer stops: deliveries not yet started are returned unopened
      * @param forced true once a shutdown timed out and interrupted the handlers still running
      */
     public DeliveryProcessor(String name, Topology topology, Channel channel, ConfirmingPublisher publisher,
                              RetryStep step, MessageHandler handler, MessageListener[] listeners, Clock clock,
-                             Duration confirmTimeout, BooleanSupplier closing,
-                             BooleanSupplier forced) {
+                             RandomSource random, Duration confirmTimeout, Duration maxDelay, int frameMax,
+                             Redeclare redeclare, Executor settler, BooleanSupplier closing, BooleanSupplier forced) {
         this.name = name;
         this.topology = topology;
         this.channel = channel;
@@ -61,9 +117,29 @@ public final class DeliveryProcessor {
         this.handler = handler;
         this.listeners = listeners.clone();
         this.clock = clock;
+        this.random = random;
         this.confirmTimeoutNanos = confirmTimeout.toNanos();
+        this.maxDelayMillis = maxDelay.toMillis();
+        this.maxHeadersBytes = frameMax <= 0 ? Long.MAX_VALUE : frameMax - OTHER_PROPERTIES_BYTES;
+        this.redeclare = redeclare;
+        this.settler = settler;
         this.closing = closing;
         this.forced = forced;
+    }
+
+    /** One delivery being settled: what the listener is told and what is acknowledged. */
+    private record Delivery(long tag, AMQP.BasicProperties properties, byte[] body, int attempt, long firstAt,
+                            Throwable failure, long handlerNanos) {
+    }
+
+    /**
+     * A copy to publish before the original is acknowledged.
+     *
+     * @param outcome RETRIED or DEAD_LETTERED; null for a delivery delayed again (not an attempt)
+     * @param lastResort a dead letter already cut down after a failed copy: when it fails too, the original waits and goes back
+     */
+    private record Copy(String queue, Map<String, Object> headers, MessageOutcome outcome, Duration delay,
+                        EndReason reason, boolean lastResort) {
     }
 
     public void process(Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
@@ -71,6 +147,7 @@ public final class DeliveryProcessor {
         Map<String, Object> headers = properties.getHeaders();
         int attempt = HeaderCodec.attempt(headers);
         if (closing.getAsBoolean()) {
+            // the consumer stops: the broker takes the message back for another consumer, once
             tell(properties, attempt, MessageOutcome.RETURNED, 0, -1, Duration.ZERO, null, null);
             giveBack(tag);
             return;
@@ -78,7 +155,16 @@ public final class DeliveryProcessor {
         long now = clock.currentTimeMillis();
         long dueAt = HeaderCodec.number(headers, MessageHeaders.DUE_AT, 0);
         if (dueAt > now) {
-            delayAgain(tag, properties, body, dueAt - now);
+            long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, -1);
+            Delivery d = new Delivery(tag, properties, body, attempt, firstAt, null, 0);
+            Copy outOfRange = dueAtOutOfRange(headers, firstAt, dueAt, now);
+            if (outOfRange != null) {
+                start(d, outOfRange);
+            } else {
+                Map<String, Object> copy = HeaderCodec.copyForRepublish(headers);
+                start(d, new Copy(topology.delayQueue(topology.levelFor(dueAt - now)), copy, null, Duration.ZERO, null,
+                        false));
+            }
             return;
         }
         long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, now);
@@ -103,68 +189,207 @@ public final class DeliveryProcessor {
             giveBack(tag);
             return;
         }
-        settleFailure(tag, properties, body, attempt, firstAt, failure, handlerNanos);
+        Delivery d = new Delivery(tag, properties, body, attempt, firstAt, failure, handlerNanos);
+        start(d, copyAfterFailure(d));
     }
 
-    private void settleFailure(long tag, AMQP.BasicProperties properties, byte[] body, int attempt, long firstAt,
-                               Throwable failure, long handlerNanos) {
-        Map<String, Object> old = properties.getHeaders();
+    private Copy copyAfterFailure(Delivery d) {
+        Map<String, Object> old = d.properties().getHeaders();
         long backoffState = HeaderCodec.number(old, MessageHeaders.BACKOFF_STATE, 0);
         long now = clock.currentTimeMillis();
-        RetryStep.Outcome outcome = step.afterFailure(failure, new RetryStep.Attempt(attempt, firstAt, backoffState));
+        RetryStep.Outcome outcome = step.afterFailure(d.failure(),
+                new RetryStep.Attempt(d.attempt(), d.firstAt(), backoffState));
         Map<String, Object> headers = HeaderCodec.copyForRepublish(old);
-        headers.put(MessageHeaders.ERRORS, HeaderCodec.appendError(old, attempt, now, failure));
-        headers.put(MessageHeaders.FIRST_ATTEMPT_AT, firstAt);
-        String target;
-        Duration delay = Duration.ZERO;
-        EndReason reason = null;
+        HeaderCodec.appendError(old, headers, d.attempt(), now, d.failure());
+        headers.put(MessageHeaders.FIRST_ATTEMPT_AT, d.firstAt());
         if (outcome instanceof RetryStep.Retry retry) {
             long delayMillis = (retry.delayNanos() + 999_999) / 1_000_000;
-            delay = Duration.ofNanos(retry.delayNanos());
-            headers.put(MessageHeaders.ATTEMPT, attempt + 1);
+            if (delayMillis > maxDelayMillis) {
+                return dead(headers, d.attempt(), EndReason.NOT_RETRYABLE, DUE_AT_OUT_OF_RANGE + ": the retry's wait of "
+                        + delayMillis + " ms is longer than the consumer's maxDelay of " + maxDelayMillis + " ms", false);
+            }
+            headers.put(MessageHeaders.ATTEMPT, d.attempt() + 1);
             headers.put(MessageHeaders.BACKOFF_STATE, retry.backoffState());
             headers.put(MessageHeaders.DUE_AT, now + delayMillis);
-            target = delayMillis == 0 ? topology.queue() : topology.delayQueue(topology.levelFor(delayMillis));
-        } else {
-            reason = ((RetryStep.DeadLetter) outcome).reason();
-            headers.put(MessageHeaders.ATTEMPT, attempt);
-            headers.put(MessageHeaders.END_REASON, reason.name());
-            headers.put(MessageHeaders.DEAD_AT, now);
-            headers.remove(MessageHeaders.DUE_AT);
-            target = topology.deadQueue();
+            String target = delayMillis == 0 ? topology.queue() : topology.delayQueue(topology.levelFor(delayMillis));
+            return new Copy(target, headers, MessageOutcome.RETRIED, Duration.ofNanos(retry.delayNanos()), null, false);
         }
-        if (republish(target, properties, headers, body)) {
-            tell(properties, attempt, reason == null ? MessageOutcome.RETRIED : MessageOutcome.DEAD_LETTERED,
-                    handlerNanos, firstAt, delay, reason, failure);
-            ack(tag);
-        } else {
-            tell(properties, attempt, MessageOutcome.RETURNED, handlerNanos, firstAt, Duration.ZERO, null, failure);
-            giveBack(tag);
-        }
+        return dead(headers, d.attempt(), ((RetryStep.DeadLetter) outcome).reason(), null, false);
     }
 
-
-    /** Sends a message that came back early to the level of what remains; not an attempt. */
-    private void delayAgain(long tag, AMQP.BasicProperties properties, byte[] body, long remainingMillis) {
-        Map<String, Object> headers = HeaderCodec.copyForRepublish(properties.getHeaders());
-        if (republish(topology.delayQueue(topology.levelFor(remainingMillis)), properties, headers, body)) {
-            ack(tag);
-        } else {
-            giveBack(tag);
+    /** {@code headers} made a dead letter's, for {@code reason} (and {@code cause}, when the consumer's own). */
+    private Copy dead(Map<String, Object> headers, int attempt, EndReason reason, String cause, boolean lastResort) {
+        headers.put(MessageHeaders.ATTEMPT, attempt);
+        headers.put(MessageHeaders.END_REASON, reason.name());
+        headers.put(MessageHeaders.DEAD_AT, clock.currentTimeMillis());
+        headers.remove(MessageHeaders.DUE_AT);
+        if (cause != null) {
+            headers.put(MessageHeaders.DEAD_CAUSE, cause);
         }
+        return new Copy(topology.deadQueue(), headers, MessageOutcome.DEAD_LETTERED, Duration.ZERO, reason, lastResort);
     }
 
-    /** Publishes and waits for the broker's confirm; false when it did not come. */
-    private boolean republish(String queue, AMQP.BasicProperties properties, Map<String, Object> headers, byte[] body) {
+    /**
+     * The dead letter for a delivery whose due time cannot be right: after the policy's deadline
+     * (plus a little clock skew), or further ahead than the longest wait a retry may have; null
+     * when it is in range.
+     */
+    private Copy dueAtOutOfRange(Map<String, Object> headers, long firstAt, long dueAt, long now) {
+        Optional<Duration> deadline = step.deadline();
+        String cause = null;
+        EndReason reason = EndReason.NOT_RETRYABLE;
+        if (deadline.isPresent() && firstAt >= 0
+                && dueAt > firstAt + deadline.get().toMillis() + DEADLINE_SKEW_MILLIS) {
+            reason = EndReason.DEADLINE;
+            cause = DUE_AT_OUT_OF_RANGE + ": due at " + Instant.ofEpochMilli(dueAt) + ", after the policy's deadline of "
+                    + deadline.get() + " from the first attempt at " + Instant.ofEpochMilli(firstAt);
+        } else if (dueAt - now > maxDelayMillis) {
+            cause = DUE_AT_OUT_OF_RANGE + ": due at " + Instant.ofEpochMilli(dueAt) + ", " + (dueAt - now)
+                    + " ms ahead, more than the consumer's maxDelay of " + maxDelayMillis + " ms";
+        }
+        if (cause == null) {
+            return null;
+        }
+        return dead(HeaderCodec.copyForRepublish(headers), HeaderCodec.attempt(headers), reason, cause, false);
+    }
+
+    private void start(Delivery d, Copy copy) {
+        begin();
+        settle(d, copy, false);
+    }
+
+    /**
+     * Publishes {@code copy} and acknowledges the original once the broker confirms it; when it
+     * does not, goes on as {@link #failed} says.
+     *
+     * @param redeclared whether the queues were declared again for this delivery already
+     */
+    private void settle(Delivery d, Copy copy, boolean redeclared) {
+        long bytes = HeaderCodec.headersBytes(copy.headers());
+        if (bytes > maxHeadersBytes) {
+            failed(d, copy, new IOException("its headers take " + bytes + " bytes, more than the broker's frame size allows ("
+                    + (maxHeadersBytes + OTHER_PROPERTIES_BYTES) + " bytes in all)"), redeclared);
+            return;
+        }
+        CompletableFuture<Void> confirmed = publisher.publish(copy.queue(),
+                d.properties().builder().headers(copy.headers()).build(), d.body());
+        if (!confirmed.isDone()) {
+            Clock.Cancellable timeout = clock.schedule(() -> confirmed.completeExceptionally(
+                    new TimeoutException("the broker did not confirm within " + Duration.ofNanos(confirmTimeoutNanos))),
+                    confirmTimeoutNanos);
+            confirmed.whenComplete((ok, e) -> timeout.cancel());
+        }
+        confirmed.whenComplete((ok, e) -> {
+            if (e == null) {
+                // on the connection's thread when the confirm arrives: only an ack and the listeners
+                consecutiveFailures.set(0);
+                if (copy.outcome() != null) {
+                    tell(d.properties(), d.attempt(), copy.outcome(), d.handlerNanos(), d.firstAt(), copy.delay(),
+                            copy.reason(), d.failure());
+                }
+                ack(d.tag());
+                end();
+            } else {
+                Throwable why = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                try {
+                    settler.execute(() -> failed(d, copy, why, redeclared));
+                } catch (RejectedExecutionException stopping) {
+                    end(); // the consumer is closing: the original goes back to the queue with its channel
+                }
+            }
+        });
+    }
+
+    /** What follows a copy that was not confirmed ({@code why}); never on the connection's thread. */
+    private void failed(Delivery d, Copy copy, Throwable why, boolean redeclared) {
+        if (!redeclared && why instanceof ConfirmingPublisher.Unroutable) {
+            try {
+                redeclare.run(); // a queue deleted under us: declared again, the copy goes once more
+            } catch (IOException | RuntimeException e) {
+                why.addSuppressed(e);
+            }
+            settle(d, copy, true);
+            return;
+        }
+        if (channelDown(why)) {
+            // not the message's fault: no dead letter for it; it comes back with the channel, or after the wait
+            backOff(d, why);
+            return;
+        }
+        if (!copy.lastResort()) {
+            Map<String, Object> headers = new HashMap<>(copy.headers());
+            HeaderCodec.shrinkHistory(headers);
+            headers.remove(MessageHeaders.BACKOFF_STATE);
+            String what = copy.outcome() == MessageOutcome.DEAD_LETTERED ? "the dead letter" : "the retry";
+            String cause = UNPUBLISHABLE + ": " + what + " could not be published: " + describe(why);
+            EndReason reason = copy.outcome() == MessageOutcome.DEAD_LETTERED ? copy.reason() : EndReason.NOT_RETRYABLE;
+            settle(d, dead(headers, d.attempt(), reason, cause, true), redeclared);
+            return;
+        }
+        backOff(d, why);
+    }
+
+    /** Returns the original to the queue after a wait that grows with each consecutive failure. */
+    private void backOff(Delivery d, Throwable why) {
+        int failures = consecutiveFailures.incrementAndGet();
+        long waitNanos = Math.max(1, GIVE_BACK.start(random).nextDelayNanos(Math.min(failures, 1_000)));
+        tell(d.properties(), d.attempt(), MessageOutcome.RETURNED, d.handlerNanos(), d.firstAt(),
+                Duration.ofNanos(waitNanos), null, d.failure() != null ? d.failure() : why);
+        clock.schedule(() -> giveBack(d.tag()), waitNanos);
+        end(); // the wait holds no thread; a close returns the message with its channel
+    }
+
+    /** Whether the copy failed because its channel closed or the confirm never came, rather than for the copy itself. */
+    private static boolean channelDown(Throwable why) {
+        return why instanceof ShutdownSignalException || why.getCause() instanceof ShutdownSignalException
+                || why instanceof TimeoutException;
+    }
+
+    private static String describe(Throwable t) {
+        String m = t.getMessage();
+        String text = t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        return text.length() <= 300 ? text : text.substring(0, 297) + "...";
+    }
+
+    private void begin() {
+        settling.lock();
         try {
-            publisher.publish(queue, properties.builder().headers(headers).build(), body)
-                    .get(confirmTimeoutNanos, TimeUnit.NANOSECONDS);
+            unsettled++;
+        } finally {
+            settling.unlock();
+        }
+    }
+
+    private void end() {
+        settling.lock();
+        try {
+            if (--unsettled == 0) {
+                settled.signalAll();
+            }
+        } finally {
+            settling.unlock();
+        }
+    }
+
+    /**
+     * Waits until every copy published so far is confirmed (and its original acknowledged) or has
+     * failed, at most {@code timeout}.
+     *
+     * @return true when none is left
+     */
+    public boolean awaitSettled(Duration timeout) throws InterruptedException {
+        long left = timeout.toNanos();
+        settling.lock();
+        try {
+            while (unsettled > 0) {
+                if (left <= 0) {
+                    return false;
+                }
+                left = settled.awaitNanos(left);
+            }
             return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } catch (ExecutionException | TimeoutException e) {
-            return false;
+        } finally {
+            settling.unlock();
         }
     }
 

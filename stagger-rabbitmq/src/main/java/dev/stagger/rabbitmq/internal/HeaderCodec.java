@@ -1,7 +1,9 @@
 package dev.stagger.rabbitmq.internal;
 
+import com.rabbitmq.client.impl.Frame;
 import dev.stagger.rabbitmq.MessageError;
 import dev.stagger.rabbitmq.MessageHeaders;
+import java.io.UnsupportedEncodingException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,12 +14,17 @@ import java.util.Map;
 /**
  * Reads and writes the {@link MessageHeaders}. Lenient when reading (a header of the wrong type is
  * treated as absent: a message must never be stuck because a header was mangled); bounded when
- * writing (the history keeps its last {@value #MAX_HISTORY} entries, each message cut to
- * {@value #MAX_MESSAGE} characters), so headers stay far below the broker's frame size.
+ * writing: each error message is cut to {@value #MAX_MESSAGE} characters, and the history keeps
+ * at most {@value #MAX_HISTORY} entries and {@value #MAX_HISTORY_BYTES} bytes as the broker
+ * encodes them, by keeping the first entry and as many of the latest as fit and counting the
+ * dropped ones in {@link MessageHeaders#ERRORS_DROPPED}. What the application put in the headers
+ * is not bounded here: {@link #headersBytes} measures the whole table against the broker's frame
+ * size before a copy is published.
  */
 public final class HeaderCodec {
     static final int MAX_HISTORY = 50;
     static final int MAX_MESSAGE = 1_000;
+    static final int MAX_HISTORY_BYTES = 16_384;
     /** Headers the broker adds when a message passes through a delay queue; our own history replaces them. */
     private static final List<String> BROKER_DEATH_HEADERS =
             List.of("x-death", "x-first-death-exchange", "x-first-death-queue", "x-first-death-reason",
@@ -65,8 +72,14 @@ public final class HeaderCodec {
         return out;
     }
 
-    /** The history with {@code failure} of {@code attempt} appended, as a header value. */
-    public static List<Object> appendError(Map<String, Object> headers, int attempt, long nowMillis, Throwable failure) {
+    /**
+     * Puts into {@code copy} the history of {@code headers} with {@code failure} of {@code attempt}
+     * appended, within the bounds: when it would exceed them, the entries after the first are
+     * dropped oldest first and {@link MessageHeaders#ERRORS_DROPPED} counts them (with those
+     * dropped before).
+     */
+    public static void appendError(Map<String, Object> headers, Map<String, Object> copy, int attempt, long nowMillis,
+                                   Throwable failure) {
         List<Object> entries = new ArrayList<>();
         Object v = headers == null ? null : headers.get(MessageHeaders.ERRORS);
         if (v instanceof List<?> old) {
@@ -84,10 +97,48 @@ public final class HeaderCodec {
         entry.put("message", message == null ? "" : message.length() <= MAX_MESSAGE ? message
                 : message.substring(0, MAX_MESSAGE - 3) + "...");
         entries.add(entry);
-        while (entries.size() > MAX_HISTORY) {
-            entries.remove(0);
+        putBounded(headers, copy, entries, MAX_HISTORY, MAX_HISTORY_BYTES);
+    }
+
+    /**
+     * Cuts the history in {@code copy} to its first and latest entries (a dead letter that did
+     * not fit otherwise), counting the dropped ones.
+     */
+    public static void shrinkHistory(Map<String, Object> copy) {
+        Object v = copy.get(MessageHeaders.ERRORS);
+        if (v instanceof List<?> old) {
+            putBounded(copy, copy, new ArrayList<>(old), 2, MAX_HISTORY_BYTES);
         }
-        return entries;
+    }
+
+    private static void putBounded(Map<String, Object> headers, Map<String, Object> copy, List<Object> entries,
+                                   int maxEntries, int maxBytes) {
+        long dropped = Math.max(0, number(headers, MessageHeaders.ERRORS_DROPPED, 0));
+        while (entries.size() > 2 && (entries.size() > maxEntries || arrayBytes(entries) > maxBytes)) {
+            entries.remove(1); // the first stays: how it all began; the latest say how it goes now
+            dropped++;
+        }
+        copy.put(MessageHeaders.ERRORS, entries);
+        if (dropped > 0) {
+            copy.put(MessageHeaders.ERRORS_DROPPED, (int) Math.min(Integer.MAX_VALUE, dropped));
+        }
+    }
+
+    private static long arrayBytes(List<Object> entries) {
+        try {
+            return Frame.arraySize(entries);
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException("UTF-8 is always supported", e);
+        }
+    }
+
+    /** The size of {@code headers} as the broker receives them (an AMQP field table), in bytes. */
+    public static long headersBytes(Map<String, Object> headers) {
+        try {
+            return Frame.tableSize(headers);
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException("UTF-8 is always supported", e);
+        }
     }
 
     /** A mutable copy of {@code headers} without the broker's dead-lettering bookkeeping. */

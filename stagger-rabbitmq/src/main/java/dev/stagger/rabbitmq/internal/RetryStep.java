@@ -6,7 +6,9 @@ import dev.stagger.RandomSource;
 import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
 import dev.stagger.RetryState;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * What becomes of a failed delivery: retried after a delay, or dead-lettered with an end reason.
@@ -54,6 +56,11 @@ public final class RetryStep {
 
     public int maxAttempts() {
         return engine.maxAttempts();
+    }
+
+    /** The policy's deadline, counted from a message's first attempt. */
+    public Optional<Duration> deadline() {
+        return engine.policy().deadline();
     }
 
     /**
