@@ -58,6 +58,15 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
 
     CompletableFuture<T> start() {
         begin();
+        Ambient.Frame around = Ambient.stack().top();
+        if (around != null) { // started inside another retry's attempt: tell that one how this ends
+            if (around.retry.nesting == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
+                promise.settleExceptionally(Ambient.refuse(retry, around));
+                return promise;
+            }
+            around.record(null);
+            outer = new Outer(around, retry.clock);
+        }
         attemptNow();
         return promise;
     }
@@ -87,14 +96,27 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         }
         long t0 = measure ? retry.clock.nanoTime() : 0;
         CompletableFuture<T> attemptFuture;
+        Ambient.Stack stack = Ambient.stack();
         try {
-            CompletionStage<T> stage = readsContext
-                    ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
-                    : ((Supplier<? extends CompletionStage<T>>) operation).get();
-            if (stage == null) {
-                throw new NullPointerException("operation returned a null CompletionStage");
+            // while the operation starts its work, a retry it calls runs inside this one
+            Ambient.Frame frame = stack.enter(retry, this);
+            try {
+                if (retry.policy.deadlineNanos() > 0) {
+                    frame.limit(startNanos() + retry.policy.deadlineNanos());
+                }
+                if (outer != null) {
+                    frame.limit(outer.deadlineAt);
+                }
+                CompletionStage<T> stage = readsContext
+                        ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
+                        : ((Supplier<? extends CompletionStage<T>>) operation).get();
+                if (stage == null) {
+                    throw new NullPointerException("operation returned a null CompletionStage");
+                }
+                attemptFuture = stage.toCompletableFuture();
+            } finally {
+                stack.exit();
             }
-            attemptFuture = stage.toCompletableFuture();
         } catch (Throwable t) {
             onAttemptDone(null, t, t0);
             return;
