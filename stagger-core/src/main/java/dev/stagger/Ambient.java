@@ -63,12 +63,12 @@ final class Ambient {
         /** Tells a reused frame from the call an async inner retry was started in. */
         long serial;
         /** An async call's execution, told directly (its attempts outlive the frame); null for a sync call. */
-        RetryExecution<?> sink;
+        AsyncRetryExecution<?> sink;
         /** The last inner call's decision in the current attempt of a sync call. */
         Decided decided;
 
         void record(Decided d) {
-            RetryExecution<?> s = sink;
+            AsyncRetryExecution<?> s = sink;
             if (s != null) {
                 s.innerDecided = d;
             } else {
@@ -98,7 +98,7 @@ final class Ambient {
          * Puts {@code retry} on the stack; refuses with a {@link RetryNestingException} (told to
          * the enclosing retry) when either refuses nesting.
          */
-        Frame enter(Retry retry, RetryExecution<?> sink) {
+        Frame enter(Retry retry, AsyncRetryExecution<?> sink) {
             int d = depth;
             Frame below = null;
             long deadlineAt = NO_DEADLINE;
@@ -119,11 +119,19 @@ final class Ambient {
             if (f == null) {
                 frames[d] = f = new Frame();
             }
-            f.retry = retry;
-            f.below = below;
+            // a frame is reused by every call at its depth: write only what changed (reference
+            // stores cost a GC barrier); fields above the stack's depth are never read
+            if (f.retry != retry) {
+                f.retry = retry;
+            }
+            if (f.below != below) {
+                f.below = below;
+            }
+            if (f.sink != sink) {
+                f.sink = sink;
+            }
             f.deadlineAt = deadlineAt;
             f.serial = ++serials;
-            f.sink = sink;
             if (f.decided != null) {
                 f.decided = null;
             }
@@ -133,9 +141,9 @@ final class Ambient {
 
         void exit() {
             Frame f = frames[--depth];
-            f.retry = null;
-            f.below = null;
-            f.sink = null;
+            if (f.sink != null) {
+                f.sink = null; // an async call's execution is not kept past its attempt
+            }
             if (f.decided != null) {
                 f.decided = null;
             }

@@ -48,6 +48,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
     private volatile Object current;
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
     private volatile boolean ended;
+    /** What an inner retry decided in the current attempt; told from whatever thread the inner ended on. */
+    volatile Ambient.Decided innerDecided;
 
     /** Exactly one of {@code plain} and {@code contextual} is given. */
     AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> plain,
@@ -69,6 +71,15 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         }
         attemptNow();
         return promise;
+    }
+
+    @Override
+    Ambient.Decided takeAsyncInnerDecision() {
+        Ambient.Decided d = innerDecided;
+        if (d != null) {
+            innerDecided = null;
+        }
+        return d;
     }
 
     /** The wait is over: the next attempt. Runs on whatever thread the clock runs tasks on. */

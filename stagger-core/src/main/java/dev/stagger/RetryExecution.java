@@ -41,14 +41,12 @@ class RetryExecution<T> extends RetryEngine.Work {
     Ambient.Frame own;
     /** The Stagger retry this call runs inside, or null (most calls). */
     Outer outer;
-    /** What an inner retry decided in this async call's current attempt (a sync call keeps it in its frame). */
-    volatile Ambient.Decided innerDecided;
 
     /** Where a call runs inside another retry: whom to tell its decision, and that retry's deadline. */
     static final class Outer {
         final Ambient.Frame frame;
         final long serial;
-        final RetryExecution<?> sink;
+        final AsyncRetryExecution<?> sink;
         final long deadlineAt;
 
         Outer(Ambient.Frame frame, Clock clock) {
@@ -122,12 +120,14 @@ class RetryExecution<T> extends RetryEngine.Work {
                 own.decided = null;
             }
         } else {
-            d = innerDecided;
-            if (d != null) {
-                innerDecided = null;
-            }
+            d = takeAsyncInnerDecision();
         }
         return d;
+    }
+
+    /** An async call's latest inner decision, cleared; a sync call keeps it in its frame instead. */
+    Ambient.Decided takeAsyncInnerDecision() {
+        return null;
     }
 
     @Override
