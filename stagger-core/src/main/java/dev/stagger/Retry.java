@@ -35,9 +35,15 @@ import java.util.function.Supplier;
  * deferred answer, a message for the user) instead of its failure, chosen by the end reason and
  * the failure; it runs once, after the end, and the call's end event then says so.
  *
+ * <h2>Inside another retry: {@link #withNesting(Nesting)}</h2>
+ * Each failure is retried by one layer, the innermost Stagger retry that sees it: a failure this
+ * retry decided on (retried to the end, or judged not retryable) is not retried again by a retry
+ * it runs inside, and this retry's deadline never outlives that one's. See {@link Nesting}.
+ *
  * <h2>Cost</h2>
  * With no listener, breaker or result predicate, a call whose first attempt succeeds reads no OS
- * clock and allocates nothing beyond what the operation allocates; a budget or a throttle adds no
+ * clock and allocates nothing beyond what the operation allocates (it enters the thread's stack of
+ * running retries: a {@code ThreadLocal} read and a few field writes); a budget or a throttle adds no
  * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
