@@ -48,6 +48,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
     private volatile Object current;
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
     private volatile boolean ended;
+    /** What an inner retry decided in the current attempt; told from whatever thread the inner ended on. */
+    volatile Ambient.Decided innerDecided;
 
     /** Exactly one of {@code plain} and {@code contextual} is given. */
     AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> plain,
@@ -58,8 +60,26 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
 
     CompletableFuture<T> start() {
         begin();
+        Ambient.Frame around = Ambient.stack().top();
+        if (around != null) { // started inside another retry's attempt: tell that one how this ends
+            if (around.retry.nesting == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
+                promise.settleExceptionally(Ambient.refuse(retry, around));
+                return promise;
+            }
+            around.record(null);
+            outer = new Outer(around, retry.clock);
+        }
         attemptNow();
         return promise;
+    }
+
+    @Override
+    Ambient.Decided takeAsyncInnerDecision() {
+        Ambient.Decided d = innerDecided;
+        if (d != null) {
+            innerDecided = null;
+        }
+        return d;
     }
 
     /** The wait is over: the next attempt. Runs on whatever thread the clock runs tasks on. */
@@ -87,14 +107,27 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         }
         long t0 = measure ? retry.clock.nanoTime() : 0;
         CompletableFuture<T> attemptFuture;
+        Ambient.Stack stack = Ambient.stack();
         try {
-            CompletionStage<T> stage = readsContext
-                    ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
-                    : ((Supplier<? extends CompletionStage<T>>) operation).get();
-            if (stage == null) {
-                throw new NullPointerException("operation returned a null CompletionStage");
+            // while the operation starts its work, a retry it calls runs inside this one
+            Ambient.Frame frame = stack.enter(retry, this);
+            try {
+                if (retry.policy.deadlineNanos() > 0) {
+                    frame.limit(startNanos() + retry.policy.deadlineNanos());
+                }
+                if (outer != null) {
+                    frame.limit(outer.deadlineAt);
+                }
+                CompletionStage<T> stage = readsContext
+                        ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
+                        : ((Supplier<? extends CompletionStage<T>>) operation).get();
+                if (stage == null) {
+                    throw new NullPointerException("operation returned a null CompletionStage");
+                }
+                attemptFuture = stage.toCompletableFuture();
+            } finally {
+                stack.exit();
             }
-            attemptFuture = stage.toCompletableFuture();
         } catch (Throwable t) {
             onAttemptDone(null, t, t0);
             return;

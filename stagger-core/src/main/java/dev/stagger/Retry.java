@@ -35,9 +35,15 @@ import java.util.function.Supplier;
  * deferred answer, a message for the user) instead of its failure, chosen by the end reason and
  * the failure; it runs once, after the end, and the call's end event then says so.
  *
+ * <h2>Inside another retry: {@link #withNesting(Nesting)}</h2>
+ * Each failure is retried by one layer, the innermost Stagger retry that sees it: a failure this
+ * retry decided on (retried to the end, or judged not retryable) is not retried again by a retry
+ * it runs inside, and this retry's deadline never outlives that one's. See {@link Nesting}.
+ *
  * <h2>Cost</h2>
  * With no listener, breaker or result predicate, a call whose first attempt succeeds reads no OS
- * clock and allocates nothing beyond what the operation allocates; a budget or a throttle adds no
+ * clock and allocates nothing beyond what the operation allocates (it enters the thread's stack of
+ * running retries: a {@code ThreadLocal} read and a few field writes); a budget or a throttle adds no
  * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
@@ -50,6 +56,10 @@ public final class Retry {
     final RetryPolicy policy;
     final CircuitBreaker breaker;
     final RetryBudget budget;
+    /** Whether {@link #budget} is the default one (shared by name), replaced on a change of clock. */
+    final boolean defaultBudget;
+    /** What this retry does inside or around another. */
+    final Nesting nesting;
     final AdaptiveThrottle throttle;
     final RetryListener[] listeners;
     /** Answers a call that ended without success; null without one. */
@@ -71,10 +81,12 @@ public final class Retry {
      */
     private final boolean bare;
 
-    private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget,
+    private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
                   AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
-                  Fallback<?> fallback) {
+                  Fallback<?> fallback, Nesting nesting) {
         this.name = name;
+        this.defaultBudget = defaultBudget;
+        this.nesting = nesting;
         this.fallback = fallback;
         this.policy = policy;
         this.breaker = breaker;
@@ -95,21 +107,48 @@ public final class Retry {
         }
     }
 
+    /**
+     * A retry called {@code name} running {@code policy}, with the default budget: the one
+     * {@link RetryBudget#shared(String) RetryBudget.shared(name)} returns, shared by every retry
+     * of that name in the process (ratio 0.1, 100 tokens, a floor of 10 retries per second).
+     * {@link #withBudget} replaces it, {@link #withoutBudget()} removes it; {@link #withClock}
+     * with another clock than the system's gives the retry its own default budget on that clock
+     * (shared by the copies made from it).
+     */
     public static Retry of(String name, RetryPolicy policy) {
-        return new Retry(Checks.notNull("name", name), Checks.notNull("policy", policy), null, null, null, NO_LISTENERS,
-                Clock.system(), RandomSource.threadLocal(), null);
+        Checks.notNull("name", name);
+        return new Retry(name, Checks.notNull("policy", policy), null, RetryBudget.shared(name), true, null,
+                NO_LISTENERS, Clock.system(), RandomSource.threadLocal(), null, Nesting.DEFER);
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
-        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, throttle, listeners, clock, random,
-                fallback);
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, defaultBudget, throttle, listeners,
+                clock, random, fallback, nesting);
     }
 
-    /** Asks {@code budget} before every retry (never before a first attempt). */
+    /** Asks {@code budget} before every retry (never before a first attempt), instead of the default budget. */
     public Retry withBudget(RetryBudget budget) {
-        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), throttle, listeners, clock, random,
-                fallback);
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), false, throttle, listeners, clock,
+                random, fallback, nesting);
+    }
+
+    /**
+     * No budget at all: every retry the policy allows is taken, however many calls fail at once.
+     * Opting out of the default budget is explicit because retries without one multiply load
+     * during an outage and can keep a recovering downstream down (see the module README).
+     */
+    public Retry withoutBudget() {
+        return new Retry(name, policy, breaker, null, false, throttle, listeners, clock, random, fallback, nesting);
+    }
+
+    /**
+     * What this retry does inside or around another Stagger retry; {@link Nesting#DEFER} unless
+     * set: a failure an inner retry decided on is not retried again here.
+     */
+    public Retry withNesting(Nesting nesting) {
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
+                Checks.notNull("nesting", nesting));
     }
 
     /**
@@ -117,8 +156,8 @@ public final class Retry {
      * attempts the backend accepted; a local refusal ends the call (reason THROTTLED).
      */
     public Retry withThrottle(AdaptiveThrottle throttle) {
-        return new Retry(name, policy, breaker, budget, Checks.notNull("throttle", throttle), listeners, clock, random,
-                fallback);
+        return new Retry(name, policy, breaker, budget, defaultBudget, Checks.notNull("throttle", throttle), listeners,
+                clock, random, fallback, nesting);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -126,7 +165,7 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, throttle, more, clock, random, fallback);
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, more, clock, random, fallback, nesting);
     }
 
     /**
@@ -137,20 +176,26 @@ public final class Retry {
      * fallback's type.
      */
     public Retry withFallback(Fallback<?> fallback) {
-        return new Retry(name, policy, breaker, budget, throttle, listeners, clock, random,
-                Checks.notNull("fallback", fallback));
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random,
+                Checks.notNull("fallback", fallback), nesting);
     }
 
-    /** Time and waiting; {@link dev.stagger.testing.VirtualClock} in tests. */
+    /**
+     * Time and waiting; {@link dev.stagger.testing.VirtualClock} in tests. A retry with the default
+     * budget gets the default budget on that clock: the shared one of its name on the system
+     * clock, else a new one on {@code clock}.
+     */
     public Retry withClock(Clock clock) {
-        return new Retry(name, policy, breaker, budget, throttle, listeners, Checks.notNull("clock", clock), random,
-                fallback);
+        Checks.notNull("clock", clock);
+        RetryBudget b = !defaultBudget || clock == this.clock ? budget
+                : clock == Clock.system() ? RetryBudget.shared(name) : RetryBudget.builder(name).clock(clock).build();
+        return new Retry(name, policy, breaker, b, defaultBudget, throttle, listeners, clock, random, fallback, nesting);
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
-        return new Retry(name, policy, breaker, budget, throttle, listeners, clock, Checks.notNull("random", random),
-                fallback);
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock,
+                Checks.notNull("random", random), fallback, nesting);
     }
 
     public String name() {
@@ -165,8 +210,14 @@ public final class Retry {
         return breaker;
     }
 
+    /** The budget asked before every retry: the default one unless replaced; null after {@link #withoutBudget()}. */
     public RetryBudget budget() {
         return budget;
+    }
+
+    /** What this retry does inside or around another; see {@link Nesting}. */
+    public Nesting nesting() {
+        return nesting;
     }
 
     /** The adaptive throttle, or null when there is none. */
@@ -189,41 +240,57 @@ public final class Retry {
 
     /** Runs {@code operation} until it succeeds or the policy gives up. See the class comment. */
     public <T> T call(Callable<T> operation) throws Exception {
-        if (bare) {
-            try {
-                return operation.call();
-            } catch (Throwable first) {
-                return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first, 0);
+        Ambient.Stack stack = Ambient.stack();
+        Ambient.Frame frame = stack.enter(this, null);
+        try {
+            if (bare) {
+                try {
+                    return operation.call();
+                } catch (Throwable first) {
+                    return new RetryExecution<T>(this, operation, null).nest(frame).runSyncAfterFirstFailure(first, 0);
+                }
             }
+            if (fastPath) {
+                // With a deadline, the start comes from the coarse clock: a volatile read, no OS call.
+                long start = 0;
+                if (policy.deadlineNanos() > 0) {
+                    start = clock.coarseNanoTime();
+                    frame.limit(start + policy.deadlineNanos());
+                }
+                AdaptiveThrottle throttle = this.throttle;
+                if (throttle != null && !throttle.tryAcquire()) {
+                    return new RetryExecution<T>(this, operation, null).nest(frame).runSyncRefusedFirst(start);
+                }
+                T result;
+                try {
+                    result = operation.call();
+                } catch (Throwable first) {
+                    return new RetryExecution<T>(this, operation, null).nest(frame).runSyncAfterFirstFailure(first, start);
+                }
+                if (throttle != null) {
+                    // what the engine decides for any result when results are not classified
+                    throttle.record(result, null, Decision.accept());
+                }
+                if (budget != null) {
+                    budget.onSuccess();
+                }
+                return result;
+            }
+            return new RetryExecution<T>(this, operation, null).nest(frame).runSync();
+        } finally {
+            stack.exit();
         }
-        if (fastPath) {
-            // With a deadline, the start comes from the coarse clock: a volatile read, no OS call.
-            long start = policy.deadlineNanos() > 0 ? clock.coarseNanoTime() : 0;
-            AdaptiveThrottle throttle = this.throttle;
-            if (throttle != null && !throttle.tryAcquire()) {
-                return new RetryExecution<T>(this, operation, null).runSyncRefusedFirst(start);
-            }
-            T result;
-            try {
-                result = operation.call();
-            } catch (Throwable first) {
-                return new RetryExecution<T>(this, operation, null).runSyncAfterFirstFailure(first, start);
-            }
-            if (throttle != null) {
-                // what the engine decides for any result when results are not classified
-                throttle.record(result, null, Decision.accept());
-            }
-            if (budget != null) {
-                budget.onSuccess();
-            }
-            return result;
-        }
-        return new RetryExecution<T>(this, operation, null).runSync();
     }
 
     /** As {@link #call(Callable)}, giving the operation its {@link AttemptContext}. */
     public <T> T call(AttemptCallable<T> operation) throws Exception {
-        return new RetryExecution<T>(this, null, operation).runSync();
+        Ambient.Stack stack = Ambient.stack();
+        Ambient.Frame frame = stack.enter(this, null);
+        try {
+            return new RetryExecution<T>(this, null, operation).nest(frame).runSync();
+        } finally {
+            stack.exit();
+        }
     }
 
     /** As {@link #call(Callable)} for operations that throw only unchecked exceptions. */

@@ -53,6 +53,8 @@ public final class RetryBudget {
     private static final double MAX_TOKENS = 1e15;
     private static final double MAX_FLOOR_RATE = 1_000_000;
     private static final double NANOS_PER_SECOND = 1e9;
+    private static final java.util.concurrent.ConcurrentMap<String, RetryBudget> SHARED =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private final String name;
     private final long depositMilli;
@@ -96,7 +98,19 @@ public final class RetryBudget {
         return new Builder(name);
     }
 
-    /** A budget with the defaults: ratio 0.1, 100 tokens, a floor of 10 retries per second. */
+    /**
+     * The process's default budget for retries called {@code name}, on the system clock, with the
+     * defaults above (ratio 0.1, 100 tokens, a floor of 10 retries per second): made on first use,
+     * then the same instance for every caller. {@link Retry#of} gives each retry the one of its
+     * name, so every {@code Retry} has a budget unless {@link Retry#withoutBudget()} says otherwise,
+     * and retries that share a name (one downstream, one operation) share it.
+     */
+    public static RetryBudget shared(String name) {
+        RetryBudget b = SHARED.get(Checks.notNull("name", name));
+        return b != null ? b : SHARED.computeIfAbsent(name, n -> builder(n).build());
+    }
+
+    /** A new budget with the defaults: ratio 0.1, 100 tokens, a floor of 10 retries per second. */
     public static RetryBudget of(String name) {
         return builder(name).build();
     }

@@ -194,8 +194,8 @@ public final class RetryEngine {
         if (hint > 0) {
             delay = hint + delay < 0 ? Long.MAX_VALUE : hint + delay; // the hint is a minimum; the backoff goes on top
         }
-        long deadline = policy.deadlineNanos();
-        if (deadline > 0 && delay >= deadline - Math.max(0, work.elapsedNanos())) {
+        long remaining = work.remainingNanos();
+        if (remaining >= 0 && delay >= remaining) {
             return end(EndReason.DEADLINE);
         }
         return delay;
@@ -235,10 +235,20 @@ public final class RetryEngine {
         /** The backoff schedule for the first retry this work decides. */
         abstract Backoff.Schedule startSchedule();
 
-        /** Time left before the deadline, or -1 without one. */
+        /**
+         * Time left before the deadline, or -1 without one: the policy's, shortened to what is left
+         * of the deadline of a retry this work runs inside ({@link #outerRemainingNanos()}).
+         */
         final long remainingNanos() {
             long deadline = engine().policy.deadlineNanos();
-            return deadline == 0 ? -1 : Math.max(0, deadline - Math.max(0, elapsedNanos()));
+            long own = deadline == 0 ? -1 : Math.max(0, deadline - Math.max(0, elapsedNanos()));
+            long outer = outerRemainingNanos();
+            return outer < 0 ? own : own < 0 ? outer : Math.min(own, outer);
+        }
+
+        /** What is left of the deadline of the Stagger retry this work runs inside, or -1 when none. */
+        long outerRemainingNanos() {
+            return -1;
         }
 
         /** The per-attempt timeout shortened to the remaining deadline, or -1 with neither. */

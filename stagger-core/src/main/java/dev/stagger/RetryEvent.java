@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * events only.
  */
 public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEvent.RetryScheduled,
-        RetryEvent.CallFinished {
+        RetryEvent.CallFinished, RetryEvent.Deferred {
 
     /** The retry's name. */
     String name();
@@ -38,6 +38,23 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
      */
     record RetryScheduled(String name, int nextAttempt, int maxAttempts, Duration delay, Decision decision,
                           @Nullable Object result, @Nullable Throwable cause) implements RetryEvent {
+    }
+
+    /**
+     * This retry did not retry a failure because a Stagger retry running inside it had already
+     * decided on it ({@link Nesting#DEFER}): it ran out of attempts, or judged the failure not
+     * retryable. Reported once per such failure, before the call ends with
+     * {@link EndReason#NOT_RETRYABLE}.
+     *
+     * @param name this (the enclosing) retry's name
+     * @param attempt this retry's attempt that failed
+     * @param inner the inner retry's name
+     * @param innerAttempts the attempts the inner retry made
+     * @param innerReason why the inner retry ended
+     * @param failure what this retry's attempt threw
+     */
+    record Deferred(String name, int attempt, String inner, int innerAttempts, EndReason innerReason,
+                    Throwable failure) implements RetryEvent {
     }
 
     /**

@@ -37,6 +37,33 @@ class RetryExecution<T> extends RetryEngine.Work {
     RetryRefusedException refusal;
     /** The breaker's permit for the current attempt. */
     CircuitBreaker.Permit permit;
+    /** This sync call's frame on its thread's {@link Ambient} stack; null for an async call. */
+    Ambient.Frame own;
+    /** The Stagger retry this call runs inside, or null (most calls). */
+    Outer outer;
+
+    /** Where a call runs inside another retry: whom to tell its decision, and that retry's deadline. */
+    static final class Outer {
+        final Ambient.Frame frame;
+        final long serial;
+        final AsyncRetryExecution<?> sink;
+        final long deadlineAt;
+
+        Outer(Ambient.Frame frame, Clock clock) {
+            this.frame = frame;
+            this.serial = frame.serial;
+            this.sink = frame.sink;
+            this.deadlineAt = frame.retry.clock == clock ? frame.deadlineAt : Ambient.NO_DEADLINE;
+        }
+
+        void tell(Ambient.Decided decided) {
+            if (sink != null) {
+                sink.innerDecided = decided;
+            } else if (frame.serial == serial) { // still the call this one was started in
+                frame.decided = decided;
+            }
+        }
+    }
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
         this(retry, contextual != null ? contextual : plain, contextual != null);
@@ -66,9 +93,51 @@ class RetryExecution<T> extends RetryEngine.Work {
         }
     }
 
+    /** A sync call on its frame {@code frame}: learns the retry it runs inside, if any. */
+    final RetryExecution<T> nest(Ambient.Frame frame) {
+        own = frame;
+        if (frame.below != null) {
+            outer = new Outer(frame.below, retry.clock);
+        }
+        return this;
+    }
+
+    @Override
+    final long outerRemainingNanos() {
+        Outer o = outer;
+        if (o == null || o.deadlineAt == Ambient.NO_DEADLINE) {
+            return -1;
+        }
+        return Math.max(0, o.deadlineAt - retry.clock.nanoTime());
+    }
+
+    /** The latest inner retry's decision in this call's attempt, cleared for the next attempt. */
+    private Ambient.Decided takeInnerDecision() {
+        Ambient.Decided d;
+        if (own != null) {
+            d = own.decided;
+            if (d != null) {
+                own.decided = null;
+            }
+        } else {
+            d = takeAsyncInnerDecision();
+        }
+        return d;
+    }
+
+    /** An async call's latest inner decision, cleared; a sync call keeps it in its frame instead. */
+    Ambient.Decided takeAsyncInnerDecision() {
+        return null;
+    }
+
     @Override
     final RetryEngine engine() {
         return retry.engine;
+    }
+
+    /** When the call began, as {@link #begin()} read it (0 when nothing needed it). */
+    final long startNanos() {
+        return startNanos;
     }
 
     @Override
@@ -85,6 +154,9 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     final T runSync() throws Exception {
         begin();
+        if (own != null && retry.policy.deadlineNanos() > 0) {
+            own.limit(startNanos + retry.policy.deadlineNanos());
+        }
         while (true) {
             if (!beforeAttempt()) {
                 return conclude();
@@ -233,6 +305,15 @@ class RetryExecution<T> extends RetryEngine.Work {
     final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
         RetryEngine engine = retry.engine;
         Decision decision = engine.classify(this, result, failure);
+        Ambient.Decided inner = takeInnerDecision();
+        if (failure != null && decision.isRetry()) {
+            if (failure instanceof RetryNestingException) {
+                decision = Decision.stop();
+            } else if (inner != null && retry.nesting != Nesting.RETRY_AGAIN && inner.covers(failure)) {
+                decision = Decision.stop(); // one layer retries a failure: the inner one has decided on it
+                deferred(inner, failure);
+            }
+        }
         remember(lastFailure);
         if (retry.breaker != null) {
             retry.breaker.record(permit, result, failure, attemptNanos);
@@ -285,6 +366,33 @@ class RetryExecution<T> extends RetryEngine.Work {
         return delay;
     }
 
+    private void deferred(Ambient.Decided inner, Throwable failure) {
+        if (retry.listeners.length == 0) {
+            return;
+        }
+        RetryEvent.Deferred e = new RetryEvent.Deferred(retry.name, attempt, inner.inner, inner.attempts, inner.reason,
+                failure);
+        for (RetryListener l : retry.listeners) {
+            try {
+                l.onDeferred(e);
+            } catch (RuntimeException ignored) {
+                // listeners must not change the call's outcome
+            }
+        }
+    }
+
+    /**
+     * Tells the retry this call runs inside that it ended without success, so that one does not
+     * retry what this one decided on. A call a fallback answers tells nothing (its caller got an
+     * answer, not this failure).
+     */
+    private void tellOuter(EndReason reason) {
+        if (reason.isSuccess() || reason == EndReason.CANCELLED || fallbackTakesEnd(reason)) {
+            return;
+        }
+        outer.tell(new Ambient.Decided(retry.name, attempt, reason, thrownAtEnd(reason)));
+    }
+
     /** Keeps every failure for the caller's exception (the earlier ones become suppressed). */
     private void remember(Throwable failure) {
         if (failure == null) {
@@ -308,6 +416,9 @@ class RetryExecution<T> extends RetryEngine.Work {
     final boolean end(EndReason reason) {
         if (!claimEnd(reason)) {
             return false;
+        }
+        if (outer != null) {
+            tellOuter(reason);
         }
         if (retry.listeners.length > 0 && !fallbackTakesEnd(reason)) {
             notifyFinished(finishedEvent(reason));

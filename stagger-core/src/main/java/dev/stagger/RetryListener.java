@@ -17,6 +17,10 @@ public interface RetryListener {
     default void onCallFinished(RetryEvent.CallFinished event) {
     }
 
+    /** A failure was left to the inner retry that decided on it (see {@link Nesting#DEFER}). */
+    default void onDeferred(RetryEvent.Deferred event) {
+    }
+
     /**
      * Called when {@code retry} is made with this listener among its listeners: by
      * {@link Retry#withListener}, and again for every copy a {@code with...} method makes, so a

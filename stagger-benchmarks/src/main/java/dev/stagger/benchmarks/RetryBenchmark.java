@@ -60,7 +60,8 @@ public class RetryBenchmark {
     public void setUp() {
         downstream = new Downstream();
 
-        // No listener, breaker, budget or deadline: the configuration the 0 B/op target is about.
+        // No listener, breaker or deadline: the configuration the 0 B/op target is about. It has
+        // the default budget Retry.of gives every retry (a full bucket: one volatile read per success).
         stagger = Retry.of("bench", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Backoff.none()).build());
         // The same with a whole-call deadline: the call's start is read from the coarse clock (a
         // volatile read), not the OS clock, so the happy path should cost the same and allocate nothing.
@@ -127,6 +128,23 @@ public class RetryBenchmark {
     @Benchmark
     public Object happyPath_stagger() throws Exception {
         return stagger.call((Callable<Object>) downstream);
+    }
+
+    /** The same retry without its default budget ({@code withoutBudget()}). */
+    @State(Scope.Thread)
+    public static class WithoutBudget {
+        Retry retry;
+
+        @Setup
+        public void setUp() {
+            retry = Retry.of("bench-no-budget", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Backoff.none())
+                    .build()).withoutBudget();
+        }
+    }
+
+    @Benchmark
+    public Object happyPath_staggerWithoutBudget(WithoutBudget state) throws Exception {
+        return state.retry.call((Callable<Object>) downstream);
     }
 
     /** With {@code deadline(10 s)}: no OS clock read, nothing allocated. */

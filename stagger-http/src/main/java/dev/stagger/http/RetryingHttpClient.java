@@ -141,7 +141,10 @@ public final class RetryingHttpClient {
         this.client = b.client;
         this.policy = b.policy;
         this.breaker = b.breaker;
-        this.budget = b.budget;
+        // the default budget, per named client: the process's budget of the service's name (see RetryBudget.shared)
+        this.budget = b.budget != null || b.withoutBudget ? b.budget
+                : b.clock == Clock.system() ? RetryBudget.shared(b.service)
+                : RetryBudget.builder(b.service).clock(b.clock).build();
         this.throttle = b.throttle;
         this.clock = b.clock;
         this.random = b.random;
@@ -351,6 +354,7 @@ public final class RetryingHttpClient {
         b.policy = policy;
         b.breaker = breaker;
         b.budget = budget;
+        b.withoutBudget = budget == null;
         b.throttle = throttle;
         b.clock = clock;
         b.random = random;
@@ -376,7 +380,7 @@ public final class RetryingHttpClient {
         return Optional.ofNullable(staleCache);
     }
 
-    /** The budget asked before every retry, if any. */
+    /** The budget asked before every retry: the default one unless set; empty after {@link Builder#withoutBudget()}. */
     public Optional<RetryBudget> budget() {
         return Optional.ofNullable(budget);
     }
@@ -444,9 +448,7 @@ public final class RetryingHttpClient {
         if (breaker != null) {
             retry = retry.withCircuitBreaker(breaker);
         }
-        if (budget != null) {
-            retry = retry.withBudget(budget);
-        }
+        retry = budget != null ? retry.withBudget(budget) : retry.withoutBudget();
         if (fallback != null) {
             retry = retry.withFallback(fallback);
         }
@@ -478,6 +480,7 @@ public final class RetryingHttpClient {
         private RetryPolicy policy = RetryPolicy.interactive();
         private CircuitBreaker breaker;
         private RetryBudget budget;
+        private boolean withoutBudget;
         private AdaptiveThrottle throttle;
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
@@ -507,9 +510,22 @@ public final class RetryingHttpClient {
             return this;
         }
 
-        /** Asked before every retry; share one budget among all clients of one downstream. */
+        /**
+         * Asked before every retry; share one budget among all clients of one downstream. Without
+         * one, the client has the default budget: {@link RetryBudget#shared(String)} of its
+         * {@link #service} name (on another clock than the system's, a budget of its own with the
+         * same defaults).
+         */
         public Builder budget(RetryBudget budget) {
             this.budget = require("budget", budget);
+            this.withoutBudget = false;
+            return this;
+        }
+
+        /** No budget at all, not even the default one: every retry the policy allows is taken. */
+        public Builder withoutBudget() {
+            this.budget = null;
+            this.withoutBudget = true;
             return this;
         }
 

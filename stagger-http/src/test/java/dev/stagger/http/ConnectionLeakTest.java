@@ -41,7 +41,8 @@ class ConnectionLeakTest {
     @Test
     void aThousandRetriedCallsWithStreamedBodiesReuseAHandfulOfConnections() throws Exception {
         HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        RetryingHttpClient http = RetryingHttpClient.builder(jdk).policy(noWaits).clock(clock).build();
+        RetryingHttpClient http = RetryingHttpClient.builder(jdk).policy(noWaits).clock(clock)
+                .withoutBudget().build(); // every call is retried: more than the default budget allows
         for (int i = 0; i < 1_000; i++) {
             server.then(status(503, ERROR_BODY));
             HttpResponse<InputStream> response = http.send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofInputStream());
@@ -58,7 +59,8 @@ class ConnectionLeakTest {
     @Test
     void asyncRetriesReleaseStreamedBodiesToo() throws Exception {
         HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        RetryingHttpClient http = RetryingHttpClient.builder(jdk).policy(noWaits).clock(clock).build();
+        RetryingHttpClient http = RetryingHttpClient.builder(jdk).policy(noWaits).clock(clock)
+                .withoutBudget().build(); // every call is retried: more than the default budget allows
         for (int i = 0; i < 200; i++) {
             server.then(status(503, ERROR_BODY));
             CompletableFuture<HttpResponse<InputStream>> future =

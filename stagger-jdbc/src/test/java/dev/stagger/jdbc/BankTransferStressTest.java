@@ -66,6 +66,9 @@ class BankTransferStressTest {
                 // the default's shape with more attempts: about a quarter of the attempts conflict, more on a loaded
                 // machine, and a transfer giving up after 10 unlucky tries would fail the run without any bug
                 .retry(Retry.of("transfer", Transactions.defaultPolicy().toBuilder().maxAttempts(30).build())
+                        // every transfer must complete, and a third as many retries as successes is
+                        // this run's normal: more than the default budget's 10 % allows
+                        .withoutBudget()
                         .withListener(listener))
                 .isolation(Connection.TRANSACTION_SERIALIZABLE)
                 .build();

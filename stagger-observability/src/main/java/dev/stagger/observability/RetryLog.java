@@ -60,6 +60,8 @@ public final class RetryLog implements RetryListener {
     public static final String GIVE_UP = "give_up";
     /** The {@code event} value of a fallback line. */
     public static final String FALLBACK = "fallback";
+    /** The {@code event} value of a deferral line. */
+    public static final String DEFERRED = "deferred";
     /** The logger used unless {@link Builder#loggerName(String)} names another. */
     public static final String DEFAULT_LOGGER = "dev.stagger.retry";
 
@@ -95,6 +97,34 @@ public final class RetryLog implements RetryListener {
         logRetry(RETRY, service != null ? service : event.name(), operation, event.nextAttempt() - 1,
                 event.maxAttempts(), extract(status, result, cause), millis(event.delay()),
                 extract(requestId, result, cause), extract(reason, result, cause));
+    }
+
+    /**
+     * A deferral line, at the retry level: {@code event} ({@value #DEFERRED}), {@code service}
+     * (the enclosing retry), {@code operation}, {@code inner} (the retry that decided),
+     * {@code inner_attempts}, {@code inner_reason}, {@code attempt} (the enclosing retry's) and
+     * {@code error}.
+     */
+    @Override
+    public void onDeferred(RetryEvent.Deferred event) {
+        if (!logger.isEnabledForLevel(retryLevel)) {
+            return;
+        }
+        LoggingEventBuilder line = logger.atLevel(retryLevel);
+        line = line.addKeyValue("event", DEFERRED);
+        line = addIfKnown(line, "service", service != null ? service : event.name());
+        line = addIfKnown(line, "operation", operation);
+        line = line.addKeyValue("inner", event.inner());
+        line = line.addKeyValue("inner_attempts", event.innerAttempts());
+        line = line.addKeyValue("inner_reason", event.innerReason().name().toLowerCase(Locale.ROOT));
+        line = line.addKeyValue("attempt", event.attempt());
+        line = line.addKeyValue("error", event.failure().getClass().getSimpleName());
+        line.setMessage("{}: not retried, retry '{}' decided on it after {} attempts ({})")
+                .addArgument(target(service != null ? service : event.name(), operation))
+                .addArgument(event.inner())
+                .addArgument(event.innerAttempts())
+                .addArgument(event.innerReason().name().toLowerCase(Locale.ROOT))
+                .log();
     }
 
     @Override

@@ -87,6 +87,11 @@ import java.util.WeakHashMap;
 public final class RetryMetrics {
     /** Calls answered by a fallback, tagged {@code name}, {@code kind} and {@code reason}. */
     public static final String FALLBACKS = "stagger.fallbacks";
+    /**
+     * Failures an enclosing retry left to the inner retry that had decided on them (one layer
+     * retries each failure), tagged {@code name} (the enclosing retry) and {@code inner}.
+     */
+    public static final String DEFERRED = "stagger.deferred";
     /** Calls ended, tagged {@code name} and {@code reason}. */
     public static final String CALLS = "stagger.calls";
     /** Attempts per call, a distribution summary tagged {@code name}. */

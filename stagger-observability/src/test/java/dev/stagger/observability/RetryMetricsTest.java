@@ -358,13 +358,16 @@ class RetryMetricsTest {
         int attemptCounters = 2;
         int attemptTimers = 5;
         int transitionCounters = 6;
+        int budgetMeters = 3; // the default budget's tokens, retries and refusals
         assertThat(ours).hasSize(callCounters + 1 + attemptCounters + attemptTimers + 1 // retry meters
-                + 1 + transitionCounters + 1); // breaker meters
+                + 1 + transitionCounters + 1 // breaker meters
+                + budgetMeters);
     }
 
     @Test
     void countsStayExactUnderConcurrentCalls() throws Exception {
-        Retry retry = payments(policy(2, Backoff.none()).build());
+        // every call needs a retry: without a budget, or the default one would refuse most of them
+        Retry retry = payments(policy(2, Backoff.none()).build()).withoutBudget();
         int threads = 4;
         int callsPerThread = 500;
         ExecutorService pool = Executors.newFixedThreadPool(threads);

@@ -13,7 +13,10 @@ public enum MetastableScenario {
     NAIVE("naive", "retry at once, no attempt limit"),
     /** Exponential backoff (200 ms, x2, 5 s cap) without jitter, 3 attempts. */
     EXPONENTIAL("exponential", "exponential 200 ms x2, no jitter, 3 attempts"),
-    /** {@code RetryPolicy.builder().build()}: 3 attempts, exponential 200 ms x2 up to 5 s, full jitter. */
+    /**
+     * Stagger's defaults: {@code RetryPolicy.builder().build()} (3 attempts, exponential 200 ms x2 up
+     * to 5 s, full jitter) and the default budget every {@code Retry} has, one for all clients.
+     */
     DEFAULTS("defaults", "Stagger's default policy"),
     /** The defaults and one shared {@link dev.stagger.RetryBudget} with its defaults. */
     BUDGET("budget", "defaults + retry budget"),

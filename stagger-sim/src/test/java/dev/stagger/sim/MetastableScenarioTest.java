@@ -40,6 +40,16 @@ class MetastableScenarioTest {
     }
 
     @Test
+    void staggersDefaultsRecoverWithinTwiceTheTriggersLengthWhereNaiveRetriesNever() {
+        MetastableResult defaults = result(MetastableScenario.DEFAULTS);
+        MetastableResult naive = result(MetastableScenario.NAIVE);
+
+        assertThat(defaults.timeToRecover()).as("Stagger's defaults, with the default budget").isPresent();
+        assertThat(defaults.timeToRecover().get().toNanos() / 1e9).isLessThanOrEqualTo(2 * triggerSeconds());
+        assertThat(naive.timeToRecover()).as("naive retries, the contrast").isEmpty();
+    }
+
+    @Test
     void theDefaultsWithABudgetRecoverWithinTwiceTheTriggersLength() {
         MetastableResult budget = result(MetastableScenario.BUDGET);
 

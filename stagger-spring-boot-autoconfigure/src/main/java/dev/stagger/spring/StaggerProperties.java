@@ -30,6 +30,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class StaggerProperties {
     /** The name of the map entry every other entry inherits from. */
     public static final String DEFAULT = "default";
+    /** The value of {@code stagger.retries.<name>.budget} that opts out of the default budget. */
+    public static final String NO_BUDGET = "none";
 
     /** Named retries ({@code Retry}): policy plus the breaker and budget that guard it. */
     private Map<String, RetryProperties> retries = new LinkedHashMap<>();
@@ -103,7 +105,11 @@ public class StaggerProperties {
         private List<Class<? extends Throwable>> abortOn = new ArrayList<>();
         /** Name of the circuit breaker guarding every attempt; defaults to the breaker of the same name, if any. */
         private String circuitBreaker;
-        /** Name of the retry budget asked before every retry; defaults to the budget of the same name, if any. */
+        /**
+         * Name of the retry budget asked before every retry; defaults to the budget of the same name,
+         * if any, else the default budget shared by every retry of this name (ratio 0.1, 100 tokens,
+         * floor 10 retries/s). {@code none}: no budget at all.
+         */
         private String budget;
         /** Name of the adaptive throttle asked before every attempt; defaults to the throttle of the same name, if any. */
         private String throttle;

@@ -155,7 +155,9 @@ public final class StaggerRegistry {
         }
         String budget = p.getBudget() != null ? p.getBudget()
                 : properties.getBudgets().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
-        if (budget != null) {
+        if (StaggerProperties.NO_BUDGET.equals(budget)) {
+            retry = retry.withoutBudget(); // the explicit opt-out of the default budget
+        } else if (budget != null) {
             retry = retry.withBudget(guard("budget", name, budget, this::budget));
         }
         String throttle = p.getThrottle() != null ? p.getThrottle()

@@ -41,6 +41,8 @@ public final class RetryMeters implements RetryListener {
     private final Tags tags;
     /** Fallback counters by kind, each an array by end reason; made on first use (kinds are the user's words). */
     private final ConcurrentHashMap<String, Counter[]> fallbacks = new ConcurrentHashMap<>();
+    /** Deferred failures by inner retry name; made on first use. */
+    private final ConcurrentHashMap<String, Counter> deferred = new ConcurrentHashMap<>();
     private final Consumer<AdaptiveThrottle> bindThrottle;
     private volatile CircuitBreaker boundBreaker;
     private volatile RetryBudget boundBudget;
@@ -127,6 +129,14 @@ public final class RetryMeters implements RetryListener {
         if (event.servedByFallback()) {
             fallbackCounter(event.fallback().kind(), event.reason()).increment();
         }
+    }
+
+    @Override
+    public void onDeferred(RetryEvent.Deferred event) {
+        deferred.computeIfAbsent(event.inner(), inner -> Counter.builder(RetryMetrics.DEFERRED)
+                .description("Failures not retried because an inner retry had decided on them")
+                .tags(tags).tag("inner", inner)
+                .register(registry)).increment();
     }
 
     private Counter fallbackCounter(String kind, EndReason reason) {

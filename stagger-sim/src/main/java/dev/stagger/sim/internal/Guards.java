@@ -36,9 +36,8 @@ public final class Guards {
                         stats.ended(event.reason());
                     }
                 });
-        if (budget) {
-            retry = retry.withBudget(RetryBudget.builder("sim").clock(clock).build());
-        }
+        // the switch says whether there is a budget: off is the explicit opt-out of the default one
+        retry = budget ? retry.withBudget(RetryBudget.builder("sim").clock(clock).build()) : retry.withoutBudget();
         if (breaker) {
             retry = retry.withCircuitBreaker(CircuitBreaker.builder("sim").clock(clock).random(random)
                     .failureRateThreshold(BREAKER_FAILURE_RATE).minimumCalls(BREAKER_MINIMUM_CALLS)

@@ -89,7 +89,10 @@ public final class MetastableRun {
                 });
         if (setup.budget()) {
             r = r.withBudget(RetryBudget.builder("sim").clock(clock).build());
+        } else if (setup.retries() != MetastableSetup.Retries.DEFAULTS) {
+            r = r.withoutBudget(); // naive and plain exponential retries are not Stagger's: no budget
         }
+        // else Stagger's defaults, default budget included: one per run, shared by every client (a fleet budget)
         if (setup.throttle()) {
             r = r.withThrottle(AdaptiveThrottle.builder("sim").clock(clock).random(throttleDraws::nextDouble).build());
         }

@@ -85,6 +85,8 @@ public final class HttpClients {
         }
         if (retry.budget() != null) {
             b.budget(retry.budget());
+        } else {
+            b.withoutBudget();
         }
         if (retry.throttle() != null) {
             b.throttle(retry.throttle());
