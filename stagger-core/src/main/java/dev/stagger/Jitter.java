@@ -15,6 +15,19 @@ public interface Jitter {
     /** @return the jittered delay in nanoseconds, for a non-negative {@code delayNanos} */
     double apply(double delayNanos, RandomSource random);
 
+    /**
+     * The jitter a name gives, as configuration files and command lines write it (the one
+     * vocabulary of the Spring properties and the command line): {@code none}, {@code full},
+     * {@code equal}, {@code proportional} ({@code proportional(0.3)}), {@code proportional(f)},
+     * {@code spread} ({@code spread(0.2)}) and {@code spread(f)}, {@code f} in [0, 1]. Case and
+     * spaces around the name and the factor do not matter.
+     *
+     * @throws IllegalArgumentException naming {@code jitter} and echoing (a short prefix of) the text
+     */
+    static Jitter parse(String text) {
+        return JitterName.parse(text, "").toJitter(null);
+    }
+
     /** No randomness: the formula as written. */
     static Jitter none() {
         return StandardJitter.NONE;

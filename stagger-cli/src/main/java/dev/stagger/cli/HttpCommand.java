@@ -1,8 +1,6 @@
 package dev.stagger.cli;
 
-import dev.stagger.Backoff;
 import dev.stagger.Clock;
-import dev.stagger.Jitter;
 import dev.stagger.RetryPolicy;
 import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.IdempotencyKeyMode;
@@ -108,7 +106,8 @@ final class HttpCommand implements Callable<Integer> {
     Duration attemptTimeout;
 
     @Option(names = "--jitter", paramLabel = "KIND", defaultValue = "full",
-            description = "none, full, equal, proportional (+ up to 30 %%) or spread (±20 %%). Default: ${DEFAULT-VALUE}.")
+            description = "none, full, equal, proportional (+ up to 30 %%), proportional(f), spread (±20 %%), spread(f) "
+                    + "or decorrelated. Default: ${DEFAULT-VALUE}.")
     String jitter;
 
     @Option(names = {"-q", "--quiet"}, description = "No retry lines on stderr.")
@@ -281,7 +280,7 @@ final class HttpCommand implements Callable<Integer> {
         HttpRequest request = builder.build();
         RetryPolicy.Builder policy = RetryPolicy.builder()
                 .maxAttempts(attempts)
-                .backoff(Backoff.exponential(base).multiplier(2).maxDelay(maxDelay).jitter(jitter(jitter)))
+                .backoff(BackoffFlags.backoff(base, maxDelay, jitter))
                 .deadline(deadline);
         if (attemptTimeout != null) {
             policy.attemptTimeout(attemptTimeout);
@@ -295,17 +294,5 @@ final class HttpCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--data file not readable: '" + name + "'");
         }
         return Files.readAllBytes(path);
-    }
-
-    private static Jitter jitter(String kind) {
-        return switch (kind.toLowerCase(Locale.ROOT)) {
-            case "none" -> Jitter.none();
-            case "full" -> Jitter.full();
-            case "equal" -> Jitter.equal();
-            case "proportional" -> Jitter.proportional(0.3);
-            case "spread" -> Jitter.spread(0.2);
-            default -> throw new IllegalArgumentException(
-                    "--jitter must be none, full, equal, proportional or spread, got '" + kind + "'");
-        };
     }
 }

@@ -2,7 +2,6 @@ package dev.stagger.cli;
 
 import dev.stagger.Backoff;
 import dev.stagger.EndReason;
-import dev.stagger.Jitter;
 import dev.stagger.Retry;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
@@ -71,7 +70,7 @@ final class RunCommand implements Callable<Integer> {
     Duration deadline;
 
     @Option(names = "--jitter", defaultValue = "full", paramLabel = "KIND",
-            description = "full | equal | none | proportional | spread | decorrelated (default ${DEFAULT-VALUE}).")
+            description = "full | equal | none | proportional | proportional(f) | spread | spread(f) | decorrelated (default ${DEFAULT-VALUE}).")
     String jitter;
 
     @Option(names = "--retry-on-exit", paramLabel = "CODES",
@@ -88,6 +87,8 @@ final class RunCommand implements Callable<Integer> {
      */
     private boolean exiting;
     private final ReentrantLock starting = new ReentrantLock();
+    /** The backoff of the flags, made (and so checked) in {@link #validate()}. */
+    private Backoff backoff;
 
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (a leading -- is optional).")
     List<String> command;
@@ -113,7 +114,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             RetryPolicy.Builder policy = RetryPolicy.builder()
                     .maxAttempts(attempts)
-                    .backoff(backoff())
+                    .backoff(backoff)
                     .abortOn(Exception.class) // an exception means the command could not be run: never retried
                     .retryOnResult(Integer.class, code -> retryable.retries(code));
             if (deadline != null) {
@@ -184,28 +185,12 @@ final class RunCommand implements Callable<Integer> {
         if (deadline != null && deadline.isZero()) {
             throw bad("--deadline must be positive, got 0");
         }
-        if (!List.of("full", "equal", "none", "proportional", "spread", "decorrelated").contains(jitter)) {
-            throw bad("--jitter must be one of full, equal, none, proportional, spread, decorrelated, got '" + jitter + "'");
-        }
         try {
+            backoff = BackoffFlags.backoff(base, maxDelay, jitter);
             return retryOnExit == null ? RunExitCodes.anyNonZero() : RunExitCodes.parse(retryOnExit);
         } catch (IllegalArgumentException e) {
             throw bad(e.getMessage());
         }
-    }
-
-    private Backoff backoff() {
-        if (jitter.equals("decorrelated")) {
-            return Backoff.decorrelated(base, maxDelay);
-        }
-        Jitter kind = switch (jitter) {
-            case "equal" -> Jitter.equal();
-            case "none" -> Jitter.none();
-            case "proportional" -> Jitter.proportional(0.3);
-            case "spread" -> Jitter.spread(0.2);
-            default -> Jitter.full();
-        };
-        return Backoff.exponential(base).maxDelay(maxDelay).jitter(kind);
     }
 
     /** One attempt: start the command, wait for it (within what is left of the deadline). */

@@ -308,6 +308,18 @@ class HttpCommandTest {
     @Test
     void exitsTwoOnAnUnknownJitter() {
         assertThat(run(url("/items"), "--jitter", "lots")).isEqualTo(HttpCommand.EXIT_USAGE);
+        assertThat(stderr.toString()).contains("--jitter must be none, full, equal", "got 'lots'");
+    }
+
+    @Test
+    void takesTheJitterNamesOfTheOtherCommandsAndTheStarter() {
+        then(503, "down");
+        assertThat(run(url("/items"), "--jitter", "spread(0)")).isEqualTo(0); // a zero spread is the formula
+        assertThat(clock.sleeps()).containsExactly(Duration.ofMillis(200));
+        then(503, "down");
+        assertThat(run(url("/items"), "--jitter", "decorrelated", "--quiet")).isEqualTo(0);
+        assertThat(clock.sleeps()).hasSize(2);
+        assertThat(clock.sleeps().get(1)).isBetween(Duration.ofMillis(200), Duration.ofMillis(600));
     }
 
     @Test

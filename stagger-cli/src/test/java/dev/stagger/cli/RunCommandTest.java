@@ -171,6 +171,7 @@ class RunCommandTest {
                 {"run", "--base", "soon", "--", "true"},
                 {"run", "--base", "2s", "--max-delay", "1s", "--", "true"},
                 {"run", "--jitter", "wild", "--", "true"},
+                {"run", "--jitter", "spread(2)", "--", "true"},
                 {"run", "--retry-on-exit", "1,300", "--", "true"},
                 {"run", "--deadline", "0", "--", "true"},
                 {"run"}}) {
@@ -182,7 +183,8 @@ class RunCommandTest {
 
     @Test
     void everyJitterKindRuns() {
-        for (String kind : new String[] {"full", "equal", "none", "proportional", "spread", "decorrelated"}) {
+        for (String kind : new String[] {"full", "equal", "none", "proportional", "spread", "decorrelated",
+                "spread(0.5)", "Proportional(0.1)"}) {
             SimCliRunner.Outcome o = SimCliRunner.run("run", "--attempts", "2", "--base", "1ms", "--jitter", kind,
                     "--quiet", "--", "false");
             assertThat(o.exitCode()).as(kind).isEqualTo(1);

@@ -148,9 +148,13 @@ public class StaggerProperties {
         private Duration step;
         /** Hard ceiling on every wait, jitter included. */
         private Duration maxDelay;
-        /** {@code full}, {@code equal}, {@code proportional}, {@code spread} or {@code none}. */
+        /**
+         * {@code full}, {@code equal}, {@code proportional} (0.3), {@code proportional(f)}, {@code spread}
+         * (0.2), {@code spread(f)} or {@code none}; {@code decorrelated} selects that type. The names are
+         * stagger-core's {@code Jitter.parse}.
+         */
         private String jitter;
-        /** Factor for {@code proportional} and {@code spread} jitter, in [0, 1]. */
+        /** Factor for {@code proportional} and {@code spread} jitter written without one, in [0, 1]. */
         private Double jitterFactor;
 
         public String getType() { return type; }

@@ -2,15 +2,18 @@ package dev.stagger.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagger.Backoff;
-import dev.stagger.ExponentialBackoff;
-import dev.stagger.Jitter;
+import dev.stagger.BackoffSpec;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import java.time.Duration;
 import java.util.function.IntToLongFunction;
 
-/** The policy knobs the page sends: attempts, base, cap, jitter kind, deadline. */
-record PolicyKnobs(int maxAttempts, int baseMs, int capMs, String jitter, int deadlineMs) {
+/**
+ * The policy knobs the page sends: attempts, base, cap, jitter, deadline. The jitter names are
+ * stagger-core's ({@link BackoffSpec#withJitter(String)}), as on the command line and in the
+ * Spring properties.
+ */
+record PolicyKnobs(int maxAttempts, int baseMs, int capMs, BackoffSpec spec, int deadlineMs) {
 
     static PolicyKnobs from(JsonNode r) {
         int base = Json.intField(r, "baseMs", 200, 1, 10_000);
@@ -18,25 +21,17 @@ record PolicyKnobs(int maxAttempts, int baseMs, int capMs, String jitter, int de
         if (cap < base) {
             throw new IllegalArgumentException("capMs must be >= baseMs, got capMs=" + cap + " baseMs=" + base);
         }
-        return new PolicyKnobs(Json.intField(r, "maxAttempts", 5, 1, 20), base, cap,
-                Json.choice(r, "jitter", "full", "none", "full", "equal", "proportional", "decorrelated"),
+        BackoffSpec spec = BackoffSpec.defaults().withBase(Duration.ofMillis(base)).withMaxDelay(Duration.ofMillis(cap));
+        String jitter = Json.text(r, "jitter", "");
+        if (!jitter.isBlank()) {
+            spec = spec.withJitter(jitter); // its refusal names the field "jitter" and the value
+        }
+        return new PolicyKnobs(Json.intField(r, "maxAttempts", 5, 1, 20), base, cap, spec,
                 Json.intField(r, "deadlineMs", 15_000, 100, 120_000));
     }
 
     Backoff backoff() {
-        if (jitter.equals("decorrelated")) {
-            return Backoff.decorrelated(Duration.ofMillis(baseMs), Duration.ofMillis(capMs));
-        }
-        return exponential().jitter(switch (jitter) {
-            case "full" -> Jitter.full();
-            case "equal" -> Jitter.equal();
-            case "proportional" -> Jitter.proportional(0.3);
-            default -> Jitter.none();
-        });
-    }
-
-    private ExponentialBackoff exponential() {
-        return Backoff.exponential(Duration.ofMillis(baseMs)).maxDelay(Duration.ofMillis(capMs));
+        return spec.toBackoff();
     }
 
     /**
@@ -44,11 +39,11 @@ record PolicyKnobs(int maxAttempts, int baseMs, int capMs, String jitter, int de
      * un-jittered delay to compare with.
      */
     IntToLongFunction rawDelayNanos() {
-        if (jitter.equals("decorrelated")) {
+        if (spec.type().equals("decorrelated")) {
             return retry -> -1;
         }
         // without jitter the schedule is the formula as written: it draws no random number
-        return exponential().start(RandomSource.threadLocal())::nextDelayNanos;
+        return spec.withJitter("none").toBackoff().start(RandomSource.threadLocal())::nextDelayNanos;
     }
 
     RetryPolicy.Builder policy() {

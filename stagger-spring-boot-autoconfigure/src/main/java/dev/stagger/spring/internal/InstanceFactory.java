@@ -2,11 +2,9 @@ package dev.stagger.spring.internal;
 
 import dev.stagger.AdaptiveThrottle;
 import dev.stagger.Backoff;
+import dev.stagger.BackoffSpec;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
-import dev.stagger.ExponentialBackoff;
-import dev.stagger.Jitter;
-import dev.stagger.LinearBackoff;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryPolicy;
 import dev.stagger.spring.StaggerProperties;
@@ -15,7 +13,6 @@ import dev.stagger.spring.StaggerProperties.BudgetProperties;
 import dev.stagger.spring.StaggerProperties.CircuitBreakerProperties;
 import dev.stagger.spring.StaggerProperties.RetryProperties;
 import dev.stagger.spring.StaggerProperties.ThrottleProperties;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Supplier;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -101,55 +98,30 @@ public final class InstanceFactory {
         }
     }
 
-    /** The configured backoff, or null when nothing under {@code backoff} is set (the policy's default stays). */
+    /**
+     * The configured backoff, or null when nothing under {@code backoff} is set (the policy's default
+     * stays). Names, defaults and checks are stagger-core's {@link BackoffSpec}: a field not set keeps
+     * {@link RetryPolicy#DEFAULT_BACKOFF}'s value.
+     */
     Backoff backoff(String at, BackoffProperties p) {
         if (p.getType() == null && p.getBase() == null && p.getMultiplier() == null && p.getStep() == null
                 && p.getMaxDelay() == null && p.getJitter() == null && p.getJitterFactor() == null) {
             return null;
         }
-        String type = p.getType() == null ? "exponential" : p.getType().toLowerCase(Locale.ROOT);
-        Duration base = p.getBase() != null ? p.getBase() : Duration.ofMillis(200);
-        Jitter jitter = jitter(at, p);
-        Backoff[] result = new Backoff[1];
-        switch (type) {
-            case "none" -> result[0] = Backoff.none();
-            case "fixed" -> PropertyCheck.apply(at + "base", base, d -> result[0] = Backoff.fixed(d).jitter(jitter));
-            case "linear" -> PropertyCheck.apply(at + "step", p.getStep() != null ? p.getStep() : base, step -> {
-                LinearBackoff linear = Backoff.linear(base, step).jitter(jitter);
-                result[0] = p.getMaxDelay() != null ? linear.maxDelay(p.getMaxDelay()) : linear;
-            });
-            case "decorrelated" -> PropertyCheck.apply(at + "max-delay",
-                    p.getMaxDelay() != null ? p.getMaxDelay() : Duration.ofSeconds(5),
-                    cap -> result[0] = Backoff.decorrelated(base, cap));
-            case "exponential" -> {
-                ExponentialBackoff[] e = new ExponentialBackoff[1];
-                PropertyCheck.apply(at + "base", base, d -> e[0] = Backoff.exponential(d));
-                PropertyCheck.apply(at + "multiplier", p.getMultiplier() != null ? p.getMultiplier() : 2.0,
-                        m -> e[0] = e[0].multiplier(m));
-                PropertyCheck.apply(at + "max-delay", p.getMaxDelay() != null ? p.getMaxDelay() : Duration.ofSeconds(5),
-                        m -> e[0] = e[0].maxDelay(m));
-                result[0] = e[0].jitter(jitter);
-            }
-            default -> throw PropertyCheck.invalid(at + "type", p.getType(),
-                    "type must be exponential, fixed, linear, decorrelated or none");
+        BackoffSpec[] spec = {BackoffSpec.defaults()};
+        PropertyCheck.apply(at + "type", p.getType(), v -> spec[0] = spec[0].withType(v));
+        PropertyCheck.apply(at + "base", p.getBase(), v -> spec[0] = spec[0].withBase(v));
+        PropertyCheck.apply(at + "multiplier", p.getMultiplier(), v -> spec[0] = spec[0].withMultiplier(v));
+        PropertyCheck.apply(at + "step", p.getStep(), v -> spec[0] = spec[0].withStep(v));
+        PropertyCheck.apply(at + "max-delay", p.getMaxDelay(), v -> spec[0] = spec[0].withMaxDelay(v));
+        PropertyCheck.apply(at + "jitter", p.getJitter(), v -> spec[0] = spec[0].withJitter(v));
+        PropertyCheck.apply(at + "jitter-factor", p.getJitterFactor(), v -> spec[0] = spec[0].withJitterFactor(v));
+        try {
+            return spec[0].toBackoff();
+        } catch (IllegalArgumentException e) { // the one rule across fields: a decorrelated cap below its base
+            throw PropertyCheck.invalid(at + "max-delay",
+                    p.getMaxDelay() != null ? p.getMaxDelay() : RetryPolicy.DEFAULT_BACKOFF.maxDelay(), e.getMessage());
         }
-        return result[0];
-    }
-
-    private static Jitter jitter(String at, BackoffProperties p) {
-        String name = p.getJitter() == null ? "full" : p.getJitter().toLowerCase(Locale.ROOT);
-        double factor = p.getJitterFactor() != null ? p.getJitterFactor() : 0.3;
-        Jitter[] j = new Jitter[1];
-        switch (name) {
-            case "none" -> j[0] = Jitter.none();
-            case "full" -> j[0] = Jitter.full();
-            case "equal" -> j[0] = Jitter.equal();
-            case "proportional" -> PropertyCheck.apply(at + "jitter-factor", factor, f -> j[0] = Jitter.proportional(f));
-            case "spread" -> PropertyCheck.apply(at + "jitter-factor", factor, f -> j[0] = Jitter.spread(f));
-            default -> throw PropertyCheck.invalid(at + "jitter", p.getJitter(),
-                    "jitter must be full, equal, proportional, spread or none");
-        }
-        return j[0];
     }
 
     public CircuitBreaker.Builder circuitBreaker(String name) {
