@@ -112,7 +112,8 @@ public final class LayersRun {
     private Retry retry(int tier, RetryPolicy policy) {
         Retry r = Retry.of("tier-" + (tier + 1), policy).withClock(clock).withRandom(jitter::nextDouble)
                 .withListener(listeners[tier]);
-        return budgets[tier] == null ? r : r.withBudget(budgets[tier]);
+        // a set-up without the budget guard runs with none, not with Retry's default one
+        return budgets[tier] == null ? r.withoutBudget() : r.withBudget(budgets[tier]);
     }
 
     private RetryListener reasonsOf(int tier) {
