@@ -53,7 +53,9 @@ abstract class PendingLibrary {
         private final Retry retry;
 
         StaggerLibrary(Duration wait) {
-            retry = Retry.of("pending", RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(wait)).build());
+            // every call retries once, which a budget would refuse past its floor; the anchors have none
+            retry = Retry.of("pending", RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(wait)).build())
+                    .withoutBudget();
         }
 
         @Override

@@ -181,7 +181,8 @@ public final class VirtualThreadRetries {
     private Retry retryFor(Variant v, int n) {
         // Waits firstWait, then 2 x firstWait; no jitter, so every run waits the same.
         Retry retry = Retry.of("vthreads", RetryPolicy.builder().maxAttempts(3)
-                .backoff(Backoff.exponential(firstWait).multiplier(2)).build());
+                .backoff(Backoff.exponential(firstWait).multiplier(2)).build())
+                .withoutBudget(); // every call retries: the guarded variant sets a budget that holds a token for each
         if (v == Variant.VIRTUAL_GUARDED) {
             // Every attempt is recorded by the breaker and every retry withdraws from the budget, but
             // neither refuses: the breaker's minimum is never reached (all first attempts fail at
