@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Prints {@code stagger simulate --scenario layers} results as a table or as JSON. */
-final class LayersReport {
+final class LayersReport implements ScenarioReport {
     private final LayersConfig config;
     private final List<LayersResult> results;
     private final long elapsedNanos;
@@ -32,7 +32,8 @@ final class LayersReport {
                 : outage + ", otherwise " + rate;
     }
 
-    void table(PrintStream out) {
+    @Override
+    public void table(PrintStream out) {
         out.printf(Locale.ROOT, "scenario layers: %d tiers x %d attempts (%d at the bottom if every tier retries), "
                         + "%.0f requests/s for %d s, seed %d%n", config.tiers(), config.attempts(), config.naiveFanOut(),
                 config.rate(), config.duration().toSeconds(), config.seed());
@@ -61,7 +62,8 @@ final class LayersReport {
         return guards.isEmpty() ? "none" : guards.substring(2);
     }
 
-    void json(PrintStream out) throws Exception {
+    @Override
+    public void json(PrintStream out) throws Exception {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("scenario", "layers");
         root.put("seed", config.seed());

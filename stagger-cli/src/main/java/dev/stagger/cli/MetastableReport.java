@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Prints {@code stagger simulate --scenario metastable} results as a table or as JSON. */
-final class MetastableReport {
+final class MetastableReport implements ScenarioReport {
     private final MetastableConfig config;
     private final List<MetastableResult> results;
     private final long elapsedNanos;
@@ -22,7 +22,8 @@ final class MetastableReport {
         this.elapsedNanos = elapsedNanos;
     }
 
-    void table(PrintStream out) {
+    @Override
+    public void table(PrintStream out) {
         MetastableResult first = results.get(0);
         out.printf(Locale.ROOT, "scenario metastable: capacity %.0f/s (%d workers x %d ms, queue %d), offered %.0f calls/s, seed %d%n",
                 first.capacity(), config.workers(), config.serviceTime().toMillis(), config.queueLimit(), first.offeredRate(),
@@ -45,7 +46,8 @@ final class MetastableReport {
         out.printf(Locale.ROOT, "simulated in %.2f s%n", elapsedNanos / 1e9);
     }
 
-    void json(PrintStream out) throws Exception {
+    @Override
+    public void json(PrintStream out) throws Exception {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("scenario", "metastable");
         root.put("seed", config.seed());

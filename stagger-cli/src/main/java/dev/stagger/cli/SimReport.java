@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** Prints {@code stagger simulate} results as a table or as JSON. */
-final class SimReport {
+final class SimReport implements ScenarioReport {
     private final String scenario;
     private final int clients;
     private final int runs;
@@ -35,7 +35,8 @@ final class SimReport {
         return events() / Math.max(1e-9, elapsedNanos / 1e9);
     }
 
-    void table(PrintStream out) {
+    @Override
+    public void table(PrintStream out) {
         boolean outage = scenario.equals("outage");
         out.printf(Locale.ROOT, "scenario %s: %d clients, %d runs per strategy, seed %d%n", scenario, clients, runs, seed);
         if (outage) {
@@ -71,7 +72,8 @@ final class SimReport {
                 eventsPerSecond());
     }
 
-    void json(PrintStream out) throws Exception {
+    @Override
+    public void json(PrintStream out) throws Exception {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("scenario", scenario);
         root.put("clients", clients);

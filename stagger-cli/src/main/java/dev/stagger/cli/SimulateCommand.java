@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -131,14 +132,9 @@ final class SimulateCommand implements Callable<Integer> {
             throw bad("--tiers, --attempts and --failure-rate are for --scenario layers");
         }
         List<Strategy> chosen = validate();
-        PrintStream out = System.out;
         PrintStream err = System.err;
-        if (svg != null) { // a chart that cannot be written is known now, not after a long simulation
-            Optional<String> problem = FileProblems.whyNotWritable(svg);
-            if (problem.isPresent()) {
-                err.println("stagger simulate: cannot write " + svg + ": " + problem.get());
-                return 1;
-            }
+        if (svgUnwritable(err)) {
+            return 1;
         }
         SimProgressBar bar = new SimProgressBar(err, !noProgress && System.console() != null);
         long t0 = System.nanoTime();
@@ -154,26 +150,10 @@ final class SimulateCommand implements Callable<Integer> {
         }
         long elapsed = System.nanoTime() - t0;
         bar.finish();
-        SimReport report = new SimReport(scenario, clients, runs, seed, results, elapsed);
-        if (json) {
-            report.json(out);
-        } else {
-            report.table(out);
-        }
-        out.flush();
-        if (svg != null) {
-            String title = scenario.equals("outage")
-                    ? "Load during an outage: " + clients + " clients, mean of " + runs + " runs"
-                    : "Contention: " + clients + " clients, mean of " + runs + " runs";
-            try {
-                Files.writeString(svg, SvgChart.render(title, results));
-            } catch (IOException e) {
-                err.println("stagger simulate: cannot write " + svg + ": " + FileProblems.reason(e, svg));
-                return 1;
-            }
-            err.println("stagger simulate: wrote " + svg);
-        }
-        return 0;
+        String title = scenario.equals("outage")
+                ? "Load during an outage: " + clients + " clients, mean of " + runs + " runs"
+                : "Contention: " + clients + " clients, mean of " + runs + " runs";
+        return print(new SimReport(scenario, clients, runs, seed, results, elapsed), () -> SvgChart.render(title, results), err);
     }
 
     /** The metastable scenario: one run per client set-up, reported per second of simulated time. */
@@ -193,12 +173,8 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         PrintStream err = System.err;
-        if (svg != null) {
-            Optional<String> problem = FileProblems.whyNotWritable(svg);
-            if (problem.isPresent()) {
-                err.println("stagger simulate: cannot write " + svg + ": " + problem.get());
-                return 1;
-            }
+        if (svgUnwritable(err)) {
+            return 1;
         }
         MetastableConfig config = MetastableConfig.defaults().withSeed(seed);
         if (!chosen.isEmpty()) {
@@ -209,23 +185,8 @@ final class SimulateCommand implements Callable<Integer> {
         List<MetastableResult> results = Simulation.metastable(config, bar::update);
         long elapsed = System.nanoTime() - t0;
         bar.finish();
-        MetastableReport report = new MetastableReport(config, results, elapsed);
-        if (json) {
-            report.json(System.out);
-        } else {
-            report.table(System.out);
-        }
-        System.out.flush();
-        if (svg != null) {
-            try {
-                Files.writeString(svg, SvgChart.goodputOverTime("Metastable failure: goodput when half the workers go for 10 s", results));
-            } catch (IOException e) {
-                err.println("stagger simulate: cannot write " + svg + ": " + FileProblems.reason(e, svg));
-                return 1;
-            }
-            err.println("stagger simulate: wrote " + svg);
-        }
-        return 0;
+        return print(new MetastableReport(config, results, elapsed),
+                () -> SvgChart.goodputOverTime("Metastable failure: goodput when half the workers go for 10 s", results), err);
     }
 
     /** The layers scenario: one run per set-up, attempts per request counted down the chain. */
@@ -255,19 +216,31 @@ final class SimulateCommand implements Callable<Integer> {
             throw bad("--scenario layers: " + e.getMessage());
         }
         PrintStream err = System.err;
-        if (svg != null) {
-            Optional<String> problem = FileProblems.whyNotWritable(svg);
-            if (problem.isPresent()) {
-                err.println("stagger simulate: cannot write " + svg + ": " + problem.get());
-                return 1;
-            }
+        if (svgUnwritable(err)) {
+            return 1;
         }
         SimProgressBar bar = new SimProgressBar(err, !noProgress && System.console() != null);
         long t0 = System.nanoTime();
         List<LayersResult> results = Simulation.layers(config, bar::update);
         long elapsed = System.nanoTime() - t0;
         bar.finish();
-        LayersReport report = new LayersReport(config, results, elapsed);
+        String title = "Retries through " + config.tiers() + " tiers of " + config.attempts()
+                + " attempts: attempts at the bottom per request (" + LayersReport.failure(config) + ")";
+        return print(new LayersReport(config, results, elapsed), () -> SvgChart.attemptsPerLayer(title, results), err);
+    }
+
+    /** Whether the chart asked for cannot be written: known before a long simulation, not after it. */
+    private boolean svgUnwritable(PrintStream err) {
+        if (svg == null) {
+            return false;
+        }
+        Optional<String> problem = FileProblems.whyNotWritable(svg);
+        problem.ifPresent(p -> err.println("stagger simulate: cannot write " + svg + ": " + p));
+        return problem.isPresent();
+    }
+
+    /** Prints a scenario's report (table or JSON) and writes its chart when asked: the exit code. */
+    private int print(ScenarioReport report, Supplier<String> chart, PrintStream err) throws Exception {
         if (json) {
             report.json(System.out);
         } else {
@@ -275,10 +248,8 @@ final class SimulateCommand implements Callable<Integer> {
         }
         System.out.flush();
         if (svg != null) {
-            String title = "Retries through " + config.tiers() + " tiers of " + config.attempts()
-                    + " attempts: attempts at the bottom per request (" + LayersReport.failure(config) + ")";
             try {
-                Files.writeString(svg, SvgChart.attemptsPerLayer(title, results));
+                Files.writeString(svg, chart.get());
             } catch (IOException e) {
                 err.println("stagger simulate: cannot write " + svg + ": " + FileProblems.reason(e, svg));
                 return 1;
