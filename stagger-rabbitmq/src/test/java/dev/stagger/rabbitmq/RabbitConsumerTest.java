@@ -306,11 +306,13 @@ class RabbitConsumerTest {
                 release.await();
             }
         }).concurrency(1).prefetch(4).delayLevels(FAST_LEVELS));
+        channel.confirmSelect(); // an empty queue then means delivered, not yet to arrive
         TestBroker.publish(channel, queue, "first", "x");
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         for (int i = 0; i < 3; i++) {
             TestBroker.publish(channel, queue, "later-" + i, "x");
         }
+        channel.waitForConfirmsOrDie(10_000);
         TestBroker.await("the later messages prefetched", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, queue) == 0);
         Thread closer = new Thread(consumer::close);
