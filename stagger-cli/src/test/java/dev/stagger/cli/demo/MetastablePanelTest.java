@@ -18,27 +18,21 @@ class MetastablePanelTest {
     @TempDir
     static Path data;
 
-    static DemoServer server;
+    static DemoPage page;
     static ChromeDriver browser;
     static String url;
 
     @BeforeAll
     static void start() throws Exception {
-        server = DemoServer.start("127.0.0.1", 0, data);
-        url = "http://127.0.0.1:" + server.port() + "/";
-        browser = Browser.start();
+        page = DemoPage.start(data);
+        browser = page.browser;
+        url = page.url;
     }
 
     @AfterAll
     static void stop() throws Exception {
-        try {
-            if (browser != null) {
-                browser.quit();
-            }
-        } finally {
-            if (server != null) {
-                server.close();
-            }
+        if (page != null) {
+            page.close();
         }
     }
 
