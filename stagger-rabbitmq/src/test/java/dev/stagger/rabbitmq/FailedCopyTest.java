@@ -3,8 +3,6 @@ package dev.stagger.rabbitmq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import dev.stagger.Backoff;
 import dev.stagger.EndReason;
 import dev.stagger.RetryPolicy;
@@ -12,14 +10,10 @@ import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,43 +21,7 @@ import org.junit.jupiter.api.Test;
  * consumer runs: none may make a message go round without a wait or without end. Against the
  * real broker (see {@link TestBroker}).
  */
-class FailedCopyTest {
-    private static final List<Duration> FAST_LEVELS = TestBroker.levels(10, 20, 50);
-
-    private Connection connection;
-    private Channel channel;
-    private final List<RabbitConsumer> consumers = new ArrayList<>();
-    private final ConcurrentLinkedQueue<MessageEvent> events = new ConcurrentLinkedQueue<>();
-
-    @BeforeEach
-    void connect() throws IOException {
-        connection = TestBroker.connect();
-        channel = connection.createChannel();
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        for (RabbitConsumer c : consumers) {
-            c.close();
-            TestBroker.deleteQueues(connection, c);
-        }
-        connection.close();
-    }
-
-    private RabbitConsumer start(RabbitConsumer.Builder builder) throws IOException {
-        RabbitConsumer consumer = builder.messageListener(events::add).build();
-        consumers.add(consumer);
-        return consumer.start();
-    }
-
-    private long count(MessageOutcome outcome) {
-        return events.stream().filter(e -> e.outcome() == outcome).count();
-    }
-
-    private List<MessageEvent> events(MessageOutcome outcome) {
-        return events.stream().filter(e -> e.outcome() == outcome).toList();
-    }
-
+class FailedCopyTest extends ConsumerTestBase {
     /**
      * Fifty failures of 1,000 non-ASCII characters each were about 150 KB of history, more than
      * the broker's frame size: the copy was refused, the original went back at once and ran again

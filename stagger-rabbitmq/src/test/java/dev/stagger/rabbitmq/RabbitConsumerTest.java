@@ -2,8 +2,6 @@ package dev.stagger.rabbitmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.Backoff;
 import dev.stagger.Decision;
@@ -11,56 +9,21 @@ import dev.stagger.RetryPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Against the real broker (see {@link TestBroker}). Times here are the broker's real TTLs, measured, never slept. */
-class RabbitConsumerTest {
+class RabbitConsumerTest extends ConsumerTestBase {
     /** Broker and scheduling latency allowed on a busy machine beyond a retry's level. */
     private static final long LATENCY_SLACK_MILLIS = 1_500;
-    private static final List<Duration> FAST_LEVELS = TestBroker.levels(10, 20, 50);
-
-    private Connection connection;
-    private Channel channel;
-    private final List<RabbitConsumer> consumers = new ArrayList<>();
-    private final ConcurrentLinkedQueue<MessageEvent> events = new ConcurrentLinkedQueue<>();
-
-    @BeforeEach
-    void connect() throws IOException {
-        connection = TestBroker.connect();
-        channel = connection.createChannel();
-    }
-
-    @AfterEach
-    void cleanUp() throws IOException {
-        for (RabbitConsumer c : consumers) {
-            c.close();
-            TestBroker.deleteQueues(connection, c);
-        }
-        connection.close();
-    }
-
-    private RabbitConsumer start(RabbitConsumer.Builder builder) throws IOException {
-        RabbitConsumer consumer = builder.messageListener(events::add).build();
-        consumers.add(consumer);
-        return consumer.start();
-    }
-
-    private long count(MessageOutcome outcome) {
-        return events.stream().filter(e -> e.outcome() == outcome).count();
-    }
 
     @Test
     void acknowledgesAMessageWhoseHandlerReturns() throws Exception {
