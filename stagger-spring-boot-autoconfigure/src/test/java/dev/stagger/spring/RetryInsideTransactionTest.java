@@ -49,21 +49,19 @@ class RetryInsideTransactionTest {
     @BeforeAll
     static void createTable() {
         dataSource = TestDatabases.postgres();
-        new JdbcTemplate(dataSource).execute("CREATE TABLE " + ACCOUNTS + " (id TEXT PRIMARY KEY, balance INT NOT NULL)");
+        AccountsTable.create(dataSource, ACCOUNTS);
     }
 
     @AfterAll
     static void dropTable() {
         if (dataSource != null) {
-            new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + ACCOUNTS);
+            AccountsTable.drop(dataSource, ACCOUNTS);
         }
     }
 
     @BeforeEach
     void openAccounts() {
-        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        jdbc.update("DELETE FROM " + ACCOUNTS);
-        jdbc.update("INSERT INTO " + ACCOUNTS + " VALUES ('alice', 1000), ('bob', 0)");
+        AccountsTable.open(dataSource, ACCOUNTS);
     }
 
     /** The retried method: debits, and its first attempt dies in a deadlock (40P01) before the credit. */
