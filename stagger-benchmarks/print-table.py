@@ -18,6 +18,8 @@ NAMES = {
     "stagger": "Stagger",
     "staggerDeadline": "Stagger, with deadline",
     "staggerFallback": "Stagger, with fallback",
+    "staggerWithoutBudget": "Stagger, withoutBudget()",
+    "staggerFramed": "Stagger, frames kept",
     "staggerConsecutive": "Stagger, consecutive mode",
     "staggerThrottle": "Stagger adaptive throttle",
     "resilience4j": "Resilience4j",
@@ -76,7 +78,8 @@ def load(path):
 
 def order(row):
     """The baseline first, then Stagger, then the other libraries by name."""
-    rank = {"direct": 0, "stagger": 1, "staggerDeadline": 1.5, "staggerFallback": 1.6}.get(row["variant"], 2)
+    rank = {"direct": 0, "stagger": 1, "staggerDeadline": 1.5, "staggerFallback": 1.6,
+            "staggerWithoutBudget": 1.2, "staggerFramed": 1.3}.get(row["variant"], 2)
     return rank, NAMES.get(row["variant"], row["variant"]).lower()
 
 

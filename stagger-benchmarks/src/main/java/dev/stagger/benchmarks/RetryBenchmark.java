@@ -5,6 +5,7 @@ import dev.failsafe.FailsafeExecutor;
 import dev.stagger.Backoff;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
+import dev.stagger.RetryScope;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.internal.RetryImpl;
 import java.time.Duration;
@@ -148,6 +149,27 @@ public class RetryBenchmark {
 
     @Benchmark
     public Object happyPath_staggerWithoutBudget(WithoutBudget state) throws Exception {
+        return state.retry.call((Callable<Object>) downstream);
+    }
+
+    /**
+     * The default retry in a process that keeps frames for nesting: once a retry with a deadline
+     * has been called or a {@code RetryScope} opened (here in this benchmark's own fork), every call
+     * enters and leaves a frame on its thread's stack.
+     */
+    @State(Scope.Thread)
+    public static class Framed {
+        Retry retry;
+
+        @Setup
+        public void setUp() {
+            RetryScope.open(null).close();
+            retry = Retry.of("bench-framed", RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Backoff.none()).build());
+        }
+    }
+
+    @Benchmark
+    public Object happyPath_staggerFramed(Framed state) throws Exception {
         return state.retry.call((Callable<Object>) downstream);
     }
 
