@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * {@code whenComplete} fails the future it returns with a new {@code CompletionException}, whose
  * stack trace costs more than the rest of scheduling a retry.
  */
-final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable, Ambient.Sink {
+final class AsyncRetryExecution<T> extends RetryExecution<T>
+        implements Runnable, Ambient.Sink, Supplier<CompletableFuture<T>> {
     private static final VarHandle CURRENT;
     private static final VarHandle ENDED;
 
@@ -96,6 +97,52 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         return d;
     }
 
+    /** Invokes the operation for the current attempt (through {@link #runInside}). */
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<T> get() {
+        CompletionStage<T> stage = readsContext
+                ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
+                : ((Supplier<? extends CompletionStage<T>>) operation).get();
+        if (stage == null) {
+            throw new NullPointerException("operation returned a null CompletionStage");
+        }
+        return stage.toCompletableFuture();
+    }
+
+    /**
+     * Runs {@code work} as this attempt's operation is run: a retry it starts runs inside this
+     * call (an async one tells this call how it ended; a sync one ends on this thread and is
+     * picked up here), bounded by this call's deadline when frames are kept.
+     */
+    @Override
+    public <R> R runInside(Supplier<R> work) {
+        Ambient.Local local = Ambient.local();
+        AsyncRetryExecution<?> enclosing = local.starting;
+        long serial = Ambient.serial();
+        local.starting = this;
+        Ambient.Frame frame = null;
+        try {
+            if (Ambient.framed()) {
+                frame = local.enter(retry);
+                if (retry.policy.deadlineNanos() > 0) {
+                    frame.limit(startNanos() + retry.policy.deadlineNanos());
+                }
+                frame.limit(outerDeadlineAt);
+            }
+            return work.get();
+        } finally {
+            if (frame != null) {
+                local.exit();
+            }
+            local.starting = enclosing;
+            Ambient.Decided d = local.since(serial); // a sync retry that ran and ended here
+            if (d != null) {
+                told(d);
+            }
+        }
+    }
+
     /** The wait is over: the next attempt. Runs on whatever thread the clock runs tasks on. */
     @Override
     public void run() {
@@ -121,38 +168,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         }
         long t0 = measure ? retry.clock.nanoTime() : 0;
         CompletableFuture<T> attemptFuture;
-        Ambient.Local local = Ambient.local();
-        AsyncRetryExecution<?> enclosing = local.starting;
-        local.starting = this; // an async retry the operation starts tells this call how it ended
         innerDecided = null;
         try {
-            // while the operation starts its work, a retry it calls runs inside this one
-            Ambient.Frame frame = null;
-            try {
-                if (Ambient.framed()) {
-                    frame = local.enter(retry);
-                    if (retry.policy.deadlineNanos() > 0) {
-                        frame.limit(startNanos() + retry.policy.deadlineNanos());
-                    }
-                    frame.limit(outerDeadlineAt);
-                }
-                CompletionStage<T> stage = readsContext
-                        ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
-                        : ((Supplier<? extends CompletionStage<T>>) operation).get();
-                if (stage == null) {
-                    throw new NullPointerException("operation returned a null CompletionStage");
-                }
-                attemptFuture = stage.toCompletableFuture();
-            } finally {
-                if (frame != null) {
-                    local.exit();
-                }
-                local.starting = enclosing;
-                Ambient.Decided d = local.since(attemptSerial); // a sync retry the operation ran and that ended here
-                if (d != null) {
-                    told(d);
-                }
-            }
+            attemptFuture = runInside(this); // get(), below: no lambda allocated per attempt
         } catch (Throwable t) {
             onAttemptDone(null, t, t0);
             return;

@@ -44,4 +44,18 @@ public interface AttemptContext {
      * failures from one attempt to the next: there it is always null.
      */
     @Nullable Throwable lastFailure();
+
+    /**
+     * Runs {@code work} on the current thread as part of this attempt, for code that continues
+     * an attempt on another thread (a Reactor pipeline subscribing on a scheduler, a callback):
+     * a Stagger retry that {@code work} starts runs inside this attempt's call, as it would had the
+     * operation started it directly. It tells this call how it ended (so a failure it decided on is
+     * not retried here again) and is bounded by this call's deadline. Stagger's WebClient filter
+     * does this with the attempt an annotated reactive method passes in the Reactor context.
+     *
+     * @return what {@code work} returned
+     */
+    default <T> T runInside(java.util.function.Supplier<T> work) {
+        return work.get();
+    }
 }

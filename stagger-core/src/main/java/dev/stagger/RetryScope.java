@@ -20,8 +20,10 @@ import java.util.Optional;
  * <p>Scopes nest, and a scope inside a retry or another scope is bounded by their deadlines too.
  * The deadline is measured on {@link Clock#system()} (or the clock given); a retry on another
  * clock is not bounded by it. A scope belongs to the thread that opened it and must be closed
- * there, innermost first. Opening the first scope in a process makes every later call keep a
- * frame on its thread's stack (a few nanoseconds per call), as a retry with a deadline does.
+ * there, innermost first. Opening the first scope with a deadline in a process makes every later
+ * call keep a frame on its thread's stack (a few nanoseconds per call), as a retry with a
+ * deadline does; a scope without one ({@code open(null)}) only records decisions and costs
+ * nothing per call.
  */
 public final class RetryScope implements AutoCloseable {
     private final Ambient.Local local;
@@ -65,12 +67,17 @@ public final class RetryScope implements AutoCloseable {
             long now = clock.nanoTime();
             long nanos = Checks.nanos(remaining);
             at = nanos >= Ambient.NO_DEADLINE - now ? Ambient.NO_DEADLINE - 1 : now + nanos;
+            Ambient.needFrames();
         }
-        Ambient.needFrames();
         Ambient.Local local = Ambient.local();
-        Ambient.Frame frame = local.enterScope(clock);
-        frame.limit(at);
-        return new RetryScope(local, frame, clock, Ambient.serial(), frame.deadlineAt);
+        Ambient.Frame frame = null;
+        long deadlineAt = Ambient.NO_DEADLINE;
+        if (Ambient.framed()) {
+            frame = local.enterScope(clock);
+            frame.limit(at);
+            deadlineAt = frame.deadlineAt;
+        }
+        return new RetryScope(local, frame, clock, Ambient.serial(), deadlineAt);
     }
 
     /** What is left of this scope's deadline (its own or one around it) now, never negative; empty without one. */
@@ -90,6 +97,20 @@ public final class RetryScope implements AutoCloseable {
     }
 
     /**
+     * The decision of a Stagger retry inside this scope that {@code failure} is about: the latest
+     * one that ended without success while the scope was open, when {@code failure} is what it
+     * threw, or an exception caused by it, or follows a result it gave up on (see the README's
+     * "Retrying across layers and services"). A layer that is not a {@link Retry} but retries
+     * what its work throws (a job queue, a message consumer) asks this to follow the one-layer
+     * rule: a failure a retry inside already decided on is not retried again.
+     */
+    public Optional<Outcome> decidedOn(Throwable failure) {
+        Checks.notNull("failure", failure);
+        Ambient.Decided d = local.since(serial);
+        return d == null || !d.covers(failure) ? Optional.empty() : Optional.of(new Outcome(d.inner, d.attempts, d.reason));
+    }
+
+    /**
      * Closes the scope (and any frame left open above it). Idempotent.
      *
      * @throws IllegalStateException when called on another thread than the one that opened it
@@ -104,7 +125,9 @@ public final class RetryScope implements AutoCloseable {
                     + owner.getName() + "), not on " + Thread.currentThread().getName());
         }
         closed = true;
-        local.exit(frame);
+        if (frame != null) {
+            local.exit(frame);
+        }
     }
 
     /**

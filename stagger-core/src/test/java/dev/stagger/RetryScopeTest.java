@@ -141,6 +141,38 @@ class RetryScopeTest {
     }
 
     @Test
+    void decidedOnTellsWhetherAFailureIsWhatARetryInsideDecided() {
+        Ambient.framed(false); // a scope without a deadline keeps no frame: decisions are recorded all the same
+        try (RetryScope scope = RetryScope.open(null)) {
+            Throwable gaveUp = catchThrowable(() -> retry("http", 2, Duration.ofMillis(10)).call(this::failing));
+            Throwable other = new IllegalStateException("deadlock");
+
+            assertThat(scope.decidedOn(new RuntimeException("wrapped", gaveUp)))
+                    .hasValue(new RetryScope.Outcome("http", 2, EndReason.EXHAUSTED));
+            assertThat(scope.decidedOn(other)).as("not what the retry decided on").isEmpty();
+            assertThat(Ambient.framed()).isFalse();
+        } finally {
+            Ambient.framed(true);
+        }
+    }
+
+    @Test
+    void anAsyncAttemptTellsRetriesStartedInsideIt() {
+        // an attempt continued on another thread: runInside makes a retry started there one of its own
+        Retry outer = Retry.of("service", RetryPolicy.builder().maxAttempts(4).backoff(Backoff.none()).build()).withoutBudget();
+        Retry inner = Retry.of("http", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none()).build()).withoutBudget();
+
+        CompletableFuture<String> result = outer.callAsync(attempt -> CompletableFuture.supplyAsync(() -> null)
+                .thenCompose(ignored -> attempt.runInside(() -> inner.callAsync(() -> {
+                    calls.incrementAndGet();
+                    return CompletableFuture.<String>failedFuture(new IOException("reset"));
+                }))));
+
+        assertThat(catchThrowable(result::join)).hasCauseInstanceOf(IOException.class);
+        assertThat(calls).as("the inner's 3 attempts, not 3 x 4").hasValue(3);
+    }
+
+    @Test
     void aNegativeRemainingIsRefusedByName() {
         assertThatThrownBy(() -> RetryScope.open(Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("remaining");

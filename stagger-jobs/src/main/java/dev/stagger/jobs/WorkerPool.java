@@ -1,6 +1,7 @@
 package dev.stagger.jobs;
 
 import dev.stagger.Clock;
+import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
@@ -61,7 +62,7 @@ public final class WorkerPool implements AutoCloseable {
                 b.lease.toMillis(), (b.heartbeat != null ? b.heartbeat : b.lease.dividedBy(3)).toNanos(),
                 (b.rescueInterval != null ? b.rescueInterval : b.lease.dividedBy(2)).toNanos(),
                 b.pollInterval.toNanos(), b.purgeInterval.toNanos(), b.statsInterval.toNanos(), b.retention, b.listen,
-                b.listener, b.random);
+                b.listener, b.random, b.nesting);
         this.runtime = new PoolRuntime(settings, jobQueue.tables(), jobQueue.clock(), jobQueue::connection,
                 new PoolRuntime.LocalPools() {
                     @Override
@@ -150,6 +151,7 @@ public final class WorkerPool implements AutoCloseable {
         private JobListener listener = new JobListener() {
         };
         private RandomSource random = RandomSource.threadLocal();
+        private Nesting nesting = Nesting.DEFER;
         private String workerId;
 
         private Builder(JobQueue jobQueue, String queue) {
@@ -305,6 +307,23 @@ public final class WorkerPool implements AutoCloseable {
         /** Hears what the pool does with jobs (stagger-observability's {@code JobTelemetry}, say); default none. */
         public Builder jobListener(JobListener listener) {
             this.listener = Checks.notNull("jobListener", listener);
+            return this;
+        }
+
+        /**
+         * What the pool does with a failure a Stagger retry inside the handler already decided on
+         * (retried until it gave up, or judged not retryable: see the README's "Retrying across
+         * layers and services"). {@link Nesting#DEFER} (the default): the job is not retried again;
+         * it goes to DEAD with NOT_RETRYABLE, its error naming the inner retry. {@link Nesting#RETRY_AGAIN}:
+         * the job's own policy retries it as any failure (attempts multiply: the inner's in each of
+         * the job's, spread over the job's waits). {@link Nesting#REFUSE} is not accepted here.
+         */
+        public Builder nesting(Nesting nesting) {
+            Checks.notNull("nesting", nesting);
+            if (nesting == Nesting.REFUSE) {
+                throw new IllegalArgumentException("nesting must be DEFER or RETRY_AGAIN for a worker pool, got REFUSE");
+            }
+            this.nesting = nesting;
             return this;
         }
 

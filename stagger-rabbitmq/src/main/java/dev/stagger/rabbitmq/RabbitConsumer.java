@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import dev.stagger.Clock;
+import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.rabbitmq.internal.ConfirmingPublisher;
@@ -91,6 +92,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private final Duration shutdownTimeout;
     private final Duration confirmTimeout;
     private final Duration maxDelay;
+    private final Nesting nesting;
     private final boolean declareQueue;
     private final MessageListener[] listeners;
     private final Clock clock;
@@ -117,6 +119,7 @@ public final class RabbitConsumer implements AutoCloseable {
         this.shutdownTimeout = b.shutdownTimeout;
         this.confirmTimeout = b.confirmTimeout;
         this.maxDelay = b.maxDelay;
+        this.nesting = b.nesting;
         this.declareQueue = b.declareQueue;
         this.listeners = b.listeners.toArray(new MessageListener[0]);
         this.clock = b.clock;
@@ -184,7 +187,7 @@ public final class RabbitConsumer implements AutoCloseable {
                         });
                 Connection open = connection;
                 processor = new DeliveryProcessor(name, topology, consume, publisher,
-                        new RetryStep(name, policy, clock, random), handler, listeners, clock, random, confirmTimeout,
+                        new RetryStep(name, policy, clock, random, nesting), handler, listeners, clock, random, confirmTimeout,
                         maxDelay, connection.getFrameMax(), () -> redeclare(open), handlers, () -> closing, () -> forced);
                 DeliveryProcessor settle = processor;
                 ExecutorService pool = handlers;
@@ -310,6 +313,7 @@ public final class RabbitConsumer implements AutoCloseable {
         private Duration shutdownTimeout = Duration.ofSeconds(30);
         private Duration confirmTimeout = Duration.ofSeconds(30);
         private Duration maxDelay = Duration.ofDays(1);
+        private Nesting nesting = Nesting.DEFER;
         private boolean declareQueue = true;
         private final List<MessageListener> listeners = new ArrayList<>();
         private Clock clock = Clock.system();
@@ -415,6 +419,24 @@ public final class RabbitConsumer implements AutoCloseable {
             if (maxDelay.toMillis() < 1) {
                 throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
             }
+            return this;
+        }
+
+        /**
+         * What the consumer does with a failure a Stagger retry inside the handler already decided
+         * on (retried until it gave up, or judged not retryable: see the README's "Retrying across
+         * layers and services"). {@link Nesting#DEFER} (the default): the message is not retried
+         * again; it is dead-lettered with NOT_RETRYABLE and {@link MessageHeaders#DEAD_CAUSE}
+         * {@code DEFERRED} naming the inner retry. {@link Nesting#RETRY_AGAIN}: the consumer's policy
+         * retries it as any failure (attempts multiply, spread over the consumer's waits).
+         * {@link Nesting#REFUSE} is not accepted here.
+         */
+        public Builder nesting(Nesting nesting) {
+            Objects.requireNonNull(nesting, "nesting must not be null");
+            if (nesting == Nesting.REFUSE) {
+                throw new IllegalArgumentException("nesting must be DEFER or RETRY_AGAIN for a consumer, got REFUSE");
+            }
+            this.nesting = nesting;
             return this;
         }
 

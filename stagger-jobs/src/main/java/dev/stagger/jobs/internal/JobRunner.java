@@ -2,9 +2,11 @@ package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
+import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
+import dev.stagger.RetryScope;
 import dev.stagger.internal.Checks;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobContext;
@@ -15,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -30,13 +33,16 @@ public final class JobRunner {
     private final RandomSource random;
     private final BooleanSupplier shuttingDown;
     private final BooleanSupplier forcedStop;
+    private final Nesting nesting;
 
     /**
      * @param shuttingDown true once the pool stops claiming
      * @param forcedStop true once a shutdown timed out and interrupted the handlers still running
+     * @param nesting whether a failure a Stagger retry inside the handler decided on is retried again (RETRY_AGAIN) or not (DEFER)
      */
     public JobRunner(JobStore store, Clock clock, RandomSource random, BooleanSupplier shuttingDown,
-                     BooleanSupplier forcedStop) {
+                     BooleanSupplier forcedStop, Nesting nesting) {
+        this.nesting = nesting;
         this.store = store;
         this.clock = clock;
         this.random = random;
@@ -49,10 +55,13 @@ public final class JobRunner {
         Context context = new Context(job);
         long started = clock.nanoTime();
         Throwable failure = null;
+        RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
         try {
             handler.handle(context);
         } catch (Throwable t) {
             failure = t;
+        } finally {
+            scope.close();
         }
         long runNanos = clock.nanoTime() - started;
         if (failure == null) {
@@ -65,6 +74,15 @@ public final class JobRunner {
             // interrupt (new RuntimeException(e)), so any failure after the pool interrupted its handlers counts
             // as stopped rather than as a failed attempt that could send the job to DEAD
             return Outcome.release(job);
+        }
+        Optional<RetryScope.Outcome> inner = nesting == Nesting.RETRY_AGAIN ? Optional.empty() : scope.decidedOn(failure);
+        if (inner.isPresent()) {
+            // one layer retries a failure: a retry inside the handler has decided on it
+            RetryScope.Outcome o = inner.get();
+            JobError error = error(job, clock.currentTimeMillis(), failure);
+            return Outcome.dead(job, new JobError(error.attempt(), error.failedAt(), error.exceptionClass(), "deferred to retry '"
+                    + o.retry() + "' (" + o.reason() + " after " + o.attempts() + " attempt(s)): " + error.message(),
+                    error.stackTrace()), runNanos, EndReason.NOT_RETRYABLE);
         }
         return decide(claimed, policy, failure, runNanos);
     }

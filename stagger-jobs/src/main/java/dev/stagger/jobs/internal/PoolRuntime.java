@@ -1,6 +1,7 @@
 package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
+import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
@@ -37,7 +38,7 @@ public final class PoolRuntime {
                            Map<String, JobHandler> handlers, Map<String, RetryPolicy> policies,
                            RetryPolicy defaultPolicy, long leaseMillis, long heartbeatNanos, long rescueNanos,
                            long pollNanos, long purgeNanos, long statsNanos, Map<JobState, Long> retentionMillis,
-                           boolean listen, JobListener listener, RandomSource random) {
+                           boolean listen, JobListener listener, RandomSource random, Nesting nesting) {
     }
 
     /** Where enqueues through the pool's queue object wake the pools of this process. */
@@ -125,7 +126,7 @@ public final class PoolRuntime {
         this.store = new JobStore(tables, clock, queue, new ArrayList<>(handlers.keySet()), id,
                 retentionMillis.getOrDefault(JobState.SUCCEEDED, -1L) == 0);
         this.signals = new PoolSignals(s.random(), (e, d) -> events.databaseError(reported(e), d));
-        this.runner = new JobRunner(store, clock, s.random(), () -> !signals.claiming(), forced::get);
+        this.runner = new JobRunner(store, clock, s.random(), () -> !signals.claiming(), forced::get, s.nesting());
         this.rescuer = new Rescuer(store, runner, this::policyFor, events, signals::claiming);
         this.stopping = new Pacer(clock);
     }

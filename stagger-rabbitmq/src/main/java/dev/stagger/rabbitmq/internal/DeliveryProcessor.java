@@ -9,6 +9,7 @@ import dev.stagger.Clock;
 import dev.stagger.EndReason;
 import dev.stagger.Jitter;
 import dev.stagger.RandomSource;
+import dev.stagger.RetryScope;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageHandler;
@@ -65,6 +66,7 @@ public final class DeliveryProcessor {
     static final long DEADLINE_SKEW_MILLIS = 1_000;
     static final String UNPUBLISHABLE = "UNPUBLISHABLE";
     static final String DUE_AT_OUT_OF_RANGE = "DUE_AT_OUT_OF_RANGE";
+    static final String DEFERRED = "DEFERRED";
     /** The wait before a message whose copy could not be published goes back to the queue. */
     static final Backoff GIVE_BACK = Backoff.exponential(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(30))
             .jitter(Jitter.equal());
@@ -172,10 +174,13 @@ public final class DeliveryProcessor {
                 Instant.ofEpochMilli(firstAt), HeaderCodec.history(headers));
         long started = clock.nanoTime();
         Throwable failure = null;
+        RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
         try {
             handler.handle(message);
         } catch (Throwable t) {
             failure = t;
+        } finally {
+            scope.close();
         }
         long handlerNanos = Math.max(0, clock.nanoTime() - started);
         if (failure == null) {
@@ -190,7 +195,18 @@ public final class DeliveryProcessor {
             return;
         }
         Delivery d = new Delivery(tag, properties, body, attempt, firstAt, failure, handlerNanos);
-        start(d, copyAfterFailure(d));
+        Optional<RetryScope.Outcome> inner = step.defers() ? scope.decidedOn(failure) : Optional.empty();
+        start(d, inner.isPresent() ? deferred(d, inner.get()) : copyAfterFailure(d));
+    }
+
+    /** The dead letter for a failure a retry inside the handler already decided on: one layer retries a failure. */
+    private Copy deferred(Delivery d, RetryScope.Outcome inner) {
+        Map<String, Object> old = d.properties().getHeaders();
+        Map<String, Object> headers = HeaderCodec.copyForRepublish(old);
+        HeaderCodec.appendError(old, headers, d.attempt(), clock.currentTimeMillis(), d.failure());
+        headers.put(MessageHeaders.FIRST_ATTEMPT_AT, d.firstAt());
+        return dead(headers, d.attempt(), EndReason.NOT_RETRYABLE, DEFERRED + ": retry '" + inner.retry() + "' inside the handler "
+                + "decided on the failure (" + inner.reason() + " after " + inner.attempts() + " attempt(s))", false);
     }
 
     private Copy copyAfterFailure(Delivery d) {

@@ -2,6 +2,7 @@ package dev.stagger.rabbitmq.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
+import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
@@ -24,9 +25,17 @@ import java.util.Optional;
  */
 public final class RetryStep {
     private final RetryEngine engine;
+    private final Nesting nesting;
 
-    public RetryStep(String name, RetryPolicy policy, Clock clock, RandomSource random) {
+    /** @param nesting whether a failure a Stagger retry inside the handler decided on is retried again (RETRY_AGAIN) or not (DEFER) */
+    public RetryStep(String name, RetryPolicy policy, Clock clock, RandomSource random, Nesting nesting) {
         this.engine = RetryEngine.of(name, policy).withClock(clock).withRandom(random);
+        this.nesting = nesting;
+    }
+
+    /** Whether a failure a retry inside the handler decided on is dead-lettered rather than retried again. */
+    public boolean defers() {
+        return nesting != Nesting.RETRY_AGAIN;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.stagger.rabbitmq.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.Nesting;
 import dev.stagger.Backoff;
 import dev.stagger.Decision;
 import dev.stagger.EndReason;
@@ -22,7 +23,7 @@ class RetryStepTest {
     private final long t0 = clock.currentTimeMillis();
 
     private RetryStep step(String name, RetryPolicy policy) {
-        return new RetryStep(name, policy, clock, RandomSource.seeded(1));
+        return new RetryStep(name, policy, clock, RandomSource.seeded(1), Nesting.DEFER);
     }
 
     /** Decides attempt {@code number} of a message first attempted at t0, {@code afterMillis} later. */
@@ -53,7 +54,7 @@ class RetryStepTest {
         } catch (IOException expected) {
             // exhausted
         }
-        RetryStep step = new RetryStep("orders", policy, clock, RandomSource.seeded(seed));
+        RetryStep step = new RetryStep("orders", policy, clock, RandomSource.seeded(seed), Nesting.DEFER);
         List<Long> consumer = new ArrayList<>();
         long backoffState = 0;
         for (int attempt = 1; attempt < 6; attempt++) {

@@ -1,8 +1,11 @@
 package dev.stagger.spring.internal;
 
+import dev.stagger.AttemptContext;
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.RetryingHttpClient;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -45,14 +48,18 @@ public final class ReactiveHttp {
 
     /** A filter applying {@code client}'s rules to every exchange. */
     public static ExchangeFilterFunction filter(RetryingHttpClient client) {
-        return (ClientRequest request, ExchangeFunction next) -> Mono.defer(() -> {
+        return (ClientRequest request, ExchangeFunction next) -> Mono.deferContextual(context -> {
             RetryingHttpClient.Exchange exchange = client.exchange(request.method().name(), request.url(),
                     name -> Optional.ofNullable(request.headers().getFirst(name)));
             ClientRequest toSend = exchange.idempotencyKeyHeader()
                     .map(key -> ClientRequest.from(request).header("Idempotency-Key", key).build())
                     .orElse(request);
-            return Mono.fromFuture(() -> client.executeAsync(exchange, TRANSPORT, attempt -> next.exchange(ClientRequest.from(toSend)
-                    .header(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt())).build()).toFuture()));
+            // inside an annotated reactive method's attempt (whatever thread subscribes): run as part of it
+            AttemptContext around = context.getOrDefault(ReactorRetries.ATTEMPT, null);
+            Supplier<CompletableFuture<ClientResponse>> call = () -> client.executeAsync(exchange, TRANSPORT,
+                    attempt -> next.exchange(ClientRequest.from(toSend)
+                            .header(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt())).build()).toFuture());
+            return Mono.fromFuture(() -> around == null ? call.get() : around.runInside(call));
         });
     }
 }

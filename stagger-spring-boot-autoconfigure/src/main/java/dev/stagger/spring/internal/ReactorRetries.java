@@ -1,5 +1,6 @@
 package dev.stagger.spring.internal;
 
+import dev.stagger.AttemptContext;
 import dev.stagger.Retry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -10,9 +11,14 @@ import reactor.core.publisher.Mono;
 /**
  * Reactor return types, loaded only when Reactor is present. Each attempt is one subscription to
  * the method's publisher, started by {@link Retry#callAsync}: the engine schedules the waits on
- * its clock, so no thread blocks and the schedule is Stagger's own.
+ * its clock, so no thread blocks and the schedule is Stagger's own. The attempt travels in the
+ * subscription's Reactor context ({@link #ATTEMPT}), so a Stagger retry the pipeline starts on
+ * another thread (the WebClient filter's) still runs inside it and follows the one-layer rule.
  */
 final class ReactorRetries {
+    /** The key of the {@link AttemptContext} of the annotated method's attempt in the Reactor context. */
+    static final String ATTEMPT = "dev.stagger.attempt";
+
     private ReactorRetries() {
     }
 
@@ -27,7 +33,8 @@ final class ReactorRetries {
     static Mono<Object> mono(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
         @SuppressWarnings("unchecked")
         Mono<Object> source = (Mono<Object>) publisher;
-        Mono<Object> retried = Mono.fromFuture(() -> retry.callAsync(() -> source.toFuture()));
+        Mono<Object> retried = Mono.fromFuture(() -> retry.callAsync(
+                (AttemptContext attempt) -> source.contextWrite(c -> c.put(ATTEMPT, attempt)).toFuture()));
         return fallback == null ? retried : retried.onErrorResume(failure -> fallbackMono(fallback, invocation, failure));
     }
 
@@ -35,7 +42,8 @@ final class ReactorRetries {
         @SuppressWarnings("unchecked")
         Flux<Object> source = (Flux<Object>) publisher;
         Flux<Object> retried = Flux.create(sink -> {
-            CompletableFuture<Object> call = retry.callAsync(() -> source.doOnNext(sink::next).then(Mono.empty()).toFuture());
+            CompletableFuture<Object> call = retry.callAsync((AttemptContext attempt) -> source.doOnNext(sink::next)
+                    .then(Mono.empty()).contextWrite(c -> c.put(ATTEMPT, attempt)).toFuture());
             call.whenComplete((ignored, failure) -> {
                 if (failure == null) {
                     sink.complete();
