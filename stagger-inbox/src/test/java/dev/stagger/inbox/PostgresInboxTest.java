@@ -29,7 +29,7 @@ class PostgresInboxTest extends InboxContract {
 
     @Test
     void aSecondDeliveryRacingTheFirstWaitsForItAndThenSeesADuplicate() throws Exception {
-        Inbox inbox = inbox("billing", table());
+        Inbox inbox = inbox("billing", prefix());
         CountDownLatch firstRecorded = new CountDownLatch(1);
         CountDownLatch finishFirst = new CountDownLatch(1);
         CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> {

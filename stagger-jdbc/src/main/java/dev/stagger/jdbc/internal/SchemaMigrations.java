@@ -43,7 +43,7 @@ import javax.sql.DataSource;
  */
 public final class SchemaMigrations {
     /** The default table prefix: the version table is then {@value #LEGACY_VERSION_TABLE}. */
-    public static final String DEFAULT_TABLE_PREFIX = "stagger_";
+    public static final String DEFAULT_TABLE_PREFIX = dev.stagger.jdbc.StoreOptions.DEFAULT_TABLE_PREFIX;
     /** What follows the table prefix in the version table's name. */
     public static final String VERSION_TABLE_SUFFIX = "schema_version";
     /** Where every component recorded its version before table prefixes covered the version table. */
