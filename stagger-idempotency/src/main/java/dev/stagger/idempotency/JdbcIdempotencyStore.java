@@ -82,11 +82,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     private final AtomicReference<Clock.Cancellable> nextPurge = new AtomicReference<>();
     private volatile boolean closed;
 
-    private JdbcIdempotencyStore(Builder b, Dialect dialect, boolean databaseClock) {
+    private JdbcIdempotencyStore(Builder b, StoreOptions options, Dialect dialect, boolean databaseClock) {
         this.ownPool = b.ownPool;
         this.dataSource = b.dataSource;
-        this.table = b.qualifiedTable();
-        this.clock = b.options.clock();
+        this.table = options.qualifiedTable("idempotency");
+        this.clock = options.clock();
         this.dialect = dialect;
         this.databaseClock = databaseClock;
         this.listener = new SafeListener(b.listener);
@@ -142,7 +142,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     public static final class Builder {
         private final DataSource dataSource;
         private final ConnectionPool ownPool;
-        private StoreOptions options = StoreOptions.defaults();
+        private StoreOptions.Builder storeOptions = StoreOptions.builder();
         private Duration purgeInterval;
         private int purgeBatchSize = 1000;
         private IdempotencyListener listener = IdempotencyListener.none();
@@ -157,7 +157,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             if (options == null) {
                 throw new NullPointerException("storeOptions must not be null");
             }
-            this.options = options;
+            this.storeOptions = options.toBuilder();
             return this;
         }
 
@@ -167,7 +167,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * See {@link StoreOptions#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
-            this.options = options.tablePrefix(tablePrefix);
+            storeOptions.tablePrefix(tablePrefix);
             return this;
         }
 
@@ -177,7 +177,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * {@link StoreOptions#schema(String)}. Refused at {@link #build()} on SQLite.
          */
         public Builder schema(String schema) {
-            this.options = options.schema(schema);
+            storeOptions.schema(schema);
             return this;
         }
 
@@ -187,7 +187,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * default {@link Clock#system()}.
          */
         public Builder clock(Clock clock) {
-            this.options = options.clock(clock);
+            storeOptions.clock(clock);
             return this;
         }
 
@@ -198,7 +198,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * machine, whose clock is the only one.
          */
         public Builder databaseClock(boolean databaseClock) {
-            this.options = options.databaseClock(databaseClock);
+            storeOptions.databaseClock(databaseClock);
             return this;
         }
 
@@ -208,7 +208,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * schemas applied from the shipped SQL files.
          */
         public Builder schemaMode(SchemaMode schemaMode) {
-            this.options = options.schemaMode(schemaMode);
+            storeOptions.schemaMode(schemaMode);
             return this;
         }
 
@@ -260,13 +260,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
         /** The store's schema definition as configured here. */
         SchemaMigrations schemaMigrations() {
-            String name = options.tablePrefix() + "idempotency";
-            return StoreSetup.migrations("idempotency:" + name, options).table(name)
-                    .steps(migrations(qualifiedTable(), name)).build();
+            return schemaMigrations(storeOptions.build());
         }
 
-        private String qualifiedTable() {
-            return options.qualifiedTable("idempotency");
+        private static SchemaMigrations schemaMigrations(StoreOptions options) {
+            String name = options.tablePrefix() + "idempotency";
+            return SchemaMigrations.builder("idempotency:" + name).storeOptions(options).table(name)
+                    .steps(migrations(options.qualifiedTable("idempotency"), name)).build();
         }
 
         /**
@@ -280,15 +280,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * @throws StoreException when the database cannot be reached
          */
         public JdbcIdempotencyStore build() {
+            StoreOptions options = storeOptions.build();
             try {
                 Dialect dialect = StoreSetup.dialect(dataSource, options);
-                schemaMigrations().prepare(dataSource, options.schemaMode());
-                JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, dialect,
+                schemaMigrations(options).prepare(dataSource, options.schemaMode());
+                JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, options, dialect,
                         StoreSetup.databaseClock(options, dialect));
                 store.schedulePurge();
                 return store;
             } catch (SQLException e) {
-                throw new StoreException("cannot prepare table " + qualifiedTable(), e);
+                throw new StoreException("cannot prepare table " + options.qualifiedTable("idempotency"), e);
             }
         }
     }

@@ -69,12 +69,12 @@ public final class Inbox {
     private final Clock clock;
     private final String insert;
 
-    private Inbox(Builder b, Dialect dialect) {
+    private Inbox(Builder b, StoreOptions options, Dialect dialect) {
         this.name = b.name;
         this.dataSource = b.dataSource;
-        this.table = b.options.qualifiedTable("inbox");
+        this.table = options.qualifiedTable("inbox");
         this.expiryMillis = b.expiry.toMillis();
-        this.clock = b.options.clock();
+        this.clock = options.clock();
         this.insert = dialect.insertIfAbsent(table, List.of("consumer", "message_key", "processed_at", "expires_at"),
                 List.of("consumer", "message_key"));
     }
@@ -192,7 +192,7 @@ public final class Inbox {
     public static final class Builder {
         private final String name;
         private final DataSource dataSource;
-        private StoreOptions options = StoreOptions.defaults();
+        private StoreOptions.Builder storeOptions = StoreOptions.builder();
         private Duration expiry = DEFAULT_EXPIRY;
 
         private Builder(String name, DataSource dataSource) {
@@ -216,7 +216,7 @@ public final class Inbox {
             if (options.databaseClock().orElse(false)) {
                 throw new IllegalArgumentException("databaseClock is not supported by the inbox, got true");
             }
-            this.options = options;
+            this.storeOptions = options.toBuilder();
             return this;
         }
 
@@ -227,7 +227,7 @@ public final class Inbox {
          * {@link StoreOptions#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
-            this.options = options.tablePrefix(tablePrefix);
+            storeOptions.tablePrefix(tablePrefix);
             return this;
         }
 
@@ -237,13 +237,13 @@ public final class Inbox {
          * {@link StoreOptions#schema(String)}. Refused at {@link #build()} on SQLite.
          */
         public Builder schema(String schema) {
-            this.options = options.schema(schema);
+            storeOptions.schema(schema);
             return this;
         }
 
         /** Where processed and expiry times are read; default {@link Clock#system()}. */
         public Builder clock(Clock clock) {
-            this.options = options.clock(clock);
+            storeOptions.clock(clock);
             return this;
         }
 
@@ -253,7 +253,7 @@ public final class Inbox {
          * table created from {@link #schemaScript}.
          */
         public Builder schemaMode(SchemaMode schemaMode) {
-            this.options = options.schemaMode(schemaMode);
+            storeOptions.schemaMode(schemaMode);
             return this;
         }
 
@@ -274,12 +274,12 @@ public final class Inbox {
          */
         public String schemaScript(Database database) {
             Objects.requireNonNull(database, "database must not be null");
-            return schemaMigrations().script(Dialect.of(database));
+            return schemaMigrations(storeOptions.build()).script(Dialect.of(database));
         }
 
-        private SchemaMigrations schemaMigrations() {
+        private static SchemaMigrations schemaMigrations(StoreOptions options) {
             String table = options.tablePrefix() + "inbox";
-            return StoreSetup.migrations("inbox:" + table, options).table(table)
+            return SchemaMigrations.builder("inbox:" + table).storeOptions(options).table(table)
                     .steps(migrations(options.qualifiedTable("inbox"), table)).build();
         }
 
@@ -294,10 +294,11 @@ public final class Inbox {
          * @throws StoreException when the database cannot be reached
          */
         public Inbox build() {
+            StoreOptions options = storeOptions.build();
             try {
                 Dialect dialect = StoreSetup.dialect(dataSource, options);
-                schemaMigrations().prepare(dataSource, options.schemaMode());
-                return new Inbox(this, dialect);
+                schemaMigrations(options).prepare(dataSource, options.schemaMode());
+                return new Inbox(this, options, dialect);
             } catch (SQLException e) {
                 throw new StoreException("cannot prepare table " + options.qualifiedTable("inbox"), e);
             }

@@ -45,8 +45,8 @@ class InboxStoreOptionsTest {
     void optionsGivenAtOnceSetThePrefixAndTheClock() throws SQLException {
         VirtualClock clock = new VirtualClock();
         DataSource db = db();
-        Inbox inbox = Inbox.builder("billing", db).storeOptions(StoreOptions.defaults().tablePrefix("shop_").clock(clock))
-                .expiry(Duration.ofHours(1)).build();
+        StoreOptions shop = StoreOptions.builder().tablePrefix("shop_").clock(clock).build();
+        Inbox inbox = Inbox.builder("billing", db).storeOptions(shop).expiry(Duration.ofHours(1)).build();
         try (Connection c = db.getConnection()) {
             inbox.record(c, "k");
         }
@@ -58,11 +58,19 @@ class InboxStoreOptionsTest {
 
     @Test
     void optionsAskingForTheDatabaseClockAreRefused() {
-        assertThatThrownBy(() -> Inbox.builder("billing", db()).storeOptions(StoreOptions.defaults().databaseClock(true)))
+        StoreOptions databaseClock = StoreOptions.builder().databaseClock(true).build();
+        assertThatThrownBy(() -> Inbox.builder("billing", db()).storeOptions(databaseClock))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("databaseClock is not supported by the inbox, got true");
-        assertThat(Inbox.builder("billing", db()).storeOptions(StoreOptions.defaults().databaseClock(false)).build())
-                .isNotNull();
+        StoreOptions storeClock = StoreOptions.builder().databaseClock(false).build();
+        assertThat(Inbox.builder("billing", db()).storeOptions(storeClock).build().tableName()).isEqualTo("stagger_inbox");
+    }
+
+    @Test
+    void aSetterAfterTheOptionsChangesThatOptionOnly() {
+        StoreOptions shop = StoreOptions.builder().tablePrefix("shop_").schemaMode(SchemaMode.VALIDATE).build();
+        assertThat(Inbox.builder("billing", db()).storeOptions(shop).schemaMode(SchemaMode.MIGRATE).build().tableName())
+                .isEqualTo("shop_inbox");
     }
 
     @Test

@@ -15,13 +15,13 @@ import org.jspecify.annotations.Nullable;
  * name or all at once ({@code storeOptions(..)}), so one configuration can serve several stores:
  *
  * <pre>{@code
- * StoreOptions shop = StoreOptions.defaults().tablePrefix("shop_").schemaMode(SchemaMode.VALIDATE);
+ * StoreOptions shop = StoreOptions.builder().tablePrefix("shop_").schemaMode(SchemaMode.VALIDATE).build();
  * JobQueue jobs = JobQueue.builder(dataSource).storeOptions(shop).build();          // shop_jobs
  * IdempotencyStore keys = JdbcIdempotencyStore.builder(dataSource).storeOptions(shop).build(); // shop_idempotency
  * Inbox inbox = Inbox.builder("billing", dataSource).storeOptions(shop).build();   // shop_inbox
  * }</pre>
  *
- * <p>Immutable; start from {@link #defaults()} and chain. Each setter checks its value at once and
+ * <p>Immutable and thread-safe. Each setter of the {@link Builder} checks its value at once and
  * throws {@link IllegalArgumentException} naming the option and the (shortened) value.
  */
 public final class StoreOptions {
@@ -30,8 +30,7 @@ public final class StoreOptions {
 
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,40}");
     private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-    private static final StoreOptions DEFAULTS =
-            new StoreOptions(DEFAULT_TABLE_PREFIX, null, Clock.system(), null, SchemaMode.MIGRATE);
+    private static final StoreOptions DEFAULTS = builder().build();
 
     private final String tablePrefix;
     private final @Nullable String schema;
@@ -39,13 +38,12 @@ public final class StoreOptions {
     private final @Nullable Boolean databaseClock;
     private final SchemaMode schemaMode;
 
-    private StoreOptions(String tablePrefix, @Nullable String schema, Clock clock, @Nullable Boolean databaseClock,
-                         SchemaMode schemaMode) {
-        this.tablePrefix = tablePrefix;
-        this.schema = schema;
-        this.clock = clock;
-        this.databaseClock = databaseClock;
-        this.schemaMode = schemaMode;
+    private StoreOptions(Builder b) {
+        this.tablePrefix = b.tablePrefix;
+        this.schema = b.schema;
+        this.clock = b.clock;
+        this.databaseClock = b.databaseClock;
+        this.schemaMode = b.schemaMode;
     }
 
     /**
@@ -56,63 +54,20 @@ public final class StoreOptions {
         return DEFAULTS;
     }
 
-    /**
-     * Prefix of every table a store writes, its schema version table
-     * ({@code <prefix>schema_version}) included; default {@value #DEFAULT_TABLE_PREFIX}. Distinct
-     * prefixes let several applications (or parallel test runs) share one database. Lower-case
-     * letters, digits and underscores, starting with a letter, at most 41 characters.
-     */
-    public StoreOptions tablePrefix(String tablePrefix) {
-        if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
-            throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
-        }
-        return new StoreOptions(tablePrefix, schema, clock, databaseClock, schemaMode);
+    /** Starts from the {@linkplain #defaults() defaults}. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /**
-     * The PostgreSQL schema holding the tables, created when missing (unless the schema mode is
-     * {@link SchemaMode#VALIDATE}); by default the connection's current schema. Lower-case letters,
-     * digits and underscores, at most 63 characters. A store refuses it on SQLite when it is built,
-     * and the job queue refuses it (its tables live in the connection's current schema).
-     */
-    public StoreOptions schema(String schema) {
-        if (schema == null || !SCHEMA.matcher(schema).matches()) {
-            throw new IllegalArgumentException("schema must match " + SCHEMA + ", got " + Echo.of(schema));
-        }
-        return new StoreOptions(tablePrefix, schema, clock, databaseClock, schemaMode);
-    }
-
-    /**
-     * The application's clock: where stored times come from when the database's clock is not used
-     * (see {@link #databaseClock(boolean)}), and what times the store's background work (a job
-     * pool's polls and heartbeats, the idempotency store's purge schedule); default
-     * {@link Clock#system()}. A {@code VirtualClock} lets tests walk through schedules.
-     */
-    public StoreOptions clock(Clock clock) {
-        return new StoreOptions(tablePrefix, schema, Objects.requireNonNull(clock, "clock must not be null"),
-                databaseClock, schemaMode);
-    }
-
-    /**
-     * Whether leases, run-at times and expiries are computed and compared in SQL with the database
-     * server's clock (true) or with the store's {@link #clock(Clock) clock} (false). Default: true
-     * on PostgreSQL, where servers whose clocks may disagree share the tables (one whose clock runs
-     * ahead would otherwise take over live leases early); false on SQLite, one file on one machine
-     * whose clock every user shares. The inbox always uses the store's clock (its times only say
-     * when a key may be purged) and refuses {@code true}.
-     */
-    public StoreOptions databaseClock(boolean databaseClock) {
-        return new StoreOptions(tablePrefix, schema, clock, databaseClock, schemaMode);
-    }
-
-    /**
-     * {@link SchemaMode#MIGRATE} (default) creates or upgrades the tables when the store is built;
-     * {@link SchemaMode#VALIDATE} changes nothing and fails naming what is missing, for schemas
-     * applied from the SQL files the stores ship, and for tools that must not create tables.
-     */
-    public StoreOptions schemaMode(SchemaMode schemaMode) {
-        return new StoreOptions(tablePrefix, schema, clock, databaseClock,
-                Objects.requireNonNull(schemaMode, "schemaMode must not be null"));
+    /** A builder holding these options, to change some of them. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.tablePrefix = tablePrefix;
+        b.schema = schema;
+        b.clock = clock;
+        b.databaseClock = databaseClock;
+        b.schemaMode = schemaMode;
+        return b;
     }
 
     /** The table prefix. */
@@ -142,14 +97,14 @@ public final class StoreOptions {
 
     /**
      * Whether a store on {@code database} uses the database's clock: the value set with
-     * {@link #databaseClock(boolean)}, else true on PostgreSQL and false on SQLite.
+     * {@link Builder#databaseClock(boolean)}, else true on PostgreSQL and false on SQLite.
      */
     public boolean usesDatabaseClock(Database database) {
         Objects.requireNonNull(database, "database must not be null");
         return databaseClock != null ? databaseClock : database == Database.POSTGRESQL;
     }
 
-    /** {@code name} with the prefix, qualified by the schema when one is set: {@code billing.shop_jobs}. */
+    /** {@code name} with the prefix, qualified by the schema when one is set: {@code billing.shop_inbox}. */
     public String qualifiedTable(String name) {
         Objects.requireNonNull(name, "name must not be null");
         return (schema == null ? "" : schema + ".") + tablePrefix + name;
@@ -160,5 +115,87 @@ public final class StoreOptions {
         return "StoreOptions{tablePrefix=" + tablePrefix + ", schema=" + schema + ", clock=" + clock
                 + ", databaseClock=" + (databaseClock == null ? "default" : databaseClock) + ", schemaMode="
                 + schemaMode + "}";
+    }
+
+    /** Configures {@link StoreOptions}; every setter checks its value at once. Not thread-safe. */
+    public static final class Builder {
+        private String tablePrefix = DEFAULT_TABLE_PREFIX;
+        private @Nullable String schema;
+        private Clock clock = Clock.system();
+        private @Nullable Boolean databaseClock;
+        private SchemaMode schemaMode = SchemaMode.MIGRATE;
+
+        private Builder() {
+        }
+
+        /**
+         * Prefix of every table a store writes, its schema version table
+         * ({@code <prefix>schema_version}) included; default {@value #DEFAULT_TABLE_PREFIX}.
+         * Distinct prefixes let several applications (or parallel test runs) share one database.
+         * Lower-case letters, digits and underscores, starting with a letter, at most 41
+         * characters.
+         */
+        public Builder tablePrefix(String tablePrefix) {
+            if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
+                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
+            }
+            this.tablePrefix = tablePrefix;
+            return this;
+        }
+
+        /**
+         * The PostgreSQL schema holding the tables, created when missing (unless the schema mode
+         * is {@link SchemaMode#VALIDATE}); by default the connection's current schema. Lower-case
+         * letters, digits and underscores, at most 63 characters. A store refuses it on SQLite
+         * when it is built, and the job queue refuses it (its tables live in the connection's
+         * current schema).
+         */
+        public Builder schema(String schema) {
+            if (schema == null || !SCHEMA.matcher(schema).matches()) {
+                throw new IllegalArgumentException("schema must match " + SCHEMA + ", got " + Echo.of(schema));
+            }
+            this.schema = schema;
+            return this;
+        }
+
+        /**
+         * The application's clock: where stored times come from when the database's clock is not
+         * used (see {@link #databaseClock(boolean)}), and what times the store's background work
+         * (a job pool's polls and heartbeats, the idempotency store's purge schedule); default
+         * {@link Clock#system()}. A {@code VirtualClock} lets tests walk through schedules.
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock must not be null");
+            return this;
+        }
+
+        /**
+         * Whether leases, run-at times and expiries are computed and compared in SQL with the
+         * database server's clock (true) or with the store's {@link #clock(Clock) clock} (false).
+         * Default: true on PostgreSQL, where servers whose clocks may disagree share the tables
+         * (one whose clock runs ahead would otherwise take over live leases early); false on
+         * SQLite, one file on one machine whose clock every user shares. The inbox always uses the
+         * store's clock (its times only say when a key may be purged) and refuses {@code true}.
+         */
+        public Builder databaseClock(boolean databaseClock) {
+            this.databaseClock = databaseClock;
+            return this;
+        }
+
+        /**
+         * {@link SchemaMode#MIGRATE} (default) creates or upgrades the tables when the store is
+         * built; {@link SchemaMode#VALIDATE} changes nothing and fails naming what is missing, for
+         * schemas applied from the SQL files the stores ship, and for tools that must not create
+         * tables.
+         */
+        public Builder schemaMode(SchemaMode schemaMode) {
+            this.schemaMode = Objects.requireNonNull(schemaMode, "schemaMode must not be null");
+            return this;
+        }
+
+        /** The options set so far. */
+        public StoreOptions build() {
+            return new StoreOptions(this);
+        }
     }
 }

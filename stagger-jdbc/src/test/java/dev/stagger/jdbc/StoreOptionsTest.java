@@ -22,10 +22,12 @@ class StoreOptionsTest {
     }
 
     @Test
-    void eachSetterReturnsNewOptionsAndLeavesTheOldOnesAlone() {
+    void theBuilderSetsEachOptionAndBuiltOptionsNeverChange() {
         VirtualClock clock = new VirtualClock();
-        StoreOptions shop = StoreOptions.defaults().tablePrefix("shop_").schema("billing").clock(clock)
+        StoreOptions.Builder b = StoreOptions.builder().tablePrefix("shop_").schema("billing").clock(clock)
                 .databaseClock(false).schemaMode(SchemaMode.VALIDATE);
+        StoreOptions shop = b.build();
+        b.tablePrefix("other_");
         assertThat(shop.tablePrefix()).isEqualTo("shop_");
         assertThat(shop.schema()).contains("billing");
         assertThat(shop.clock()).isSameAs(clock);
@@ -35,9 +37,20 @@ class StoreOptionsTest {
     }
 
     @Test
+    void toBuilderKeepsEveryOptionNotChanged() {
+        StoreOptions shop = StoreOptions.builder().tablePrefix("shop_").schema("billing").databaseClock(true).build();
+        StoreOptions validating = shop.toBuilder().schemaMode(SchemaMode.VALIDATE).build();
+        assertThat(validating.tablePrefix()).isEqualTo("shop_");
+        assertThat(validating.schema()).contains("billing");
+        assertThat(validating.databaseClock()).contains(true);
+        assertThat(validating.schemaMode()).isEqualTo(SchemaMode.VALIDATE);
+        assertThat(shop.schemaMode()).isEqualTo(SchemaMode.MIGRATE);
+    }
+
+    @Test
     void aTableIsThePrefixAndTheNameQualifiedByTheSchemaWhenOneIsSet() {
         assertThat(StoreOptions.defaults().qualifiedTable("jobs")).isEqualTo("stagger_jobs");
-        assertThat(StoreOptions.defaults().tablePrefix("shop_").schema("billing").qualifiedTable("inbox"))
+        assertThat(StoreOptions.builder().tablePrefix("shop_").schema("billing").build().qualifiedTable("inbox"))
                 .isEqualTo("billing.shop_inbox");
     }
 
@@ -46,31 +59,31 @@ class StoreOptionsTest {
         StoreOptions defaults = StoreOptions.defaults();
         assertThat(defaults.usesDatabaseClock(Database.POSTGRESQL)).isTrue();
         assertThat(defaults.usesDatabaseClock(Database.SQLITE)).isFalse();
-        assertThat(defaults.databaseClock(false).usesDatabaseClock(Database.POSTGRESQL)).isFalse();
-        assertThat(defaults.databaseClock(true).usesDatabaseClock(Database.SQLITE)).isTrue();
+        assertThat(defaults.toBuilder().databaseClock(false).build().usesDatabaseClock(Database.POSTGRESQL)).isFalse();
+        assertThat(defaults.toBuilder().databaseClock(true).build().usesDatabaseClock(Database.SQLITE)).isTrue();
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"Shop_", "1shop_", "_shop", "shop-", "shop.", "keys; DROP TABLE users", "", "a_b c"})
     void aTablePrefixThatIsNotPlainIsRefusedNamingTheFieldAndTheValue(String prefix) {
-        assertThatThrownBy(() -> StoreOptions.defaults().tablePrefix(prefix))
+        assertThatThrownBy(() -> StoreOptions.builder().tablePrefix(prefix))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("tablePrefix must match [a-z][a-z0-9_]{0,40}, got '" + prefix + "'");
     }
 
     @Test
     void aTablePrefixLongerThan41CharactersIsRefusedWithACappedEcho() {
-        assertThat(StoreOptions.defaults().tablePrefix("p" + "_".repeat(40)).tablePrefix()).hasSize(41);
-        assertThatThrownBy(() -> StoreOptions.defaults().tablePrefix("p" + "_".repeat(41)))
+        assertThat(StoreOptions.builder().tablePrefix("p" + "_".repeat(40)).build().tablePrefix()).hasSize(41);
+        assertThatThrownBy(() -> StoreOptions.builder().tablePrefix("p" + "_".repeat(41)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");
-        assertThatThrownBy(() -> StoreOptions.defaults().tablePrefix("x".repeat(10_000)))
+        assertThatThrownBy(() -> StoreOptions.builder().tablePrefix("x".repeat(10_000)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix")
                 .hasMessageContaining("(10000 characters)").message().hasSizeLessThan(200);
     }
 
     @Test
     void aNullTablePrefixIsRefusedNamingTheField() {
-        assertThatThrownBy(() -> StoreOptions.defaults().tablePrefix(null))
+        assertThatThrownBy(() -> StoreOptions.builder().tablePrefix(null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("tablePrefix must match [a-z][a-z0-9_]{0,40}, got null");
     }
@@ -78,16 +91,16 @@ class StoreOptionsTest {
     @ParameterizedTest
     @ValueSource(strings = {"Billing", "9billing", "billing.x", "app; DROP", ""})
     void aSchemaThatIsNotPlainIsRefusedNamingTheFieldAndTheValue(String schema) {
-        assertThatThrownBy(() -> StoreOptions.defaults().schema(schema))
+        assertThatThrownBy(() -> StoreOptions.builder().schema(schema))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("schema must match [a-z_][a-z0-9_]{0,62}, got '" + schema + "'");
     }
 
     @Test
     void aMissingClockOrSchemaModeIsRefusedNamingTheField() {
-        assertThatThrownBy(() -> StoreOptions.defaults().clock(null))
+        assertThatThrownBy(() -> StoreOptions.builder().clock(null))
                 .isInstanceOf(NullPointerException.class).hasMessage("clock must not be null");
-        assertThatThrownBy(() -> StoreOptions.defaults().schemaMode(null))
+        assertThatThrownBy(() -> StoreOptions.builder().schemaMode(null))
                 .isInstanceOf(NullPointerException.class).hasMessage("schemaMode must not be null");
     }
 }

@@ -319,7 +319,7 @@ public final class JobQueue {
      */
     public static final class Builder {
         private final DataSource dataSource;
-        private StoreOptions options = StoreOptions.defaults();
+        private StoreOptions.Builder storeOptions = StoreOptions.builder();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Checks.notNull("dataSource", dataSource);
@@ -336,7 +336,7 @@ public final class JobQueue {
                 throw new IllegalArgumentException("schema is not supported by the job queue, got "
                         + Echo.of(options.schema().get()));
             }
-            this.options = options;
+            this.storeOptions = options.toBuilder();
             return this;
         }
 
@@ -346,7 +346,7 @@ public final class JobQueue {
          * {@link StoreOptions#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
-            this.options = options.tablePrefix(tablePrefix);
+            storeOptions.tablePrefix(tablePrefix);
             return this;
         }
 
@@ -357,7 +357,7 @@ public final class JobQueue {
          * {@link dev.stagger.testing.VirtualClock} lets tests walk through schedules.
          */
         public Builder clock(Clock clock) {
-            this.options = options.clock(clock);
+            storeOptions.clock(clock);
             return this;
         }
 
@@ -370,7 +370,7 @@ public final class JobQueue {
          * shares.
          */
         public Builder databaseClock(boolean databaseClock) {
-            this.options = options.databaseClock(databaseClock);
+            storeOptions.databaseClock(databaseClock);
             return this;
         }
 
@@ -381,7 +381,7 @@ public final class JobQueue {
          * in a database that is not a job store.
          */
         public Builder schemaMode(SchemaMode schemaMode) {
-            this.options = options.schemaMode(schemaMode);
+            storeOptions.schemaMode(schemaMode);
             return this;
         }
 
@@ -397,7 +397,7 @@ public final class JobQueue {
 
         /** The queue's schema definition for this prefix. */
         SchemaMigrations schemaMigrations() {
-            return JobTables.schema(options.tablePrefix());
+            return JobTables.schema(storeOptions.build());
         }
 
         /**
@@ -409,6 +409,7 @@ public final class JobQueue {
          * @throws StoreException when the database cannot be reached
          */
         public JobQueue build() {
+            StoreOptions options = storeOptions.build();
             try {
                 Dialect dialect = StoreSetup.dialect(dataSource, options);
                 schemaMigrations().prepare(dataSource, options.schemaMode());

@@ -31,14 +31,4 @@ public final class StoreSetup {
     public static boolean databaseClock(StoreOptions options, Dialect dialect) {
         return options.usesDatabaseClock(dialect == Dialect.POSTGRESQL ? Database.POSTGRESQL : Database.SQLITE);
     }
-
-    /**
-     * The start of a store's schema definition recorded as {@code component}: its version table
-     * follows the options' prefix, and its tables live in their schema when one is set.
-     */
-    public static SchemaMigrations.Builder migrations(String component, StoreOptions options) {
-        SchemaMigrations.Builder b = SchemaMigrations.builder(component).tablePrefix(options.tablePrefix());
-        options.schema().ifPresent(b::schema);
-        return b;
-    }
 }
