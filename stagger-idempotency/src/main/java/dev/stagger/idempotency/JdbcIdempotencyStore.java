@@ -3,17 +3,18 @@ package dev.stagger.idempotency;
 import dev.stagger.jdbc.StoreException;
 import dev.stagger.Clock;
 import dev.stagger.idempotency.internal.ClaimRules;
-import dev.stagger.idempotency.internal.ConnectionPool;
+import dev.stagger.jdbc.internal.ConnectionPool;
 import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.HeaderCodec;
 import dev.stagger.idempotency.internal.SafeListener;
 import dev.stagger.jdbc.Database;
+import dev.stagger.jdbc.StoreOptions;
+import dev.stagger.jdbc.internal.StoreSetup;
 import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
-import dev.stagger.jdbc.internal.Echo;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,7 +27,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -54,11 +54,10 @@ import javax.sql.DataSource;
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseable {
     /** The default table prefix: the table is then {@value #DEFAULT_TABLE}. */
-    public static final String DEFAULT_TABLE_PREFIX = SchemaMigrations.DEFAULT_TABLE_PREFIX;
+    public static final String DEFAULT_TABLE_PREFIX = StoreOptions.DEFAULT_TABLE_PREFIX;
     /** The default table name. */
     public static final String DEFAULT_TABLE = DEFAULT_TABLE_PREFIX + "idempotency";
 
-    private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,40}");
     private static final int MAX_CLAIM_ROUNDS = 16;
     private static final int SQLITE_CONNECTIONS = 4;
     /** Marks where "now" goes in a statement's parameters: bound from the clock, or nothing when the database reads its own. */
@@ -83,11 +82,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     private final AtomicReference<Clock.Cancellable> nextPurge = new AtomicReference<>();
     private volatile boolean closed;
 
-    private JdbcIdempotencyStore(Builder b, Dialect dialect, boolean databaseClock) {
+    private JdbcIdempotencyStore(Builder b, StoreOptions options, Dialect dialect, boolean databaseClock) {
         this.ownPool = b.ownPool;
         this.dataSource = b.dataSource;
-        this.table = b.qualifiedTable();
-        this.clock = b.clock;
+        this.table = options.qualifiedTable("idempotency");
+        this.clock = options.clock();
         this.dialect = dialect;
         this.databaseClock = databaseClock;
         this.listener = new SafeListener(b.listener);
@@ -135,15 +134,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         return new Builder(dataSource);
     }
 
-    /** Configures a {@link JdbcIdempotencyStore}. Not thread-safe. */
+    /**
+     * Configures a {@link JdbcIdempotencyStore}. The store options ({@link StoreOptions}: table
+     * prefix, schema, clock, database clock, schema mode) are set one by one here or all at once
+     * with {@link #storeOptions}. Not thread-safe.
+     */
     public static final class Builder {
         private final DataSource dataSource;
         private final ConnectionPool ownPool;
-        private String tablePrefix = DEFAULT_TABLE_PREFIX;
-        private String schema;
-        private Clock clock = Clock.system();
-        private Boolean databaseClock;
-        private SchemaMode schemaMode = SchemaMode.MIGRATE;
+        private StoreOptions.Builder storeOptions = StoreOptions.builder();
         private Duration purgeInterval;
         private int purgeBatchSize = 1000;
         private IdempotencyListener listener = IdempotencyListener.none();
@@ -153,30 +152,32 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
             this.dataSource = ownPool != null ? ownPool : dataSource;
         }
 
+        /** All store options at once, replacing any set before. */
+        public Builder storeOptions(StoreOptions options) {
+            if (options == null) {
+                throw new NullPointerException("storeOptions must not be null");
+            }
+            this.storeOptions = options.toBuilder();
+            return this;
+        }
+
         /**
          * Prefix of every table the store writes: {@code <prefix>idempotency} and the schema
          * version table {@code <prefix>schema_version}; default {@value #DEFAULT_TABLE_PREFIX}.
-         * Distinct prefixes let several applications (or parallel test runs) share one database.
-         * Lower-case letters, digits and underscores, starting with a letter, at most 41.
+         * See {@link StoreOptions#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
-            if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
-                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
-            }
-            this.tablePrefix = tablePrefix;
+            storeOptions.tablePrefix(tablePrefix);
             return this;
         }
 
         /**
          * The PostgreSQL schema holding the tables (created when missing, unless the schema mode is
-         * {@link SchemaMode#VALIDATE}); by default the connection's current schema. Lower-case
-         * letters, digits and underscores. Refused at {@link #build()} on SQLite.
+         * {@link SchemaMode#VALIDATE}); by default the connection's current schema. See
+         * {@link StoreOptions#schema(String)}. Refused at {@link #build()} on SQLite.
          */
         public Builder schema(String schema) {
-            if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
-                throw new IllegalArgumentException("schema must match [a-z_][a-z0-9_]{0,62}, got " + Echo.of(schema));
-            }
-            this.schema = schema;
+            storeOptions.schema(schema);
             return this;
         }
 
@@ -186,10 +187,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * default {@link Clock#system()}.
          */
         public Builder clock(Clock clock) {
-            if (clock == null) {
-                throw new NullPointerException("clock must not be null");
-            }
-            this.clock = clock;
+            storeOptions.clock(clock);
             return this;
         }
 
@@ -200,7 +198,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * machine, whose clock is the only one.
          */
         public Builder databaseClock(boolean databaseClock) {
-            this.databaseClock = databaseClock;
+            storeOptions.databaseClock(databaseClock);
             return this;
         }
 
@@ -210,10 +208,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * schemas applied from the shipped SQL files.
          */
         public Builder schemaMode(SchemaMode schemaMode) {
-            if (schemaMode == null) {
-                throw new NullPointerException("schemaMode must not be null");
-            }
-            this.schemaMode = schemaMode;
+            storeOptions.schemaMode(schemaMode);
             return this;
         }
 
@@ -265,18 +260,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
         /** The store's schema definition as configured here. */
         SchemaMigrations schemaMigrations() {
-            String name = tablePrefix + "idempotency";
-            String qualified = qualifiedTable();
-            SchemaMigrations.Builder b = SchemaMigrations.builder("idempotency:" + name).tablePrefix(tablePrefix)
-                    .table(name).steps(migrations(qualified, name));
-            if (schema != null) {
-                b.schema(schema);
-            }
-            return b.build();
+            return schemaMigrations(storeOptions.build());
         }
 
-        private String qualifiedTable() {
-            return (schema == null ? "" : schema + ".") + tablePrefix + "idempotency";
+        private static SchemaMigrations schemaMigrations(StoreOptions options) {
+            String name = options.tablePrefix() + "idempotency";
+            return SchemaMigrations.builder("idempotency:" + name).storeOptions(options).table(name)
+                    .steps(migrations(options.qualifiedTable("idempotency"), name)).build();
         }
 
         /**
@@ -290,21 +280,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * @throws StoreException when the database cannot be reached
          */
         public JdbcIdempotencyStore build() {
+            StoreOptions options = storeOptions.build();
             try {
-                Dialect dialect = Dialect.of(dataSource);
-                if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
-                    throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
-                }
-                if (schema != null && dialect != Dialect.POSTGRESQL) {
-                    throw new IllegalArgumentException("schema is supported on PostgreSQL only, got " + dialect);
-                }
-                schemaMigrations().prepare(dataSource, schemaMode);
-                JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, dialect,
-                        databaseClock != null ? databaseClock : dialect == Dialect.POSTGRESQL);
+                Dialect dialect = StoreSetup.dialect(dataSource, options);
+                schemaMigrations(options).prepare(dataSource, options.schemaMode());
+                JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, options, dialect,
+                        StoreSetup.databaseClock(options, dialect));
                 store.schedulePurge();
                 return store;
             } catch (SQLException e) {
-                throw new StoreException("cannot prepare table " + qualifiedTable(), e);
+                throw new StoreException("cannot prepare table " + options.qualifiedTable("idempotency"), e);
             }
         }
     }

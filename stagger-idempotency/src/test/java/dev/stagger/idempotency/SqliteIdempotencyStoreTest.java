@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.StoreOptions;
 import dev.stagger.jdbc.internal.SimpleDataSource;
 import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
@@ -77,5 +78,14 @@ class SqliteIdempotencyStoreTest extends IdempotencyStoreContract {
     void aSchemaIsRefusedOnSqlite() {
         assertThatThrownBy(() -> JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("x.db"))).schema("app").build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("schema");
+    }
+
+    @Test
+    void optionsGivenAtOnceSetThePrefixAndTheDatabaseClock() {
+        try (JdbcIdempotencyStore shop = JdbcIdempotencyStore.builder(SqliteDataSource.file(dir.resolve("x.db")))
+                .storeOptions(StoreOptions.builder().tablePrefix("shop_").databaseClock(true).build()).build()) {
+            assertThat(shop.tableName()).isEqualTo("shop_idempotency");
+            assertThat(shop.usesDatabaseClock()).isTrue();
+        }
     }
 }

@@ -1,9 +1,14 @@
 package dev.stagger.inbox;
 
 import dev.stagger.Clock;
+import dev.stagger.jdbc.Database;
+import dev.stagger.jdbc.SchemaMode;
+import dev.stagger.jdbc.SchemaNotReadyException;
+import dev.stagger.jdbc.StoreException;
+import dev.stagger.jdbc.StoreOptions;
 import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jdbc.internal.SchemaMigrations;
-import dev.stagger.jdbc.StoreException;
+import dev.stagger.jdbc.internal.StoreSetup;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -49,14 +53,13 @@ import javax.sql.DataSource;
  * it is given, or borrows one from the data source.
  */
 public final class Inbox {
-    /** The default table name. */
-    public static final String DEFAULT_TABLE = "stagger_inbox";
+    /** The default table name: {@code <prefix>inbox} with the default prefix. */
+    public static final String DEFAULT_TABLE = StoreOptions.DEFAULT_TABLE_PREFIX + "inbox";
     /** The default time a processed key is kept. */
     public static final Duration DEFAULT_EXPIRY = Duration.ofDays(7);
     /** The longest key accepted: a message id, an event id or a job key. */
     public static final int MAX_KEY_LENGTH = 255;
 
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
     private static final int MAX_NAME_LENGTH = 100;
 
     private final String name;
@@ -66,12 +69,12 @@ public final class Inbox {
     private final Clock clock;
     private final String insert;
 
-    private Inbox(Builder b, Dialect dialect) {
+    private Inbox(Builder b, StoreOptions options, Dialect dialect) {
         this.name = b.name;
         this.dataSource = b.dataSource;
-        this.table = b.table;
+        this.table = options.qualifiedTable("inbox");
         this.expiryMillis = b.expiry.toMillis();
-        this.clock = b.clock;
+        this.clock = options.clock();
         this.insert = dialect.insertIfAbsent(table, List.of("consumer", "message_key", "processed_at", "expires_at"),
                 List.of("consumer", "message_key"));
     }
@@ -89,7 +92,7 @@ public final class Inbox {
         return name;
     }
 
-    /** The table it uses. */
+    /** The table it uses, {@code <prefix>inbox}, schema-qualified where a schema is set. */
     public String tableName() {
         return table;
     }
@@ -164,7 +167,8 @@ public final class Inbox {
         }
     }
 
-    private static List<Function<Dialect, List<String>>> migrations(String table) {
+    /** Version 1: the table and its expiry index (an index name takes no schema: it lives with its table). */
+    private static List<Function<Dialect, List<String>>> migrations(String table, String name) {
         return List.of(dialect -> List.of(
                 "CREATE TABLE " + table + " ("
                         + "consumer VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL, "
@@ -172,7 +176,7 @@ public final class Inbox {
                         + "processed_at BIGINT NOT NULL, "
                         + "expires_at BIGINT NOT NULL, "
                         + "PRIMARY KEY (consumer, message_key))",
-                "CREATE INDEX " + table + "_expires ON " + table + " (consumer, expires_at)"));
+                "CREATE INDEX " + name + "_expires ON " + table + " (consumer, expires_at)"));
     }
 
     @Override
@@ -180,13 +184,16 @@ public final class Inbox {
         return "Inbox[" + name + ", table=" + table + "]";
     }
 
-    /** Configures an {@link Inbox}. Not thread-safe. */
+    /**
+     * Configures an {@link Inbox}. The store options ({@link StoreOptions}: table prefix, schema,
+     * clock, schema mode) are set one by one here or all at once with {@link #storeOptions}. Not
+     * thread-safe.
+     */
     public static final class Builder {
         private final String name;
         private final DataSource dataSource;
-        private String table = DEFAULT_TABLE;
+        private StoreOptions.Builder storeOptions = StoreOptions.builder();
         private Duration expiry = DEFAULT_EXPIRY;
-        private Clock clock = Clock.system();
 
         private Builder(String name, DataSource dataSource) {
             Objects.requireNonNull(name, "name must not be null");
@@ -200,16 +207,53 @@ public final class Inbox {
         }
 
         /**
-         * The table, default {@value #DEFAULT_TABLE}; several inboxes (different names) can share
-         * one table, and distinct tables keep parallel test runs apart.
+         * All store options at once, replacing any set before. The inbox's times come from its
+         * clock (they only say when a key may be purged), so options asking for the database's
+         * clock are refused.
          */
-        public Builder tableName(String table) {
-            Objects.requireNonNull(table, "tableName must not be null");
-            if (!TABLE_NAME.matcher(table).matches()) {
-                throw new IllegalArgumentException("tableName must match " + TABLE_NAME + ", got '"
-                        + (table.length() > 64 ? table.substring(0, 64) + "...' (" + table.length() + " characters)" : table + "'"));
+        public Builder storeOptions(StoreOptions options) {
+            Objects.requireNonNull(options, "storeOptions must not be null");
+            if (options.databaseClock().orElse(false)) {
+                throw new IllegalArgumentException("databaseClock is not supported by the inbox, got true");
             }
-            this.table = table;
+            this.storeOptions = options.toBuilder();
+            return this;
+        }
+
+        /**
+         * Prefix of every table the inbox writes: {@code <prefix>inbox} and the schema version
+         * table {@code <prefix>schema_version}; default {@code stagger_}. Several inboxes (different
+         * names) can share one table, and distinct prefixes keep parallel test runs apart. See
+         * {@link StoreOptions#tablePrefix(String)}.
+         */
+        public Builder tablePrefix(String tablePrefix) {
+            storeOptions.tablePrefix(tablePrefix);
+            return this;
+        }
+
+        /**
+         * The PostgreSQL schema holding the tables (created when missing, unless the schema mode is
+         * {@link SchemaMode#VALIDATE}); by default the connection's current schema. See
+         * {@link StoreOptions#schema(String)}. Refused at {@link #build()} on SQLite.
+         */
+        public Builder schema(String schema) {
+            storeOptions.schema(schema);
+            return this;
+        }
+
+        /** Where processed and expiry times are read; default {@link Clock#system()}. */
+        public Builder clock(Clock clock) {
+            storeOptions.clock(clock);
+            return this;
+        }
+
+        /**
+         * {@link SchemaMode#MIGRATE} (default) creates or upgrades the table at {@link #build()};
+         * {@link SchemaMode#VALIDATE} changes nothing and fails naming what is missing, for a
+         * table created from {@link #schemaScript}.
+         */
+        public Builder schemaMode(SchemaMode schemaMode) {
+            storeOptions.schemaMode(schemaMode);
             return this;
         }
 
@@ -223,28 +267,40 @@ public final class Inbox {
             return this;
         }
 
-        /** Where processed and expiry times are read; default {@link Clock#system()}. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock must not be null");
-            return this;
+        /**
+         * The SQL that creates (version by version) the inbox's tables as configured here (prefix,
+         * schema) on {@code database}, without touching any database: for a migration tool. An
+         * inbox built with {@link SchemaMode#VALIDATE} accepts a database it was applied to.
+         */
+        public String schemaScript(Database database) {
+            Objects.requireNonNull(database, "database must not be null");
+            return schemaMigrations(storeOptions.build()).script(Dialect.of(database));
+        }
+
+        private static SchemaMigrations schemaMigrations(StoreOptions options) {
+            String table = options.tablePrefix() + "inbox";
+            return SchemaMigrations.builder("inbox:" + table).storeOptions(options).table(table)
+                    .steps(migrations(options.qualifiedTable("inbox"), table)).build();
         }
 
         /**
-         * Creates or migrates the table and returns the inbox.
+         * Creates or migrates the table (or checks it, in {@link SchemaMode#VALIDATE}) and returns
+         * the inbox.
          *
-         * @throws IllegalArgumentException when the database is neither SQLite nor PostgreSQL
+         * @throws IllegalArgumentException when the database is neither SQLite nor PostgreSQL, or
+         *     a schema is set on SQLite
+         * @throws SchemaNotReadyException in {@link SchemaMode#VALIDATE} when the table or its
+         *     recorded version is missing
          * @throws StoreException when the database cannot be reached
          */
         public Inbox build() {
+            StoreOptions options = storeOptions.build();
             try {
-                Dialect dialect = Dialect.of(dataSource);
-                if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
-                    throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
-                }
-                SchemaMigrations.builder("inbox:" + table).table(table).steps(migrations(table)).build().apply(dataSource);
-                return new Inbox(this, dialect);
+                Dialect dialect = StoreSetup.dialect(dataSource, options);
+                schemaMigrations(options).prepare(dataSource, options.schemaMode());
+                return new Inbox(this, options, dialect);
             } catch (SQLException e) {
-                throw new StoreException("cannot prepare table " + table, e);
+                throw new StoreException("cannot prepare table " + options.qualifiedTable("inbox"), e);
             }
         }
     }

@@ -25,17 +25,18 @@ abstract class InboxContract {
 
     abstract DataSource dataSource();
 
-    String table() {
-        return "stagger_inbox_t" + Long.toHexString(System.nanoTime());
+    /** A table prefix of this test's own, so that runs and tests never share a table. */
+    String prefix() {
+        return "stagger_t" + Long.toHexString(System.nanoTime()) + "_";
     }
 
-    Inbox inbox(String name, String table) {
-        return Inbox.builder(name, dataSource()).tableName(table).expiry(Duration.ofHours(1)).clock(clock).build();
+    Inbox inbox(String name, String prefix) {
+        return Inbox.builder(name, dataSource()).tablePrefix(prefix).expiry(Duration.ofHours(1)).clock(clock).build();
     }
 
     @Test
     void theFirstDeliveryIsRecordedAndTheSecondIsADuplicate() throws SQLException {
-        Inbox inbox = inbox("billing", table());
+        Inbox inbox = inbox("billing", prefix());
         try (Connection c = dataSource().getConnection()) {
             assertThat(inbox.record(c, "order-1")).isTrue();
             assertThat(inbox.record(c, "order-1")).isFalse();
@@ -46,7 +47,7 @@ abstract class InboxContract {
 
     @Test
     void aRolledBackTransactionLeavesTheKeyUnprocessed() throws SQLException {
-        Inbox inbox = inbox("billing", table());
+        Inbox inbox = inbox("billing", prefix());
         try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             assertThat(inbox.record(c, "order-1")).isTrue();
@@ -59,9 +60,9 @@ abstract class InboxContract {
 
     @Test
     void twoConsumersOfOneMessageEachProcessItOnce() throws SQLException {
-        String table = table();
-        Inbox billing = inbox("billing", table);
-        Inbox shipping = inbox("shipping", table);
+        String prefix = prefix();
+        Inbox billing = inbox("billing", prefix);
+        Inbox shipping = inbox("shipping", prefix);
         try (Connection c = dataSource().getConnection()) {
             assertThat(billing.record(c, "event-9")).isTrue();
             assertThat(shipping.record(c, "event-9")).isTrue();
@@ -71,7 +72,7 @@ abstract class InboxContract {
 
     @Test
     void expiredKeysArePurgedAndKeysWithinTheirExpiryAreKept() throws SQLException {
-        Inbox inbox = inbox("billing", table());
+        Inbox inbox = inbox("billing", prefix());
         try (Connection c = dataSource().getConnection()) {
             inbox.record(c, "old");
             clock.advance(Duration.ofMinutes(59));
@@ -86,9 +87,9 @@ abstract class InboxContract {
 
     @Test
     void purgingTouchesOnlyItsOwnConsumer() throws SQLException {
-        String table = table();
-        Inbox billing = inbox("billing", table);
-        Inbox shipping = Inbox.builder("shipping", dataSource()).tableName(table).expiry(Duration.ofDays(2))
+        String prefix = prefix();
+        Inbox billing = inbox("billing", prefix);
+        Inbox shipping = Inbox.builder("shipping", dataSource()).tablePrefix(prefix).expiry(Duration.ofDays(2))
                 .clock(clock).build();
         try (Connection c = dataSource().getConnection()) {
             billing.record(c, "k");
@@ -102,7 +103,7 @@ abstract class InboxContract {
 
     @Test
     void aKeyTooLongIsRefusedNamingTheFieldWithoutEchoingItWhole() throws SQLException {
-        Inbox inbox = inbox("billing", table());
+        Inbox inbox = inbox("billing", prefix());
         String key = "k".repeat(300);
         try (Connection c = dataSource().getConnection()) {
             assertThatThrownBy(() -> inbox.record(c, key)).isInstanceOf(IllegalArgumentException.class)
@@ -117,8 +118,8 @@ abstract class InboxContract {
 
     @Test
     void aFailedStatementIsAnUncheckedStoreExceptionWithTheSqlState() throws SQLException {
-        String table = table();
-        Inbox inbox = inbox("billing", table);
+        Inbox inbox = inbox("billing", prefix());
+        String table = inbox.tableName();
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
             s.execute("DROP TABLE " + table);
             assertThatThrownBy(() -> inbox.record(c, "k")).isInstanceOf(StoreException.class)

@@ -29,7 +29,7 @@ class PostgresInboxTest extends InboxContract {
 
     @Test
     void aSecondDeliveryRacingTheFirstWaitsForItAndThenSeesADuplicate() throws Exception {
-        Inbox inbox = inbox("billing", table());
+        Inbox inbox = inbox("billing", prefix());
         CountDownLatch firstRecorded = new CountDownLatch(1);
         CountDownLatch finishFirst = new CountDownLatch(1);
         CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> {
@@ -59,5 +59,22 @@ class PostgresInboxTest extends InboxContract {
         finishFirst.countDown();
         assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(second.get(10, TimeUnit.SECONDS)).isFalse();
+    }
+
+    @Test
+    void aSchemaHoldsTheTable() throws SQLException {
+        String schema = "inbox_s" + Long.toHexString(System.nanoTime());
+        try {
+            Inbox inbox = Inbox.builder("billing", ds).schema(schema).tablePrefix("shop_").build();
+            assertThat(inbox.tableName()).isEqualTo(schema + ".shop_inbox");
+            try (Connection c = ds.getConnection()) {
+                assertThat(inbox.record(c, "k")).isTrue();
+            }
+            assertThat(Inbox.builder("billing", ds).schema(schema).tablePrefix("shop_").build().contains("k")).isTrue();
+        } finally {
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            }
+        }
     }
 }

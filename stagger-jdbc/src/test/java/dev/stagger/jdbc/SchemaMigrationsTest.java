@@ -169,7 +169,8 @@ class SchemaMigrationsTest {
     }
 
     private static SchemaMigrations prefixed(String prefix, String table, List<Function<Dialect, List<String>>> steps) {
-        return SchemaMigrations.builder(COMPONENT).tablePrefix(prefix).table(table).steps(steps).build();
+        return SchemaMigrations.builder(COMPONENT)
+                .storeOptions(StoreOptions.builder().tablePrefix(prefix).build()).table(table).steps(steps).build();
     }
 
     private static boolean sqliteTable(DataSource db, String name) throws SQLException {
@@ -279,7 +280,8 @@ class SchemaMigrationsTest {
     void onPostgresqlASchemaHoldsTheVersionTableAndTheTablesAndIsCreatedWhenMissing() throws SQLException {
         DataSource db = TestDatabases.postgres();
         String schema = "jdbc_schema_" + UUID.randomUUID().toString().substring(0, 8);
-        SchemaMigrations definition = SchemaMigrations.builder(COMPONENT).schema(schema).tablePrefix("x_")
+        SchemaMigrations definition = SchemaMigrations.builder(COMPONENT)
+                .storeOptions(StoreOptions.builder().schema(schema).tablePrefix("x_").build())
                 .table("x_mig").steps(threeSteps(schema + ".x_mig")).build();
         try {
             assertThatThrownBy(() -> definition.validate(db)).isInstanceOf(SchemaNotReadyException.class)
@@ -301,7 +303,8 @@ class SchemaMigrationsTest {
     void onPostgresqlTheScriptAppliedByHandGivesASchemaTheMigratorAccepts() throws SQLException {
         DataSource db = TestDatabases.postgres();
         String schema = "jdbc_script_" + UUID.randomUUID().toString().substring(0, 8);
-        SchemaMigrations definition = SchemaMigrations.builder(COMPONENT).schema(schema).tablePrefix("x_")
+        SchemaMigrations definition = SchemaMigrations.builder(COMPONENT)
+                .storeOptions(StoreOptions.builder().schema(schema).tablePrefix("x_").build())
                 .table("x_mig").steps(threeSteps(schema + ".x_mig")).build();
         try {
             runScript(db, definition.script(Dialect.POSTGRESQL));
@@ -320,9 +323,10 @@ class SchemaMigrationsTest {
     void aSchemaIsRefusedOnDatabasesOtherThanPostgresql() {
         DataSource db = SqliteDataSource.file(dir.resolve("m.db"));
 
-        assertThatThrownBy(() -> SchemaMigrations.builder(COMPONENT).schema("app").build().apply(db))
+        assertThatThrownBy(() -> SchemaMigrations.builder(COMPONENT)
+                .storeOptions(StoreOptions.builder().schema("app").build()).build().apply(db))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("schema").hasMessageContaining("SQLITE");
-        assertThatThrownBy(() -> SchemaMigrations.builder(COMPONENT).schema("App; DROP"))
+        assertThatThrownBy(() -> StoreOptions.builder().schema("App; DROP"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("schema must match");
     }
 

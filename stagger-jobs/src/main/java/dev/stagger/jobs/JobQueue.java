@@ -8,6 +8,8 @@ import dev.stagger.jdbc.internal.SchemaMigrations;
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.StoreException;
+import dev.stagger.jdbc.StoreOptions;
+import dev.stagger.jdbc.internal.StoreSetup;
 import dev.stagger.jdbc.internal.Echo;
 import dev.stagger.jobs.internal.Binder;
 import dev.stagger.jobs.internal.JobTables;
@@ -22,7 +24,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -39,7 +40,6 @@ import javax.sql.DataSource;
  * exception as its cause; no message carries a payload or another bound value. Thread-safe.
  */
 public final class JobQueue {
-    private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,40}");
     /** Most jobs one multi-row INSERT adds (PostgreSQL); a bulk enqueue of more runs several in its transaction. */
     private static final int MULTI_ROW_LIMIT = 5000;
 
@@ -312,28 +312,41 @@ public final class JobQueue {
         return "JobQueue{" + tables.jobs + " on " + tables.dialect() + "}";
     }
 
-    /** Builds a {@link JobQueue}. Not thread-safe. */
+    /**
+     * Builds a {@link JobQueue}. The store options ({@link StoreOptions}: table prefix, clock,
+     * database clock, schema mode) are set one by one here or all at once with
+     * {@link #storeOptions}. Not thread-safe.
+     */
     public static final class Builder {
         private final DataSource dataSource;
-        private String tablePrefix = "stagger_";
-        private Clock clock = Clock.system();
-        private Boolean databaseClock;
-        private SchemaMode schemaMode = SchemaMode.MIGRATE;
+        private StoreOptions.Builder storeOptions = StoreOptions.builder();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Checks.notNull("dataSource", dataSource);
         }
 
         /**
+         * All store options at once, replacing any set before. The queue's tables live in the
+         * connection's current schema, so options with a {@linkplain StoreOptions#schema schema}
+         * are refused.
+         */
+        public Builder storeOptions(StoreOptions options) {
+            Checks.notNull("storeOptions", options);
+            if (options.schema().isPresent()) {
+                throw new IllegalArgumentException("schema is not supported by the job queue, got "
+                        + Echo.of(options.schema().get()));
+            }
+            this.storeOptions = options.toBuilder();
+            return this;
+        }
+
+        /**
          * Prefix of every table the store writes ({@code <prefix>jobs}, {@code <prefix>job_errors},
-         * {@code <prefix>schema_version}); default {@code stagger_}. Lower-case letters, digits and
-         * underscores, starting with a letter.
+         * {@code <prefix>schema_version}); default {@code stagger_}. See
+         * {@link StoreOptions#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
-            if (tablePrefix == null || !PREFIX.matcher(tablePrefix).matches()) {
-                throw new IllegalArgumentException("tablePrefix must match " + PREFIX + ", got " + Echo.of(tablePrefix));
-            }
-            this.tablePrefix = tablePrefix;
+            storeOptions.tablePrefix(tablePrefix);
             return this;
         }
 
@@ -344,7 +357,7 @@ public final class JobQueue {
          * {@link dev.stagger.testing.VirtualClock} lets tests walk through schedules.
          */
         public Builder clock(Clock clock) {
-            this.clock = Checks.notNull("clock", clock);
+            storeOptions.clock(clock);
             return this;
         }
 
@@ -357,7 +370,7 @@ public final class JobQueue {
          * shares.
          */
         public Builder databaseClock(boolean databaseClock) {
-            this.databaseClock = databaseClock;
+            storeOptions.databaseClock(databaseClock);
             return this;
         }
 
@@ -368,7 +381,7 @@ public final class JobQueue {
          * in a database that is not a job store.
          */
         public Builder schemaMode(SchemaMode schemaMode) {
-            this.schemaMode = Checks.notNull("schemaMode", schemaMode);
+            storeOptions.schemaMode(schemaMode);
             return this;
         }
 
@@ -384,7 +397,7 @@ public final class JobQueue {
 
         /** The queue's schema definition for this prefix. */
         SchemaMigrations schemaMigrations() {
-            return JobTables.schema(tablePrefix);
+            return JobTables.schema(storeOptions.build());
         }
 
         /**
@@ -396,16 +409,15 @@ public final class JobQueue {
          * @throws StoreException when the database cannot be reached
          */
         public JobQueue build() {
+            StoreOptions options = storeOptions.build();
             try {
-                Dialect dialect = Dialect.of(dataSource);
-                if (dialect != Dialect.SQLITE && dialect != Dialect.POSTGRESQL) {
-                    throw new IllegalArgumentException("dataSource must be SQLite or PostgreSQL, got " + dialect);
-                }
-                schemaMigrations().prepare(dataSource, schemaMode);
-                boolean dbClock = databaseClock != null ? databaseClock : dialect == Dialect.POSTGRESQL;
-                return new JobQueue(dataSource, new JobTables(tablePrefix, dialect, dbClock), clock);
+                Dialect dialect = StoreSetup.dialect(dataSource, options);
+                schemaMigrations().prepare(dataSource, options.schemaMode());
+                return new JobQueue(dataSource,
+                        new JobTables(options.tablePrefix(), dialect, StoreSetup.databaseClock(options, dialect)),
+                        options.clock());
             } catch (SQLException e) {
-                throw StoreFailures.wrap("preparing the schema", tablePrefix + "jobs", e, false);
+                throw StoreFailures.wrap("preparing the schema", options.tablePrefix() + "jobs", e, false);
             }
         }
     }

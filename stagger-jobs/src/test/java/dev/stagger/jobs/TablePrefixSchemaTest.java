@@ -1,8 +1,10 @@
 package dev.stagger.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.jdbc.StoreOptions;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -12,7 +14,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A table prefix covers every table the store writes, the schema-version table included. */
+/** A table prefix covers every table the store writes, the schema-version table included; the store options set it too. */
 class TablePrefixSchemaTest {
     @TempDir
     Path dir;
@@ -55,5 +57,24 @@ class TablePrefixSchemaTest {
         assertThat(query(db, "SELECT version FROM x_schema_version WHERE component = 'x_jobs'"))
                 .as("adopted, then upgraded to this release's version")
                 .isEqualTo(JobQueue.builder(db).tablePrefix("x_").schemaMigrations().latestVersion());
+    }
+
+    @Test
+    void optionsGivenAtOnceSetThePrefix() throws SQLException {
+        DataSource db = SqliteDataSource.file(dir.resolve("jobs.db"));
+
+        JobQueue.builder(db).storeOptions(StoreOptions.builder().tablePrefix("x_").build()).build().enqueue("q", "t", "p");
+
+        assertThat(query(db, "SELECT count(*) FROM x_jobs")).isEqualTo(1);
+        assertThat(table(db, "stagger_jobs")).isFalse();
+    }
+
+    @Test
+    void optionsWithASchemaAreRefusedNamingTheSchema() {
+        DataSource db = SqliteDataSource.file(dir.resolve("jobs.db"));
+
+        assertThatThrownBy(() -> JobQueue.builder(db).storeOptions(StoreOptions.builder().schema("billing").build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("schema is not supported by the job queue, got 'billing'");
     }
 }

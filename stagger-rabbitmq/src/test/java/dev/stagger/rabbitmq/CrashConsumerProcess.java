@@ -19,7 +19,7 @@ import javax.sql.DataSource;
  * {@code CrashConsumerProcess QUEUE DB MODE CRASH_POINT CRASH_AT}. DB is a SQLite file (effects in
  * table {@code effects}, the inbox's default table) or {@code postgresql:SUFFIX} (the test
  * PostgreSQL of {@link TestDatabases}, tables {@code stagger_crash_effects_SUFFIX} and
- * {@code stagger_crash_inbox_SUFFIX}). MODE is {@code inbox}
+ * {@code stagger_crash_SUFFIX_inbox}). MODE is {@code inbox}
  * (the effect and the inbox row in one transaction) or {@code plain} (the effect alone). Every
  * tenth message fails its first attempt and is retried through a delay queue. At the CRASH_AT-th
  * time this process reaches CRASH_POINT ({@code before-commit}: the effect written but not
@@ -53,7 +53,7 @@ public final class CrashConsumerProcess {
                 }
             }
         };
-        Inbox inbox = !useInbox ? null : postgres ? Inbox.builder("crash-test", ds).tableName(inboxTable(args[1])).build()
+        Inbox inbox = !useInbox ? null : postgres ? Inbox.builder("crash-test", ds).tablePrefix(inboxPrefix(args[1])).build()
                 : Inbox.builder("crash-test", ds).build();
         ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
             try {
@@ -115,8 +115,8 @@ public final class CrashConsumerProcess {
         return "stagger_crash_effects_" + db.substring("postgresql:".length());
     }
 
-    /** The inbox table for DB {@code postgresql:SUFFIX}. */
-    static String inboxTable(String db) {
-        return "stagger_crash_inbox_" + db.substring("postgresql:".length());
+    /** The inbox's table prefix for DB {@code postgresql:SUFFIX}. */
+    static String inboxPrefix(String db) {
+        return "stagger_crash_" + db.substring("postgresql:".length()) + "_";
     }
 }

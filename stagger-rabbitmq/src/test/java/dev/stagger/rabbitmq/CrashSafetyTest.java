@@ -87,7 +87,8 @@ class CrashSafetyTest {
                 child.destroyForcibly().waitFor(); // before its tables go
             }
             execute(pg, "DROP TABLE IF EXISTS " + effects);
-            execute(pg, "DROP TABLE IF EXISTS " + CrashConsumerProcess.inboxTable(db));
+            execute(pg, "DROP TABLE IF EXISTS " + CrashConsumerProcess.inboxPrefix(db) + "inbox");
+            execute(pg, "DROP TABLE IF EXISTS " + CrashConsumerProcess.inboxPrefix(db) + "schema_version");
         }
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.support.Http;
-import dev.stagger.idempotency.internal.ConnectionPool;
+import dev.stagger.jdbc.internal.ConnectionPool;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.idempotency.support.TestServer;
 import dev.stagger.jdbc.SqliteDataSource;

@@ -2,6 +2,7 @@ package dev.stagger.jdbc.internal;
 
 import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
+import dev.stagger.jdbc.StoreOptions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,7 +30,7 @@ import javax.sql.DataSource;
  * so a table prefix covers every table a store writes. Releases before that always used
  * {@code stagger_schema_version}: a component recorded there is still recognised, and its version
  * is copied to the prefixed table on the first {@link #apply} (the old row is left for older
- * servers still running). With a {@linkplain Builder#schema schema} (PostgreSQL), the version
+ * servers still running). With a {@linkplain StoreOptions#schema schema} (PostgreSQL), the version
  * table and every table live in it.
  *
  * <p>{@link #apply} runs each step past the recorded version in its own transaction and records
@@ -43,14 +44,13 @@ import javax.sql.DataSource;
  */
 public final class SchemaMigrations {
     /** The default table prefix: the version table is then {@value #LEGACY_VERSION_TABLE}. */
-    public static final String DEFAULT_TABLE_PREFIX = "stagger_";
+    public static final String DEFAULT_TABLE_PREFIX = StoreOptions.DEFAULT_TABLE_PREFIX;
     /** What follows the table prefix in the version table's name. */
     public static final String VERSION_TABLE_SUFFIX = "schema_version";
     /** Where every component recorded its version before table prefixes covered the version table. */
     public static final String LEGACY_VERSION_TABLE = "stagger_schema_version";
 
     private static final Pattern COMPONENT = Pattern.compile("[A-Za-z0-9_:.\\-]{1,100}");
-    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private final String component;
@@ -93,33 +93,22 @@ public final class SchemaMigrations {
         }
 
         /**
-         * The prefix of the version table, {@code <prefix>schema_version}: pass the store's own
-         * table prefix. Default {@value #DEFAULT_TABLE_PREFIX}.
+         * The store's table prefix, which names the version table ({@code <prefix>schema_version}),
+         * and its PostgreSQL schema, which holds the version table and the tables ({@link #apply}
+         * creates it when missing); by default {@value #DEFAULT_TABLE_PREFIX} and the connection's
+         * current schema (the first of its {@code search_path}). {@link StoreOptions} checked both.
          */
-        public Builder tablePrefix(String tablePrefix) {
-            if (tablePrefix == null || !TABLE.matcher(tablePrefix + VERSION_TABLE_SUFFIX).matches()) {
-                throw new IllegalArgumentException("tablePrefix must make " + TABLE + " with '" + VERSION_TABLE_SUFFIX
-                        + "' appended, got " + Echo.of(tablePrefix));
+        public Builder storeOptions(StoreOptions options) {
+            if (options == null) {
+                throw new NullPointerException("storeOptions must not be null");
             }
-            this.tablePrefix = tablePrefix;
+            this.tablePrefix = options.tablePrefix();
+            this.schema = options.schema().orElse(null);
             return this;
         }
 
         /**
-         * The PostgreSQL schema holding the version table and the tables; by default the
-         * connection's current schema (the first of its {@code search_path}). {@link #apply}
-         * creates it when missing. Lower-case letters, digits and underscores.
-         */
-        public Builder schema(String schema) {
-            if (schema == null || !SCHEMA.matcher(schema).matches()) {
-                throw new IllegalArgumentException("schema must match " + SCHEMA + ", got " + Echo.of(schema));
-            }
-            this.schema = schema;
-            return this;
-        }
-
-        /**
-         * A table the steps create, unqualified (the {@linkplain #schema schema} is added):
+         * A table the steps create, unqualified (the {@linkplain StoreOptions#schema schema} is added):
          * {@link SchemaMigrations#validate} checks it exists. Call once per table.
          */
         public Builder table(String name) {

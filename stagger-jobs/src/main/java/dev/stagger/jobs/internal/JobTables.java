@@ -1,5 +1,6 @@
 package dev.stagger.jobs.internal;
 
+import dev.stagger.jdbc.StoreOptions;
 import dev.stagger.jdbc.internal.Dialect;
 import dev.stagger.jdbc.internal.SchemaMigrations;
 import java.util.List;
@@ -16,7 +17,6 @@ import java.util.function.Function;
  * binding order, {@code now} where {@link Binder#now()} goes.
  */
 public final class JobTables {
-    private final String prefix;
     private final Dialect dialect;
     private final boolean databaseClock;
     public final String jobs;
@@ -27,7 +27,6 @@ public final class JobTables {
     public final String now;
 
     public JobTables(String prefix, Dialect dialect, boolean databaseClock) {
-        this.prefix = prefix;
         this.dialect = dialect;
         this.databaseClock = databaseClock;
         this.jobs = prefix + "jobs";
@@ -45,21 +44,16 @@ public final class JobTables {
         return databaseClock;
     }
 
-    /** The schema of this store: see {@link #schema(String)}. */
-    public SchemaMigrations schema() {
-        return schema(prefix);
-    }
-
     /**
-     * The schema of a store with table prefix {@code prefix}: its numbered steps, recorded as
+     * The schema of a store with {@code options}' table prefix: its numbered steps, recorded as
      * component {@code <prefix>jobs} in {@code <prefix>schema_version}.
      */
-    public static SchemaMigrations schema(String prefix) {
-        String jobs = prefix + "jobs";
-        String errors = prefix + "job_errors";
+    public static SchemaMigrations schema(StoreOptions options) {
+        String jobs = options.tablePrefix() + "jobs";
+        String errors = options.tablePrefix() + "job_errors";
         List<Function<Dialect, List<String>>> steps = List.of(d -> version1(d, jobs, errors), d -> version2(jobs),
                 d -> version3(jobs), d -> version4(jobs));
-        return SchemaMigrations.builder(jobs).tablePrefix(prefix).table(jobs).table(errors).steps(steps).build();
+        return SchemaMigrations.builder(jobs).storeOptions(options).table(jobs).table(errors).steps(steps).build();
     }
 
     private static List<String> version1(Dialect d, String jobs, String errors) {

@@ -1,6 +1,5 @@
-package dev.stagger.idempotency.internal;
+package dev.stagger.jdbc.internal;
 
-import dev.stagger.jdbc.internal.SimpleDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -13,9 +12,10 @@ import javax.sql.DataSource;
 
 /**
  * The smallest connection pool that does the job: idle connections are kept and handed out again.
- * The embedded SQLite store uses it because opening a SQLite connection costs pragmas, and closing
- * the last one checkpoints the WAL with an fsync: without reuse that dominated each request.
- * Services with their own pool (HikariCP) pass that instead.
+ * A store given a {@link dev.stagger.jdbc.SqliteDataSource} wraps it in one (the idempotency store
+ * does), because opening a SQLite connection costs pragmas, and closing the last one checkpoints
+ * the WAL with an fsync: without reuse that dominated each request. Services with their own pool
+ * (HikariCP) pass that instead.
  *
  * <p>At most {@code maxSize} connections are out at once; a borrower waits up to 30 s for one to
  * come back. A connection closed underneath (server restart) is dropped instead of reused. Idle
