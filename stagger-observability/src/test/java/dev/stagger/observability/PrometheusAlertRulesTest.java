@@ -91,15 +91,12 @@ class PrometheusAlertRulesTest {
         return out;
     }
 
-    @Test
-    void promtoolAcceptsTheRules() throws Exception {
-        String out = run(dir, binary("promtool").toString(), "check", "rules", rules().toString());
-
-        assertThat(out).contains("SUCCESS: 11 rules found");
-    }
-
-    @Test
-    void everySeriesTheRulesAndTheDashboardReadIsOneStaggerExports() throws Exception {
+    /**
+     * A registry holding every meter the rules and the dashboard read: a retry with a breaker, a
+     * budget and a throttle, one that deferred to it, a load-shedding filter, a dead letter, and a
+     * job queue with a dead job and a measurement.
+     */
+    private PrometheusMeterRegistry everyStaggerMeter() throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         VirtualClock clock = new VirtualClock();
         RetryMetrics metrics = RetryMetrics.of(registry);
@@ -131,6 +128,19 @@ class PrometheusAlertRulesTest {
             throw new IllegalStateException("smtp down");
         }, RetryPolicy.builder().maxAttempts(1).build()).jobListener(telemetry).build().runAvailable();
         telemetry.measured(jobs.admin().stats("mail"));
+        return registry;
+    }
+
+    @Test
+    void promtoolAcceptsTheRules() throws Exception {
+        String out = run(dir, binary("promtool").toString(), "check", "rules", rules().toString());
+
+        assertThat(out).contains("SUCCESS: 11 rules found");
+    }
+
+    @Test
+    void everySeriesTheRulesAndTheDashboardReadIsOneStaggerExports() throws Exception {
+        PrometheusMeterRegistry registry = everyStaggerMeter();
         String scrape = registry.scrape();
 
         com.fasterxml.jackson.databind.JsonNode dashboard = new com.fasterxml.jackson.databind.ObjectMapper()
@@ -152,9 +162,10 @@ class PrometheusAlertRulesTest {
     }
 
     @Test
-    void aRetryStormFiresStaggerRetryStormInARealPrometheus() throws Exception {
+    void aRetryStormFiresStaggerRetryStormInARealPrometheusAndRecoveryResolvesIt() throws Exception {
         Path prometheus = binary("prometheus");
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        PrometheusMeterRegistry registry = everyStaggerMeter();
+        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
         VirtualClock clock = new VirtualClock();
         Retry payments = RetryMetrics.of(registry).instrument(Retry.of("payments",
                 RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100))).build())
@@ -167,7 +178,7 @@ class PrometheusAlertRulesTest {
             for (int i = 0; i < 20; i++) {
                 try {
                     payments.call(() -> {
-                        if (attempts.incrementAndGet() % 3 != 0) {
+                        if (storming.get() && attempts.incrementAndGet() % 3 != 0) {
                             throw new IOException("503");
                         }
                         return "ok";
@@ -184,9 +195,11 @@ class PrometheusAlertRulesTest {
         });
         target.start();
         int port = freePort();
-        // the shipped rules, with their `for:` durations cut to 0 s so the test need not wait minutes
+        // the shipped rules with their `for:` durations cut to 0 s and their windows to 15 s, so the
+        // test need not wait minutes for an alert to fire or to resolve
         Path rules = dir.resolve("rules.yml");
-        Files.writeString(rules, Files.readString(rules()).replaceAll("(?m)^(\\s+for: )\\S+$", "$10s"));
+        Files.writeString(rules, Files.readString(rules()).replaceAll("(?m)^(\\s+for: )\\S+$", "$10s")
+                .replaceAll("\\[(5|10|15)m\\]", "[15s]"));
         Path config = dir.resolve("prometheus.yml");
         Files.writeString(config, "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                 + "rule_files:\n  - " + rules + "\n"
@@ -197,22 +210,26 @@ class PrometheusAlertRulesTest {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
         try {
             HttpClient http = HttpClient.newHttpClient();
-            String alerts = "";
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (System.nanoTime() < deadline && !alerts.contains("\"state\":\"firing\"")) {
-                Thread.sleep(500); // polling a real server's evaluation, which runs on its own clock
-                try {
-                    alerts = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-                            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
-                } catch (IOException notUpYet) {
-                    assertThat(server.isAlive()).as("prometheus runs; its log:%n%s",
-                            Files.readString(dir.resolve("prometheus.log"))).isTrue();
+            String api = "http://127.0.0.1:" + port + "/api/v1/";
+            String log = dir.resolve("prometheus.log").toString();
+            String firing = await(http, api + "alerts", server, log,
+                    alerts -> alerts.contains("\"alertname\":\"StaggerRetryStorm\"") && alerts.contains("\"state\":\"firing\""));
+            assertThat(firing).contains("\"name\":\"payments\"");
+
+            // every dashboard panel's query returns data from what Prometheus scraped
+            com.fasterxml.jackson.databind.JsonNode dashboard = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(shipped(DASHBOARD).toFile());
+            for (com.fasterxml.jackson.databind.JsonNode panel : dashboard.get("panels")) {
+                for (com.fasterxml.jackson.databind.JsonNode panelTarget : panel.path("targets")) {
+                    String query = panelTarget.get("expr").asText().replace("$name", ".*");
+                    String answer = get(http, api + "query?query=" + java.net.URLEncoder.encode(query, StandardCharsets.UTF_8));
+                    assertThat(answer).as("panel '%s': %s", panel.get("title").asText(), query)
+                            .contains("\"status\":\"success\"").contains("\"metric\":");
                 }
             }
 
-            assertThat(alerts).as("Prometheus' alerts; its log:%n%s", Files.readString(dir.resolve("prometheus.log")))
-                    .contains("\"alertname\":\"StaggerRetryStorm\"").contains("\"name\":\"payments\"")
-                    .contains("\"state\":\"firing\"");
+            storming.set(false); // the downstream recovers: every call succeeds at once
+            await(http, api + "alerts", server, log, alerts -> !alerts.contains("\"alertname\":\"StaggerRetryStorm\""));
         } finally {
             server.destroy();
             if (!server.waitFor(10, TimeUnit.SECONDS)) {
@@ -220,6 +237,31 @@ class PrometheusAlertRulesTest {
             }
             target.stop(0);
         }
+    }
+
+    /** Polls {@code url} until {@code done} holds of its body (at most 90 s): a real server evaluating on its own clock. */
+    private static String await(HttpClient http, String url, Process server, String log,
+                                java.util.function.Predicate<String> done) throws Exception {
+        String body = "";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            try {
+                body = get(http, url);
+                if (done.test(body)) {
+                    return body;
+                }
+            } catch (IOException notUpYet) {
+                assertThat(server.isAlive()).as("prometheus runs; its log:%n%s", Files.readString(Path.of(log))).isTrue();
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("not seen within 90 s at " + url + "; last answer: " + body + "\nprometheus log:\n"
+                + Files.readString(Path.of(log)));
+    }
+
+    private static String get(HttpClient http, String url) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static int freePort() throws IOException {
