@@ -104,6 +104,7 @@ public class StaggerJobsAutoConfiguration {
             PropertyCheck.apply(at + "poll-interval", p.getPollInterval(), b::pollInterval);
             PropertyCheck.apply(at + "lease", p.getLease(), b::lease);
             PropertyCheck.apply(at + "shutdown-timeout", p.getShutdownTimeout(), b::shutdownTimeout);
+            PropertyCheck.apply(at + "nesting", p.getNesting(), b::nesting);
             if (p.getRetry() != null) {
                 b.policy(registry.bareRetry(p.getRetry()).policy());
             }

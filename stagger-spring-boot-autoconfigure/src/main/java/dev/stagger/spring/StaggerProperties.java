@@ -1,5 +1,7 @@
 package dev.stagger.spring;
 
+import dev.stagger.Nesting;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -113,6 +115,12 @@ public class StaggerProperties {
         private String budget;
         /** Name of the adaptive throttle asked before every attempt; defaults to the throttle of the same name, if any. */
         private String throttle;
+        /**
+         * What this retry does inside or around another Stagger retry: {@code defer} (default: a
+         * failure an inner retry decided on is not retried again), {@code retry-again} (attempts
+         * multiply, asked for explicitly) or {@code refuse} (a call nested either way fails at once).
+         */
+        private Nesting nesting;
 
         public String getPreset() { return preset; }
         public void setPreset(String preset) { this.preset = preset; }
@@ -134,6 +142,8 @@ public class StaggerProperties {
         public void setBudget(String budget) { this.budget = budget; }
         public String getThrottle() { return throttle; }
         public void setThrottle(String throttle) { this.throttle = throttle; }
+        public Nesting getNesting() { return nesting; }
+        public void setNesting(Nesting nesting) { this.nesting = nesting; }
     }
 
     /** A backoff schedule. With nothing set: exponential from 200 ms, x2, 5 s cap, full jitter. */
@@ -419,6 +429,12 @@ public class StaggerProperties {
         private Duration shutdownTimeout;
         /** A retry under {@code stagger.retries} whose policy failed jobs follow (default: RetryPolicy.background()). */
         private String retry;
+        /**
+         * A failure a Stagger retry inside the handler decided on: {@code defer} (default: the job
+         * goes DEAD with NOT_RETRYABLE, not retried again) or {@code retry-again} (the job's policy
+         * retries it; attempts multiply over the job's waits).
+         */
+        private Nesting nesting;
 
         public Integer getConcurrency() { return concurrency; }
         public void setConcurrency(Integer concurrency) { this.concurrency = concurrency; }
@@ -430,6 +446,8 @@ public class StaggerProperties {
         public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
         public String getRetry() { return retry; }
         public void setRetry(String retry) { this.retry = retry; }
+        public Nesting getNesting() { return nesting; }
+        public void setNesting(Nesting nesting) { this.nesting = nesting; }
     }
 
     /** {@code stagger.logging.*}: structured retry log lines through the application's logging. */

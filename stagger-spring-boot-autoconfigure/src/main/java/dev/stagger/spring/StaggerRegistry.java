@@ -165,6 +165,9 @@ public final class StaggerRegistry {
         if (throttle != null) {
             retry = retry.withThrottle(guard("throttle", name, throttle, this::throttle));
         }
+        if (p.getNesting() != null) {
+            retry = retry.withNesting(p.getNesting());
+        }
         return retry;
     }
 

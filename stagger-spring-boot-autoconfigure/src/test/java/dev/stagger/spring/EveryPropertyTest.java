@@ -330,6 +330,7 @@ class EveryPropertyTest {
                     "stagger.budgets.shared.ratio=0.2"),
             set(R + "throttle", "gentle", c -> assertThat(retry(c, "orders").throttle().k()).isEqualTo(3.0),
                     "stagger.throttles.gentle.k=3"),
+            set(R + "nesting", "retry-again", c -> assertThat(retry(c, "orders").nesting()).isEqualTo(dev.stagger.Nesting.RETRY_AGAIN)),
             // circuit breakers, by what they do
             set(B + "failure-rate-threshold", "0.2", c -> {
                 CircuitBreaker breaker = breaker(c);
@@ -473,6 +474,7 @@ class EveryPropertyTest {
             set(J + "pools.mail.poll-interval", "0s", refused("stagger.jobs.pools.mail.poll-interval", "PT0S"), JOBS),
             set(J + "pools.mail.lease", "100ms", refused("stagger.jobs.pools.mail.lease", "PT0.1S"), JOBS),
             set(J + "pools.mail.shutdown-timeout", "-1s", refused("stagger.jobs.pools.mail.shutdown-timeout", "PT-1S"), JOBS),
+            set(J + "pools.mail.nesting", "refuse", refused("stagger.jobs.pools.mail.nesting", "REFUSE"), JOBS),
             // the pool builds the retry it names: one whose inherited backoff is bad fails under that name
             set(J + "pools.mail.retry", "mailing", refused("stagger.retries.mailing.backoff.type", "bogus"),
                     JOBS, "stagger.retries.default.backoff.type=bogus"),

@@ -151,4 +151,31 @@ class NestedRetriesThroughRestClientTest {
             assertThat(requests).hasValue(5);
         });
     }
+
+    @Test
+    void retryAgainIsAskedForByProperty() {
+        status = 503;
+        runner.withPropertyValues("stagger.retries.orders.nesting=retry-again").run(context -> {
+            OrderService service = context.getBean(OrderService.class);
+            service.configure(base(), false);
+
+            catchThrowable(() -> service.order("42"));
+
+            assertThat(requests).as("4 interceptor attempts in each of the annotation's 5: multiplied on purpose").hasValue(20);
+        });
+    }
+
+    @Test
+    void refuseIsAskedForByProperty() {
+        status = 503;
+        runner.withPropertyValues("stagger.retries.orders.nesting=refuse").run(context -> {
+            OrderService service = context.getBean(OrderService.class);
+            service.configure(base(), false);
+
+            Throwable thrown = catchThrowable(() -> service.order("42"));
+
+            assertThat(thrown).isInstanceOf(dev.stagger.RetryNestingException.class).hasMessageContaining("'orders'");
+            assertThat(requests).as("the inner call never ran").hasValue(0);
+        });
+    }
 }
