@@ -2,6 +2,7 @@ package dev.stagger.spring.internal;
 
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StaggerHeaders;
 import java.util.Optional;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -51,8 +52,11 @@ public final class ReactiveHttp {
             ClientRequest toSend = exchange.idempotencyKeyHeader()
                     .map(key -> ClientRequest.from(request).header("Idempotency-Key", key).build())
                     .orElse(request);
-            return Mono.fromFuture(() -> client.executeAsync(exchange, TRANSPORT, attempt -> next.exchange(ClientRequest.from(toSend)
-                    .header(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt())).build()).toFuture()));
+            return Mono.fromFuture(() -> client.executeAsync(exchange, TRANSPORT, attempt -> {
+                ClientRequest.Builder builder = ClientRequest.from(toSend);
+                StaggerHeaders.forAttempt(attempt, (name, value) -> builder.headers(h -> h.set(name, value)));
+                return next.exchange(builder.build()).toFuture();
+            }));
         });
     }
 }
