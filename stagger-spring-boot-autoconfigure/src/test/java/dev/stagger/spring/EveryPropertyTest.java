@@ -301,38 +301,29 @@ class EveryPropertyTest {
     private static final String ONE_FAILURE_OPENS = B + "consecutive-failures=1";
 
     /** A response that is a status code, with Stagger-No-Retry on a 503. */
-    private static final HttpTransport<Integer> NO_RETRY_ON_503 = new HttpTransport<>() {
-        @Override
-        public int statusCode(Integer response) {
-            return response;
-        }
-
-        @Override
-        public Optional<String> header(Integer response, String name) {
-            return response == 503 && "Stagger-No-Retry".equalsIgnoreCase(name) ? Optional.of("gave-up") : Optional.empty();
-        }
-
-        @Override
-        public void discard(Integer response) {
-        }
-    };
+    private static final HttpTransport<Integer> NO_RETRY_ON_503 = headerOn503("Stagger-No-Retry", "gave-up");
 
     /** A response that is a status code, with Retry-After: 60 on a 503. */
-    private static final HttpTransport<Integer> RETRY_AFTER_A_MINUTE = new HttpTransport<>() {
-        @Override
-        public int statusCode(Integer response) {
-            return response;
-        }
+    private static final HttpTransport<Integer> RETRY_AFTER_A_MINUTE = headerOn503("Retry-After", "60");
 
-        @Override
-        public Optional<String> header(Integer response, String name) {
-            return response == 503 && "Retry-After".equalsIgnoreCase(name) ? Optional.of("60") : Optional.empty();
-        }
+    /** Responses that are status codes; a 503 carries one header. */
+    private static HttpTransport<Integer> headerOn503(String header, String value) {
+        return new HttpTransport<>() {
+            @Override
+            public int statusCode(Integer response) {
+                return response;
+            }
 
-        @Override
-        public void discard(Integer response) {
-        }
-    };
+            @Override
+            public Optional<String> header(Integer response, String name) {
+                return response == 503 && header.equalsIgnoreCase(name) ? Optional.of(value) : Optional.empty();
+            }
+
+            @Override
+            public void discard(Integer response) {
+            }
+        };
+    }
 
     static final List<Case> CASES = List.of(
             // retries

@@ -61,13 +61,22 @@ class DeadlineFilterTest {
         return JDK.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** A retry that always fails: it gives up after two attempts (1 ms apart). */
-    private static void failingRetry() throws Exception {
-        Retry.of("inner", RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMillis(1))).build())
-                .withoutBudget()
-                .call(() -> {
-                    throw new IllegalStateException("down");
-                });
+    /**
+     * A handler that runs a retry which always fails (it gives up after two attempts, 1 ms apart),
+     * then answers with {@code answer}.
+     */
+    private static Service.Handler afterARetryGaveUp(Service.Handler answer) {
+        return (request, response) -> {
+            try {
+                Retry.of("inner", RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMillis(1))).build())
+                        .withoutBudget()
+                        .call(() -> {
+                            throw new IllegalStateException("down");
+                        });
+            } catch (Exception e) {
+                answer.handle(request, response);
+            }
+        };
     }
 
     @Test
@@ -160,26 +169,16 @@ class DeadlineFilterTest {
 
     @Test
     void anErrorAfterARetryGaveUpSaysDoNotRetry() throws Exception {
-        serve(DeadlineFilter.builder().build(), (request, response) -> {
-            try {
-                failingRetry();
-            } catch (Exception e) {
-                response.sendError(503);
-            }
-        });
+        serve(DeadlineFilter.builder().build(), afterARetryGaveUp((request, response) -> response.sendError(503)));
         assertThat(send().headers().firstValue("Stagger-No-Retry")).hasValue("gave-up");
     }
 
     @Test
     void aStatusSetDirectlyIsMarkedToo() throws Exception {
-        serve(DeadlineFilter.builder().build(), (request, response) -> {
-            try {
-                failingRetry();
-            } catch (Exception e) {
-                response.setStatus(500);
-                response.getWriter().write("failed");
-            }
-        });
+        serve(DeadlineFilter.builder().build(), afterARetryGaveUp((request, response) -> {
+            response.setStatus(500);
+            response.getWriter().write("failed");
+        }));
         HttpResponse<String> answer = send();
         assertThat(answer.statusCode()).isEqualTo(500);
         assertThat(answer.headers().firstValue("Stagger-No-Retry")).hasValue("gave-up");
@@ -193,13 +192,7 @@ class DeadlineFilterTest {
 
     @Test
     void aSuccessAfterARetryGaveUpIsNotMarked() throws Exception {
-        serve(DeadlineFilter.builder().build(), (request, response) -> {
-            try {
-                failingRetry();
-            } catch (Exception e) {
-                response.setStatus(200); // answered from elsewhere
-            }
-        });
+        serve(DeadlineFilter.builder().build(), afterARetryGaveUp((request, response) -> response.setStatus(200)));
         HttpResponse<String> answer = send();
         assertThat(answer.statusCode()).isEqualTo(200);
         assertThat(answer.headers().firstValue("Stagger-No-Retry")).isEmpty();
@@ -207,13 +200,7 @@ class DeadlineFilterTest {
 
     @Test
     void aClientErrorAfterARetryGaveUpIsNotMarked() throws Exception {
-        serve(DeadlineFilter.builder().build(), (request, response) -> {
-            try {
-                failingRetry();
-            } catch (Exception e) {
-                response.sendError(404);
-            }
-        });
+        serve(DeadlineFilter.builder().build(), afterARetryGaveUp((request, response) -> response.sendError(404)));
         assertThat(send().headers().firstValue("Stagger-No-Retry")).isEmpty();
     }
 
