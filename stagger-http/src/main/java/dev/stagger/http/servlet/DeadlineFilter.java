@@ -104,7 +104,7 @@ public final class DeadlineFilter implements Filter {
             response.sendError(HttpServletResponse.SC_GATEWAY_TIMEOUT);
             return;
         }
-        RetryScope scope = RetryScope.open(bound);
+        RetryScope scope = RetryScope.open(bound, clock);
         NoRetryResponse marked = new NoRetryResponse(response, () -> reason(scope, request));
         try {
             chain.doFilter(request, marked);
@@ -228,7 +228,11 @@ public final class DeadlineFilter implements Filter {
             return this;
         }
 
-        /** Time for fixing the deadline across dispatches; a virtual clock in tests. */
+        /**
+         * The clock the deadline is measured on: it bounds the retries on the same clock (a
+         * retry on another clock is not bounded). Default {@link Clock#system()}, every retry's
+         * default; a virtual clock in tests.
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;

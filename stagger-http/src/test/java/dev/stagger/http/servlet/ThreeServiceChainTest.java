@@ -34,7 +34,7 @@ class ThreeServiceChainTest {
     private static final HttpClient JDK = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private final List<AutoCloseable> services = new ArrayList<>();
-    /** When each request reached the bottom service ({@link System#nanoTime()}). */
+    /** When each request reached the bottom service, before any filter ({@link System#nanoTime()}). */
     private final Queue<Long> bottomArrivals = new ConcurrentLinkedQueue<>();
 
     @AfterEach
@@ -65,10 +65,13 @@ class ThreeServiceChainTest {
      * tier's client from a unique name (budgets are per name in the process).
      */
     private URI chain(Function<String, RetryingHttpClient> client, Filter... filters) throws Exception {
-        Service bottom = start(new Service((request, response) -> {
+        List<Filter> counted = new ArrayList<>();
+        counted.add((request, response, next) -> {
             bottomArrivals.add(System.nanoTime());
-            response.setStatus(503);
-        }, filters));
+            next.doFilter(request, response);
+        });
+        counted.addAll(List.of(filters));
+        Service bottom = start(new Service((request, response) -> response.setStatus(503), counted.toArray(Filter[]::new)));
         Service middle = start(new Service(forwardTo(client.apply(unique("middle")), bottom.uri("/stock")), filters));
         Service edge = start(new Service(forwardTo(client.apply(unique("edge")), middle.uri("/stock")), filters));
         return edge.uri("/stock");
