@@ -1,5 +1,6 @@
 package dev.stagger.spring;
 
+import dev.stagger.Clock;
 import dev.stagger.http.servlet.DeadlineFilter;
 import dev.stagger.spring.internal.PropertyCheck;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -38,9 +39,11 @@ public class StaggerHttpServerAutoConfiguration {
     private static final String AT = "stagger.http.server.deadline.";
 
     @Bean
-    public FilterRegistrationBean<DeadlineFilter> staggerDeadlineFilter(StaggerProperties properties) {
+    public FilterRegistrationBean<DeadlineFilter> staggerDeadlineFilter(StaggerProperties properties,
+                                                                        ObjectProvider<Clock> clock) {
         StaggerProperties.DeadlineFilterProperties p = properties.getHttp().getServer().getDeadline();
-        DeadlineFilter.Builder b = DeadlineFilter.builder();
+        // the retries' clock: a scope bounds the retries on its own clock only
+        DeadlineFilter.Builder b = DeadlineFilter.builder().clock(clock.getIfUnique(Clock::system));
         PropertyCheck.apply(AT + "max", p.getMax(), b::maxDeadline);
         List<String> addresses = p.getTrustedAddresses();
         if (addresses != null) {

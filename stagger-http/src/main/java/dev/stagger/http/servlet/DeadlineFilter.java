@@ -113,6 +113,9 @@ public final class DeadlineFilter implements Filter {
             String reason = reason(scope, request);
             if (reason != null) {
                 request.setAttribute(DECIDED, reason); // for the error page's dispatch
+                if (!response.isCommitted() && !response.containsHeader(StaggerHeaders.NO_RETRY)) {
+                    response.setHeader(StaggerHeaders.NO_RETRY, reason); // the container answers an exception with a 5xx
+                }
             }
             throw e;
         } finally {

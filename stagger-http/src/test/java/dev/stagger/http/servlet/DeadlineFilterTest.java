@@ -185,6 +185,16 @@ class DeadlineFilterTest {
     }
 
     @Test
+    void anExceptionAfterARetryGaveUpIsAnsweredWithDoNotRetry() throws Exception {
+        serve(DeadlineFilter.builder().build(), afterARetryGaveUp((request, response) -> {
+            throw new IllegalStateException("the handler gave up too");
+        }));
+        HttpResponse<String> answer = send();
+        assertThat(answer.statusCode()).isEqualTo(500);
+        assertThat(answer.headers().firstValue("Stagger-No-Retry")).hasValue("gave-up");
+    }
+
+    @Test
     void anErrorNoRetryDecidedOnIsLeftRetryable() throws Exception {
         serve(DeadlineFilter.builder().build(), (request, response) -> response.sendError(503));
         assertThat(send().headers().firstValue("Stagger-No-Retry")).isEmpty();
