@@ -153,6 +153,10 @@ class ThreeServiceChainTest {
         RetryPolicy policy = threeAttempts(Duration.ofMillis(500));
         URI edge = chain(name -> stagger(name, policy), deadlines());
         RetryingHttpClient user = stagger(unique("user"), policy.toBuilder().deadline(Duration.ofMillis(800)).build());
+        // warmed up (connections open, code compiled), the first attempt reaches the bottom within
+        // a few ms, and the second, 500 ms later, some 300 ms before the deadline
+        user(stagger(unique("warm-up"), policy), edge);
+        bottomArrivals.clear();
         long deadline = System.nanoTime() + Duration.ofMillis(800).toNanos();
         assertThat(user(user, edge)).isEqualTo(503);
         assertThat(bottomArrivals).isNotEmpty().hasSizeLessThanOrEqualTo(2)
