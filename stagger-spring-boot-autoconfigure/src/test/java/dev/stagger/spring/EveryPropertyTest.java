@@ -466,7 +466,7 @@ class EveryPropertyTest {
                 assertThat(status).as("the 503 retried despite its Stagger-No-Retry").isEqualTo(200);
             }),
             // the deadline filter
-            set(D + "enabled", "false", c -> assertThat(started(c)).doesNotHaveBean("staggerDeadlineFilter")),
+            set(D + "enabled", "false", c -> assertThat(started(c).containsBean("staggerDeadlineFilter")).isFalse()),
             set(D + "max", "2s", c -> assertThat(deadlineFilter(c).getFilter().maxDeadline()).isEqualTo(Duration.ofSeconds(2))),
             set(D + "trusted-addresses", "10.0.0.1", c -> assertThat(refusedDeadlinesCounted(c)).as("header of 127.0.0.1 read").isZero()),
             set(D + "order", "7", c -> assertThat(deadlineFilter(c).getOrder()).isEqualTo(7)),
@@ -631,6 +631,18 @@ class EveryPropertyTest {
         Set<String> cases = new TreeSet<>();
         CASES.forEach(c -> cases.add(c.template()));
         assertThat(cases).containsExactlyInAnyOrderElementsOf(leafProperties());
+    }
+
+    @Test
+    void theDeadlineHeadersTheFilterIgnoredAreCountedInTheMeterRegistry() {
+        runner().run(c -> {
+            assertThat(refusedDeadlinesCounted(c)).isEqualTo(1);
+            MeterRegistry registry = c.getBean(MeterRegistry.class);
+            assertThat(registry.get(StaggerHttpServerAutoConfiguration.METER).tag("outcome", "rejected").functionCounter().count())
+                    .isEqualTo(1.0);
+            assertThat(registry.get(StaggerHttpServerAutoConfiguration.METER).tag("outcome", "capped").functionCounter().count())
+                    .isZero();
+        });
     }
 
     @Test
