@@ -1,37 +1,85 @@
 package dev.stagger;
 
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
- * The Stagger retries running on this thread, innermost last: how a retry learns that it runs
- * inside another (for the one-layer rule and the outer's deadline) and how it tells the enclosing
- * one that it decided on a failure. A sync call is on the stack while it runs; an async call
- * while its operation is being invoked (an async call started by that operation keeps a reference
- * to the call it was started in). Frames are reused per depth, so entering allocates nothing once
- * a thread has reached that depth.
+ * How Stagger retries learn about each other on a thread, paid for only where it is needed.
+ *
+ * <p><b>Decisions</b> travel without any bookkeeping on the success path. A retry that ends
+ * without success (gave up, judged a failure not retryable, was refused) records a {@link Decided}
+ * on its thread's {@link Decisions} (an async one on the {@link Sink} of the thread it was
+ * started on), stamped with a process-wide serial number. A retry whose attempt fails reads that record
+ * and takes it as the decision of a retry that ran inside the attempt when its serial is newer
+ * than the one read as the attempt began (one volatile read) and when it covers the failure (see
+ * {@link Decided#covers}). A record older than the attempt belongs to some earlier call on the
+ * thread and is ignored.
+ *
+ * <p><b>Frames</b> carry what an inner retry must know as it starts: the deadline of the retries
+ * and {@link RetryScope scopes} around it, and whether either refuses nesting. They cost a
+ * thread-local lookup and a few stores per call, so they are kept only once something in the
+ * process needs them: the first call of a retry with a deadline, the first retry made with
+ * {@link Nesting#REFUSE}, the first scope opened ({@link #needFrames()}). From then on every sync
+ * call keeps a frame while it runs, and an async one while its operation is being invoked. Frames
+ * are reused per depth, so entering allocates nothing once a thread has reached that depth.
  */
 final class Ambient {
-    private static final ThreadLocal<Stack> STACK = ThreadLocal.withInitial(Stack::new);
+    private static final ThreadLocal<Local> LOCAL = ThreadLocal.withInitial(Local::new);
+    private static final AtomicLong SERIALS = new AtomicLong();
     static final long NO_DEADLINE = Long.MAX_VALUE;
+    /** Set once, never cleared: whether calls keep frames (see the class comment). */
+    private static volatile boolean framed;
 
     private Ambient() {
     }
 
-    static Stack stack() {
-        return STACK.get();
+    static Local local() {
+        return LOCAL.get();
     }
 
-    /** What an inner retry tells the retry it ran in when it ended without success. */
+    /** The serial number of the latest decision in the process: read as an attempt begins. */
+    static long serial() {
+        return SERIALS.get();
+    }
+
+    /** Whether calls keep frames. */
+    static boolean framed() {
+        return framed;
+    }
+
+    /** For tests of both modes: whether calls keep frames from now on. */
+    static void framed(boolean keep) {
+        framed = keep;
+    }
+
+    /** From now on every call keeps a frame (a deadline, a refusal or a scope needs them). */
+    static void needFrames() {
+        if (!framed) {
+            framed = true;
+        }
+    }
+
+    /** Whom a retry that ended without success tells: the thread it ran on, or an async call around it. */
+    interface Sink {
+        void told(Decided decided);
+    }
+
+    /** What a retry tells when it ended without success. */
     static final class Decided {
         final String inner;
         final int attempts;
         final EndReason reason;
-        /** What the inner call threw, or null when it returned a result it had not accepted. */
+        /** What the call threw, or null when it returned a result it had not accepted. */
         final Throwable failure;
+        /** Newer than the serial an attempt read as it began when the decision was made during it. */
+        final long serial;
 
         Decided(String inner, int attempts, EndReason reason, Throwable failure) {
             this.inner = inner;
             this.attempts = attempts;
             this.reason = reason;
             this.failure = failure;
+            this.serial = SERIALS.incrementAndGet();
         }
 
         /**
@@ -53,27 +101,28 @@ final class Ambient {
         }
     }
 
-    /** One running retry on the thread. */
+    /** One running retry, or an open scope, on the thread. */
     static final class Frame {
+        /** The retry; null for a {@link RetryScope}. */
         Retry retry;
-        /** The enclosing frame, or null at the outside. */
-        Frame below;
-        /** The earliest deadline of this call and those around it, on {@code retry.clock}; NO_DEADLINE for none. */
+        /** A scope's clock; null for a retry's frame (the retry's clock). */
+        Clock scopeClock;
+        /** The earliest deadline of this call and those around it, on {@link #clock()}; NO_DEADLINE for none. */
         long deadlineAt;
-        /** Tells a reused frame from the call an async inner retry was started in. */
-        long serial;
-        /** An async call's execution, told directly (its attempts outlive the frame); null for a sync call. */
-        AsyncRetryExecution<?> sink;
-        /** The last inner call's decision in the current attempt of a sync call. */
-        Decided decided;
 
-        void record(Decided d) {
-            AsyncRetryExecution<?> s = sink;
-            if (s != null) {
-                s.innerDecided = d;
-            } else {
-                decided = d;
-            }
+        Clock clock() {
+            Retry r = retry;
+            return r == null ? scopeClock : r.clock;
+        }
+
+        Nesting nesting() {
+            Retry r = retry;
+            return r == null ? Nesting.DEFER : r.nesting;
+        }
+
+        String name() {
+            Retry r = retry;
+            return r == null ? "scope" : r.name;
         }
 
         /** Shortens the frame's deadline to {@code at} if that is earlier. */
@@ -82,79 +131,115 @@ final class Ambient {
                 deadlineAt = at;
             }
         }
+
+        /** The deadline as seen on {@code clock}: NO_DEADLINE when there is none or it runs on another clock. */
+        long deadlineOn(Clock clock) {
+            return clock() == clock ? deadlineAt : NO_DEADLINE;
+        }
     }
 
-    static final class Stack {
+    /** The latest decision told to a thread: written by async calls from other threads too. */
+    static final class Decisions implements Sink {
+        private volatile Decided latest;
+
+        @Override
+        public void told(Decided d) {
+            latest = d;
+        }
+
+        /** The latest decision made since {@code serial} was read, or null. */
+        Decided since(long serial) {
+            Decided d = latest;
+            return d != null && d.serial > serial ? d : null;
+        }
+    }
+
+    /** A thread's frames and latest decision; used by its own thread only (decisions excepted). */
+    static final class Local {
+        final Decisions decisions = new Decisions();
+        /** The async call whose operation is being invoked on this thread, or null. */
+        AsyncRetryExecution<?> starting;
         private Frame[] frames = new Frame[4];
         private int depth;
-        private long serials;
 
-        /** The innermost running retry, or null. */
+        /** The latest decision made since {@code serial} was read, or null. */
+        Decided since(long serial) {
+            return decisions.since(serial);
+        }
+
+        /** Whom an async call started on this thread now tells when it ends. */
+        Sink sink() {
+            AsyncRetryExecution<?> s = starting;
+            return s != null ? s : decisions;
+        }
+
+        /** The innermost frame, or null. */
         Frame top() {
             return depth == 0 ? null : frames[depth - 1];
         }
 
         /**
-         * Puts {@code retry} on the stack; refuses with a {@link RetryNestingException} (told to
-         * the enclosing retry) when either refuses nesting.
+         * Puts {@code retry} on the stack; refuses with a {@link RetryNestingException} when it or
+         * the retry around it refuses nesting.
          */
-        Frame enter(Retry retry, AsyncRetryExecution<?> sink) {
+        Frame enter(Retry retry) {
             int d = depth;
-            Frame below = null;
             long deadlineAt = NO_DEADLINE;
             if (d > 0) {
-                below = frames[d - 1];
-                if (below.retry.nesting == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
+                Frame below = frames[d - 1];
+                if (below.nesting() == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
                     throw refuse(retry, below);
                 }
-                below.record(null); // its latest inner call is this one
-                if (below.retry.clock == retry.clock) {
-                    deadlineAt = below.deadlineAt;
-                }
+                deadlineAt = below.deadlineOn(retry.clock);
             }
+            return push(d, retry, null, deadlineAt);
+        }
+
+        /** Puts a scope measured on {@code clock} on the stack. */
+        Frame enterScope(Clock clock) {
+            int d = depth;
+            return push(d, null, clock, d > 0 ? frames[d - 1].deadlineOn(clock) : NO_DEADLINE);
+        }
+
+        private Frame push(int d, Retry retry, Clock scopeClock, long deadlineAt) {
             if (d == frames.length) {
-                frames = java.util.Arrays.copyOf(frames, d * 2);
+                frames = Arrays.copyOf(frames, d * 2);
             }
             Frame f = frames[d];
             if (f == null) {
                 frames[d] = f = new Frame();
             }
-            // a frame is reused by every call at its depth: write only what changed (reference
-            // stores cost a GC barrier); fields above the stack's depth are never read
-            if (f.retry != retry) {
+            if (f.retry != retry) { // a frame is reused at its depth: a reference store costs a GC barrier
                 f.retry = retry;
             }
-            if (f.below != below) {
-                f.below = below;
-            }
-            if (f.sink != sink) {
-                f.sink = sink;
+            if (f.scopeClock != scopeClock) {
+                f.scopeClock = scopeClock;
             }
             f.deadlineAt = deadlineAt;
-            f.serial = ++serials;
-            if (f.decided != null) {
-                f.decided = null;
-            }
             depth = d + 1;
             return f;
         }
 
         void exit() {
-            Frame f = frames[--depth];
-            if (f.sink != null) {
-                f.sink = null; // an async call's execution is not kept past its attempt
-            }
-            if (f.decided != null) {
-                f.decided = null;
+            depth--;
+        }
+
+        /** Removes {@code frame} and any frame left above it (a scope closed while calls inside it never ended). */
+        void exit(Frame frame) {
+            for (int i = depth - 1; i >= 0; i--) {
+                if (frames[i] == frame) {
+                    depth = i;
+                    return;
+                }
             }
         }
-    }
 
-    /** The refusal of {@code inner} inside {@code outer}, told to {@code outer} as decided. */
-    static RetryNestingException refuse(Retry inner, Frame outer) {
-        String refusing = inner.nesting == Nesting.REFUSE ? inner.name : outer.retry.name;
-        RetryNestingException e = new RetryNestingException(inner.name, outer.retry.name, refusing);
-        outer.record(new Decided(inner.name, 0, EndReason.NOT_RETRYABLE, e));
-        return e;
+        /** The refusal of {@code inner} inside {@code outer}, told on this thread as decided. */
+        RetryNestingException refuse(Retry inner, Frame outer) {
+            String refusing = inner.nesting == Nesting.REFUSE ? inner.name : outer.name();
+            RetryNestingException e = new RetryNestingException(inner.name, outer.name(), refusing);
+            decisions.told(new Decided(inner.name, 0, EndReason.NOT_RETRYABLE, e));
+            return e;
+        }
     }
 }

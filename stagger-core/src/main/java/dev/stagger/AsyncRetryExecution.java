@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * {@code whenComplete} fails the future it returns with a new {@code CompletionException}, whose
  * stack trace costs more than the rest of scheduling a retry.
  */
-final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable {
+final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable, Ambient.Sink {
     private static final VarHandle CURRENT;
     private static final VarHandle ENDED;
 
@@ -60,21 +60,35 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
 
     CompletableFuture<T> start() {
         begin();
-        Ambient.Frame around = Ambient.stack().top();
-        if (around != null) { // started inside another retry's attempt: tell that one how this ends
-            if (around.retry.nesting == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
-                promise.settleExceptionally(Ambient.refuse(retry, around));
-                return promise;
+        if (retry.policy.deadlineNanos() > 0) {
+            Ambient.needFrames(); // retries its operation starts are bounded by this call's deadline
+        }
+        Ambient.Local local = Ambient.local();
+        sink = local.sink(); // whom to tell how this ends: the thread, or the async call that starts this one
+        if (Ambient.framed()) {
+            Ambient.Frame around = local.top();
+            if (around != null) { // started inside another retry's attempt or a scope
+                if (around.nesting() == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
+                    promise.settleExceptionally(local.refuse(retry, around));
+                    return promise;
+                }
+                outerDeadlineAt = around.deadlineOn(retry.clock);
             }
-            around.record(null);
-            outer = new Outer(around, retry.clock);
         }
         attemptNow();
         return promise;
     }
 
     @Override
-    Ambient.Decided takeAsyncInnerDecision() {
+    public void told(Ambient.Decided decided) {
+        Ambient.Decided now = innerDecided;
+        if (now == null || decided.serial > now.serial) {
+            innerDecided = decided;
+        }
+    }
+
+    @Override
+    Ambient.Decided takeInnerDecision() {
         Ambient.Decided d = innerDecided;
         if (d != null) {
             innerDecided = null;
@@ -107,16 +121,20 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
         }
         long t0 = measure ? retry.clock.nanoTime() : 0;
         CompletableFuture<T> attemptFuture;
-        Ambient.Stack stack = Ambient.stack();
+        Ambient.Local local = Ambient.local();
+        AsyncRetryExecution<?> enclosing = local.starting;
+        local.starting = this; // an async retry the operation starts tells this call how it ended
+        innerDecided = null;
         try {
             // while the operation starts its work, a retry it calls runs inside this one
-            Ambient.Frame frame = stack.enter(retry, this);
+            Ambient.Frame frame = null;
             try {
-                if (retry.policy.deadlineNanos() > 0) {
-                    frame.limit(startNanos() + retry.policy.deadlineNanos());
-                }
-                if (outer != null) {
-                    frame.limit(outer.deadlineAt);
+                if (Ambient.framed()) {
+                    frame = local.enter(retry);
+                    if (retry.policy.deadlineNanos() > 0) {
+                        frame.limit(startNanos() + retry.policy.deadlineNanos());
+                    }
+                    frame.limit(outerDeadlineAt);
                 }
                 CompletionStage<T> stage = readsContext
                         ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
@@ -126,7 +144,14 @@ final class AsyncRetryExecution<T> extends RetryExecution<T> implements Runnable
                 }
                 attemptFuture = stage.toCompletableFuture();
             } finally {
-                stack.exit();
+                if (frame != null) {
+                    local.exit();
+                }
+                local.starting = enclosing;
+                Ambient.Decided d = local.since(attemptSerial); // a sync retry the operation ran and that ended here
+                if (d != null) {
+                    told(d);
+                }
             }
         } catch (Throwable t) {
             onAttemptDone(null, t, t0);

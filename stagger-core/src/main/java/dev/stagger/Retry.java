@@ -75,11 +75,13 @@ public final class Retry {
      */
     private final boolean fastPath;
     /**
-     * The fast path with nothing else to do around the first attempt either (no deadline, budget
-     * or throttle): the call reads this one field and calls the operation, as few instructions as
-     * a success can cost.
+     * The fast path needing no frame of its own (no deadline, not refusing nesting): while no
+     * call in the process keeps frames ({@link Ambient}), the call reads one volatile counter,
+     * asks the throttle if there is one, calls the operation and, on success, tells the budget.
      */
-    private final boolean bare;
+    private final boolean frameless;
+    /** Whether a call keeps a frame even while no other call does: a deadline, or nesting refused. */
+    private final boolean needsFrame;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
                   AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
@@ -97,7 +99,11 @@ public final class Retry {
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
         this.fastPath = breaker == null && listeners.length == 0 && policy.acceptsAllResults();
-        this.bare = fastPath && budget == null && throttle == null && policy.deadlineNanos() <= 0;
+        this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
+        this.frameless = fastPath && !needsFrame;
+        if (nesting == Nesting.REFUSE) {
+            Ambient.needFrames(); // a retry around this one must be known as it starts
+        }
         for (RetryListener listener : listeners) {
             try {
                 listener.onAttached(this);
@@ -240,17 +246,44 @@ public final class Retry {
 
     /** Runs {@code operation} until it succeeds or the policy gives up. See the class comment. */
     public <T> T call(Callable<T> operation) throws Exception {
-        Ambient.Stack stack = Ambient.stack();
-        Ambient.Frame frame = stack.enter(this, null);
-        try {
-            if (bare) {
-                try {
-                    return operation.call();
-                } catch (Throwable first) {
-                    return new RetryExecution<T>(this, operation, null).nest(frame).runSyncAfterFirstFailure(first, 0);
-                }
+        if (frameless && !Ambient.framed()) {
+            long serial = Ambient.serial(); // a decision told after this was made by a retry inside this attempt
+            AdaptiveThrottle throttle = this.throttle;
+            if (throttle != null && !throttle.tryAcquire()) {
+                return new RetryExecution<T>(this, operation, null).since(serial).runSyncRefusedFirst(0);
             }
+            T result;
+            try {
+                result = operation.call();
+            } catch (Throwable first) {
+                return new RetryExecution<T>(this, operation, null).since(serial).runSyncAfterFirstFailure(first, 0);
+            }
+            if (throttle != null) {
+                // what the engine decides for any result when results are not classified
+                throttle.record(result, null, Decision.accept());
+            }
+            RetryBudget budget = this.budget;
+            if (budget != null) {
+                budget.onSuccess();
+            }
+            return result;
+        }
+        if (!needsFrame && !Ambient.framed()) {
+            return new RetryExecution<T>(this, operation, null).runSync();
+        }
+        return callFramed(operation);
+    }
+
+    /** {@link #call(Callable)} keeping a frame on the thread's {@link Ambient} stack while it runs. */
+    private <T> T callFramed(Callable<T> operation) throws Exception {
+        if (policy.deadlineNanos() > 0) {
+            Ambient.needFrames(); // retries inside this one are bounded by its deadline
+        }
+        Ambient.Local local = Ambient.local();
+        Ambient.Frame frame = local.enter(this);
+        try {
             if (fastPath) {
+                long serial = Ambient.serial();
                 // With a deadline, the start comes from the coarse clock: a volatile read, no OS call.
                 long start = 0;
                 if (policy.deadlineNanos() > 0) {
@@ -259,16 +292,16 @@ public final class Retry {
                 }
                 AdaptiveThrottle throttle = this.throttle;
                 if (throttle != null && !throttle.tryAcquire()) {
-                    return new RetryExecution<T>(this, operation, null).nest(frame).runSyncRefusedFirst(start);
+                    return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).runSyncRefusedFirst(start);
                 }
                 T result;
                 try {
                     result = operation.call();
                 } catch (Throwable first) {
-                    return new RetryExecution<T>(this, operation, null).nest(frame).runSyncAfterFirstFailure(first, start);
+                    return new RetryExecution<T>(this, operation, null).nest(frame).since(serial)
+                            .runSyncAfterFirstFailure(first, start);
                 }
                 if (throttle != null) {
-                    // what the engine decides for any result when results are not classified
                     throttle.record(result, null, Decision.accept());
                 }
                 if (budget != null) {
@@ -278,18 +311,24 @@ public final class Retry {
             }
             return new RetryExecution<T>(this, operation, null).nest(frame).runSync();
         } finally {
-            stack.exit();
+            local.exit();
         }
     }
 
     /** As {@link #call(Callable)}, giving the operation its {@link AttemptContext}. */
     public <T> T call(AttemptCallable<T> operation) throws Exception {
-        Ambient.Stack stack = Ambient.stack();
-        Ambient.Frame frame = stack.enter(this, null);
+        if (!needsFrame && !Ambient.framed()) {
+            return new RetryExecution<T>(this, null, operation).runSync();
+        }
+        if (policy.deadlineNanos() > 0) {
+            Ambient.needFrames();
+        }
+        Ambient.Local local = Ambient.local();
+        Ambient.Frame frame = local.enter(this);
         try {
             return new RetryExecution<T>(this, null, operation).nest(frame).runSync();
         } finally {
-            stack.exit();
+            local.exit();
         }
     }
 

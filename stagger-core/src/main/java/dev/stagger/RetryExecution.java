@@ -37,33 +37,14 @@ class RetryExecution<T> extends RetryEngine.Work {
     RetryRefusedException refusal;
     /** The breaker's permit for the current attempt. */
     CircuitBreaker.Permit permit;
-    /** This sync call's frame on its thread's {@link Ambient} stack; null for an async call. */
+    /** This sync call's frame on its thread's {@link Ambient} stack; null for an async call or without frames. */
     Ambient.Frame own;
-    /** The Stagger retry this call runs inside, or null (most calls). */
-    Outer outer;
-
-    /** Where a call runs inside another retry: whom to tell its decision, and that retry's deadline. */
-    static final class Outer {
-        final Ambient.Frame frame;
-        final long serial;
-        final AsyncRetryExecution<?> sink;
-        final long deadlineAt;
-
-        Outer(Ambient.Frame frame, Clock clock) {
-            this.frame = frame;
-            this.serial = frame.serial;
-            this.sink = frame.sink;
-            this.deadlineAt = frame.retry.clock == clock ? frame.deadlineAt : Ambient.NO_DEADLINE;
-        }
-
-        void tell(Ambient.Decided decided) {
-            if (sink != null) {
-                sink.innerDecided = decided;
-            } else if (frame.serial == serial) { // still the call this one was started in
-                frame.decided = decided;
-            }
-        }
-    }
+    /** The deadline of the retries and scopes around this call, on this retry's clock; NO_DEADLINE for none. */
+    long outerDeadlineAt = Ambient.NO_DEADLINE;
+    /** {@link Ambient#serial()} as the current attempt began: a decision told later was made during it. */
+    long attemptSerial;
+    /** Whom this call tells when it ends without success: set by an async call as it starts; a sync call tells its thread. */
+    Ambient.Sink sink;
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
         this(retry, contextual != null ? contextual : plain, contextual != null);
@@ -93,41 +74,31 @@ class RetryExecution<T> extends RetryEngine.Work {
         }
     }
 
-    /** A sync call on its frame {@code frame}: learns the retry it runs inside, if any. */
+    /** A sync call on its frame {@code frame}: learns the deadline of what it runs inside. */
     final RetryExecution<T> nest(Ambient.Frame frame) {
         own = frame;
-        if (frame.below != null) {
-            outer = new Outer(frame.below, retry.clock);
-        }
+        outerDeadlineAt = frame.deadlineAt;
+        return this;
+    }
+
+    /** A sync call without a frame whose first attempt began when the decisions' serial was {@code serial}. */
+    final RetryExecution<T> since(long serial) {
+        attemptSerial = serial;
         return this;
     }
 
     @Override
     final long outerRemainingNanos() {
-        Outer o = outer;
-        if (o == null || o.deadlineAt == Ambient.NO_DEADLINE) {
+        long at = outerDeadlineAt;
+        if (at == Ambient.NO_DEADLINE) {
             return -1;
         }
-        return Math.max(0, o.deadlineAt - retry.clock.nanoTime());
+        return Math.max(0, at - retry.clock.nanoTime());
     }
 
-    /** The latest inner retry's decision in this call's attempt, cleared for the next attempt. */
-    private Ambient.Decided takeInnerDecision() {
-        Ambient.Decided d;
-        if (own != null) {
-            d = own.decided;
-            if (d != null) {
-                own.decided = null;
-            }
-        } else {
-            d = takeAsyncInnerDecision();
-        }
-        return d;
-    }
-
-    /** An async call's latest inner decision, cleared; a sync call keeps it in its frame instead. */
-    Ambient.Decided takeAsyncInnerDecision() {
-        return null;
+    /** The decision of a retry that ran inside the attempt that just ended, if one ended without success. */
+    Ambient.Decided takeInnerDecision() {
+        return Ambient.local().since(attemptSerial);
     }
 
     @Override
@@ -270,6 +241,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     /** Counts the attempt and asks the breaker and the throttle; false (call ended) when one refuses. */
     final boolean beforeAttempt() {
         attempt++;
+        attemptSerial = Ambient.serial();
         CircuitBreaker breaker = retry.breaker;
         if (breaker != null && !(permit = breaker.tryAcquirePermission()).isGranted()) {
             attempt--;
@@ -305,13 +277,15 @@ class RetryExecution<T> extends RetryEngine.Work {
     final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
         RetryEngine engine = retry.engine;
         Decision decision = engine.classify(this, result, failure);
-        Ambient.Decided inner = takeInnerDecision();
         if (failure != null && decision.isRetry()) {
             if (failure instanceof RetryNestingException) {
                 decision = Decision.stop();
-            } else if (inner != null && retry.nesting != Nesting.RETRY_AGAIN && inner.covers(failure)) {
-                decision = Decision.stop(); // one layer retries a failure: the inner one has decided on it
-                deferred(inner, failure);
+            } else if (retry.nesting != Nesting.RETRY_AGAIN) {
+                Ambient.Decided inner = takeInnerDecision();
+                if (inner != null && inner.covers(failure)) {
+                    decision = Decision.stop(); // one layer retries a failure: the inner one has decided on it
+                    deferred(inner, failure);
+                }
             }
         }
         remember(lastFailure);
@@ -390,7 +364,8 @@ class RetryExecution<T> extends RetryEngine.Work {
         if (reason.isSuccess() || reason == EndReason.CANCELLED || fallbackTakesEnd(reason)) {
             return;
         }
-        outer.tell(new Ambient.Decided(retry.name, attempt, reason, thrownAtEnd(reason)));
+        Ambient.Sink s = sink;
+        (s != null ? s : Ambient.local().decisions).told(new Ambient.Decided(retry.name, attempt, reason, thrownAtEnd(reason)));
     }
 
     /** Keeps every failure for the caller's exception (the earlier ones become suppressed). */
@@ -417,9 +392,7 @@ class RetryExecution<T> extends RetryEngine.Work {
         if (!claimEnd(reason)) {
             return false;
         }
-        if (outer != null) {
-            tellOuter(reason);
-        }
+        tellOuter(reason);
         if (retry.listeners.length > 0 && !fallbackTakesEnd(reason)) {
             notifyFinished(finishedEvent(reason));
         }

@@ -12,9 +12,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Retries inside retries: each failure is retried by one layer, the innermost that saw it. */
+/**
+ * Retries inside retries: each failure is retried by one layer, the innermost that saw it. Run
+ * twice: starting without frames (how a process runs until a deadline, a refusal or a scope needs
+ * them) and, in {@link NestedRetryFramedTest}, with them.
+ */
 class NestedRetryTest {
     private final VirtualClock clock = new VirtualClock();
     private final AtomicInteger calls = new AtomicInteger();
@@ -30,6 +36,21 @@ class NestedRetryTest {
             events.add(event);
         }
     };
+
+    /** Whether calls keep frames as each test starts. */
+    boolean framed() {
+        return false;
+    }
+
+    @BeforeEach
+    void frames() {
+        Ambient.framed(framed());
+    }
+
+    @AfterAll
+    static void framesForTheRest() {
+        Ambient.framed(true); // as a process that has used deadlines or scopes: the mode other suites may rely on
+    }
 
     private Retry retry(String name, int attempts) {
         return Retry.of(name, RetryPolicy.builder().maxAttempts(attempts).backoff(Backoff.fixed(Duration.ofMillis(100)))
@@ -248,6 +269,55 @@ class NestedRetryTest {
         assertThat(thrown).isInstanceOf(CompletionException.class).hasCauseInstanceOf(IOException.class);
         assertThat(calls).hasValue(3);
         assertThat(reasonOf("service")).isEqualTo(EndReason.NOT_RETRYABLE);
+    }
+
+    @Test
+    void retriesOnTheFastPathDoNotMultiplyEither() {
+        // no listener, breaker or deadline: both calls take the fast path
+        Retry outer = Retry.of("service", RetryPolicy.builder().maxAttempts(4).backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .build()).withClock(clock).withoutBudget();
+        Retry inner = Retry.of("http", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .build()).withClock(clock).withoutBudget();
+
+        Throwable thrown = catchThrowable(() -> outer.call(() -> inner.call(this::failing)));
+
+        assertThat(thrown).hasMessage("reset");
+        assertThat(calls).as("the inner's 3, not 3 x 4").hasValue(3);
+    }
+
+    @Test
+    void aResultTheInnerGaveUpOnIsTheDecisionForTheFailureMadeOfIt() {
+        Retry outer = retry("service", 4);
+        Retry inner = Retry.of("http", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .retryOnResult(String.class, "503"::equals).build()).withClock(clock).withListener(recorder);
+
+        Throwable thrown = catchThrowable(() -> outer.call(() -> {
+            String status = inner.call(() -> {
+                calls.incrementAndGet();
+                return "503";
+            });
+            throw new IllegalStateException("the downstream answered " + status); // as RestClient turns a status into an exception
+        }));
+
+        assertThat(thrown).hasMessage("the downstream answered 503");
+        assertThat(calls).as("the inner's 3 attempts, not 3 x 4").hasValue(3);
+        assertThat(reasonOf("service")).isEqualTo(EndReason.NOT_RETRYABLE);
+    }
+
+    @Test
+    void aDecisionOfAnEarlierCallOnTheThreadIsNotTakenByALaterOne() {
+        Retry inner = Retry.of("http", RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .retryOnResult(String.class, "503"::equals).build()).withClock(clock);
+        Retry later = Retry.of("service", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .build()).withClock(clock).withoutBudget();
+        catchThrowable(() -> retry("earlier", 3).call(() -> inner.call(() -> "503"))); // gave up on a result, handled
+
+        catchThrowable(() -> later.call(() -> {
+            calls.incrementAndGet();
+            throw new IllegalStateException("deadlock");
+        }));
+
+        assertThat(calls).as("the later call retries its own failure").hasValue(3);
     }
 
     @Test
