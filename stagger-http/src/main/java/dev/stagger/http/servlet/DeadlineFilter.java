@@ -60,8 +60,9 @@ import org.jspecify.annotations.Nullable;
  * attribute: an {@code ASYNC} or {@code ERROR} dispatch runs under what is left of it, on its own
  * thread. Each scope is closed, on its thread, when the chain returns or throws, so it never
  * outlives the dispatch that opened it nor leaks to the next request served on that thread. Work
- * that an async request hands to threads of its own is not bounded by the filter; bound it from
- * {@link RetryScope#currentRemaining()} read on the request thread.
+ * that an async request hands to threads of its own is not bounded by the filter, and a retry
+ * that ends there after the dispatch returned is not seen by it: bound that work from
+ * {@link RetryScope#currentRemaining()} read on the request thread, and mark its answer yourself.
  *
  * <p>Thread-safe; one instance serves every request.
  */
