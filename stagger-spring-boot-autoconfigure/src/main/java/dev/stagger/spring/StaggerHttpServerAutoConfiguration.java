@@ -48,7 +48,7 @@ public class StaggerHttpServerAutoConfiguration {
         List<String> addresses = p.getTrustedAddresses();
         if (addresses != null) {
             Set<String> trusted = Set.copyOf(addresses.stream().map(String::trim).toList());
-            b.trusts(request -> trusted.contains(request.getRemoteAddr()));
+            b.deadlinesTrusted(request -> trusted.contains(request.getRemoteAddr()));
         }
         FilterRegistrationBean<DeadlineFilter> registration = new FilterRegistrationBean<>(b.build());
         registration.setName("staggerDeadlineFilter");

@@ -2,6 +2,7 @@ package dev.stagger.http.servlet;
 
 import dev.stagger.Clock;
 import dev.stagger.RetryScope;
+import dev.stagger.internal.Checks;
 import dev.stagger.http.StaggerHeaders;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -13,7 +14,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
@@ -39,8 +39,8 @@ import org.jspecify.annotations.Nullable;
  * says; a value it refuses (a sign, a fraction, a unit, 19 digits or more, garbage) is ignored and
  * counted ({@link #rejectedDeadlines()}), never an error; a deadline beyond
  * {@link Builder#maxDeadline} (default 5 minutes) is capped to it and counted
- * ({@link #cappedDeadlines()}); a request from a caller not trusted ({@link Builder#trusts}) has
- * its header ignored. A request that arrives with {@code 0} ms left is not run: it is answered
+ * ({@link #cappedDeadlines()}); a request from a caller not trusted
+ * ({@link Builder#deadlinesTrusted}) has its header ignored. A request that arrives with {@code 0} ms left is not run: it is answered
  * {@code 504} with {@code Stagger-No-Retry: deadline} ({@link #expiredDeadlines()}); the caller
  * has given up on it.
  *
@@ -214,7 +214,7 @@ public final class DeadlineFilter implements Filter {
          * server hold work longer). Default 5 minutes; at least 1 ms.
          */
         public Builder maxDeadline(Duration maxDeadline) {
-            Objects.requireNonNull(maxDeadline, "maxDeadline");
+            Checks.notNull("maxDeadline", maxDeadline);
             if (maxDeadline.compareTo(Duration.ofMillis(1)) < 0) {
                 throw new IllegalArgumentException("maxDeadline must be at least 1 ms, got " + maxDeadline);
             }
@@ -227,8 +227,8 @@ public final class DeadlineFilter implements Filter {
          * caller. A predicate that throws counts as false. For example, only callers inside the
          * network: {@code request -> request.getRemoteAddr().startsWith("10.")}.
          */
-        public Builder trusts(Predicate<HttpServletRequest> trusts) {
-            this.trusts = Objects.requireNonNull(trusts, "trusts");
+        public Builder deadlinesTrusted(Predicate<HttpServletRequest> trusted) {
+            this.trusts = Checks.notNull("deadlinesTrusted", trusted);
             return this;
         }
 
@@ -238,7 +238,7 @@ public final class DeadlineFilter implements Filter {
          * default; a virtual clock in tests.
          */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            this.clock = Checks.notNull("clock", clock);
             return this;
         }
 

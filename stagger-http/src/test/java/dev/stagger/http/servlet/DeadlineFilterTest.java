@@ -150,7 +150,7 @@ class DeadlineFilterTest {
 
     @Test
     void anUntrustedCallersDeadlineIsIgnored() throws Exception {
-        DeadlineFilter filter = serve(DeadlineFilter.builder().trusts(request -> false).build(), reportsDeadline());
+        DeadlineFilter filter = serve(DeadlineFilter.builder().deadlinesTrusted(request -> false).build(), reportsDeadline());
         send("Stagger-Deadline-Ms", "1500");
         assertThat(seen.get()).isEmpty();
         assertThat(filter.rejectedDeadlines()).isZero();
