@@ -6,6 +6,7 @@ import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.IdempotencyKeyMode;
 import dev.stagger.http.RetryVerdict;
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StaggerHeaders;
 import dev.stagger.http.StatusTable;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -181,6 +182,8 @@ final class HttpCommand implements Callable<Integer> {
         return switch (verdict) {
             case RETRYABLE -> "gave up on status " + status + " (attempts or deadline ran out)";
             case STATUS_NOT_RETRYABLE -> "status " + status + " is not retryable";
+            case NO_RETRY_SIGNAL -> "status " + status + " was not retried: the server answered "
+                    + StaggerHeaders.NO_RETRY + " (a retry or a guard behind it already decided)";
             case NOT_SAFE_TO_REPEAT -> {
                 if (sent.headers().firstValue("Idempotency-Key").isPresent()) {
                     yield "status " + status + " was not retried: the " + sent.method() + " carries an Idempotency-Key, but "

@@ -17,5 +17,12 @@ public enum RetryVerdict {
      * run it twice: a POST or PATCH without a key (key mode {@link IdempotencyKeyMode#REQUIRE} or
      * {@link IdempotencyKeyMode#OFF}), or with a key the server is not declared to honour.
      */
-    NOT_SAFE_TO_REPEAT
+    NOT_SAFE_TO_REPEAT,
+    /**
+     * The status would be retried, but the response carries {@value StaggerHeaders#NO_RETRY}
+     * from a server the client trusts ({@link RetryingHttpClient.Builder#signalsTrusted}): the
+     * answer is already the result of a retry that gave up, or of a breaker, budget, throttle or
+     * load-shedding refusal, so sending the request again would multiply the attempts.
+     */
+    NO_RETRY_SIGNAL
 }

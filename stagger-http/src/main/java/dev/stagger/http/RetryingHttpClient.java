@@ -53,8 +53,18 @@ import java.util.function.Predicate;
  *       504 (rule {@link StatusTable.Rule#RETRY_IF_IDEMPOTENT}), a request timeout
  *       ({@link java.net.http.HttpTimeoutException}), a reset or EOF after sending (any other
  *       {@link IOException}) — only for safe requests.
- *   <li>Nothing else (400, 401, 403, 404, 422 and every other status).
+ *   <li>Nothing else (400, 401, 403, 404, 422 and every other status), and no response that
+ *       carries {@value StaggerHeaders#NO_RETRY} from a server the client trusts
+ *       ({@link Builder#signalsTrusted}): a Stagger server sends it when its answer is already the
+ *       result of a retry that gave up, or of a breaker, budget, throttle or shedding refusal.
  * </ul>
+ *
+ * <h2>Headers sent</h2>
+ * Every attempt carries {@value StaggerHeaders#ATTEMPT} (the attempt number) and, when the
+ * attempt has a deadline ({@link AttemptContext#remaining()}: the policy's, or an enclosing
+ * retry's or request scope's, whichever ends first), {@value StaggerHeaders#DEADLINE} with the
+ * milliseconds left, which a Stagger server makes the bound of its own work. See
+ * {@link StaggerHeaders}.
  *
  * <h2>Idempotency keys</h2>
  * In {@link IdempotencyKeyMode#AUTO} (the default) each POST and PATCH without a key gets one
@@ -118,7 +128,7 @@ public final class RetryingHttpClient {
      * retries first). Transports given to {@link #execute} set it from
      * {@link AttemptContext#attempt()}.
      */
-    public static final String ATTEMPT_HEADER = HttpCall.ATTEMPT_HEADER;
+    public static final String ATTEMPT_HEADER = StaggerHeaders.ATTEMPT;
 
     private final HttpClient client;
     private final RetryPolicy policy;
@@ -132,6 +142,7 @@ public final class RetryingHttpClient {
     private final IdempotencyKeyMode keyMode;
     private final Duration maxRetryAfter;
     private final Predicate<URI> keysHonoured;
+    private final Predicate<URI> signalsTrusted;
     private final List<HttpRetryListener> listeners;
     private final List<RetryListener> retryListeners;
     private final Function<HttpRequest, String> operationName;
@@ -153,6 +164,7 @@ public final class RetryingHttpClient {
         this.keyMode = b.keyMode;
         this.maxRetryAfter = b.maxRetryAfter;
         this.keysHonoured = b.keysHonoured;
+        this.signalsTrusted = b.signalsTrusted;
         this.listeners = List.copyOf(b.listeners);
         this.retryListeners = List.copyOf(b.retryListeners);
         this.operationName = b.operationName;
@@ -184,14 +196,17 @@ public final class RetryingHttpClient {
         final String generatedKey;
         final boolean safe;
         final boolean sendOnce;
+        final boolean trustsSignals;
         final String requestId;
 
-        Exchange(String method, URI uri, String generatedKey, boolean safe, boolean sendOnce, String requestId) {
+        Exchange(String method, URI uri, String generatedKey, boolean safe, boolean sendOnce, boolean trustsSignals,
+                 String requestId) {
             this.method = method;
             this.uri = uri;
             this.generatedKey = generatedKey;
             this.safe = safe;
             this.sendOnce = sendOnce;
+            this.trustsSignals = trustsSignals;
             this.requestId = requestId;
         }
 
@@ -232,7 +247,8 @@ public final class RetryingHttpClient {
         }
         boolean keyed = key != null;
         String requestId = keyed ? key : requestHeader.apply("X-Request-Id").orElse(null);
-        return new Exchange(m, uri, generated, isSafe(m, keyed, uri), sendsOnce(m, keyed), requestId);
+        return new Exchange(m, uri, generated, isSafe(m, keyed, uri), sendsOnce(m, keyed), signalsTrusted.test(uri),
+                requestId);
     }
 
     /**
@@ -258,7 +274,7 @@ public final class RetryingHttpClient {
         String path = exchange.uri.getPath();
         String operation = exchange.method + " " + (path == null || path.isEmpty() ? "/" : path);
         return new HttpCall(null, exchange.method, exchange.uri, transport, exchange.safe, exchange.sendOnce,
-                exchange.requestId, service, operation, statuses, maxRetryAfter, clock, listeners);
+                exchange.trustsSignals, exchange.requestId, service, operation, statuses, maxRetryAfter, clock, listeners);
     }
 
     /**
@@ -278,7 +294,7 @@ public final class RetryingHttpClient {
         HttpCall call = newCall(request);
         try {
             HttpResponse<T> response = retryFor(call, staleFallback(request, bodyHandler))
-                    .call(context -> client.send(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
+                    .call(context -> client.send(call.attemptRequest(context), bodyHandler));
             if (staleCache != null) {
                 staleCache.remember(request, response);
             }
@@ -300,7 +316,7 @@ public final class RetryingHttpClient {
         HttpClient client = client();
         HttpCall call = newCall(request);
         CompletableFuture<HttpResponse<T>> response = retryFor(call, staleFallback(request, bodyHandler)).callAsync(
-                context -> client.sendAsync(call.attemptRequest(context.attempt(), context.attemptTimeout()), bodyHandler));
+                context -> client.sendAsync(call.attemptRequest(context), bodyHandler));
         if (staleCache == null) {
             return response;
         }
@@ -332,7 +348,9 @@ public final class RetryingHttpClient {
         String method = request.method().toUpperCase(Locale.ROOT);
         boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
         boolean safe = isSafe(method, keyed, request.uri());
-        return HttpCall.statusVerdict(statuses, response.statusCode(), safe, sendsOnce(method, keyed));
+        boolean noRetry = signalsTrusted.test(request.uri())
+                && response.headers().firstValue(StaggerHeaders.NO_RETRY).isPresent();
+        return HttpCall.statusVerdict(statuses, response.statusCode(), safe, sendsOnce(method, keyed), noRetry);
     }
 
     /**
@@ -363,6 +381,7 @@ public final class RetryingHttpClient {
         b.keyMode = keyMode;
         b.maxRetryAfter = maxRetryAfter;
         b.keysHonoured = keysHonoured;
+        b.signalsTrusted = signalsTrusted;
         b.listeners.addAll(listeners);
         b.retryListeners.addAll(retryListeners);
         b.operationName = operationName;
@@ -413,7 +432,7 @@ public final class RetryingHttpClient {
                 : HttpRequest.newBuilder(request, (name, value) -> true)
                         .header(KEY_HEADER, exchange.idempotencyKeyHeader().orElseThrow())
                         .build();
-        return new HttpCall(toSend, exchange.safe, exchange.sendOnce, exchange.requestId, service,
+        return new HttpCall(toSend, exchange.safe, exchange.sendOnce, exchange.trustsSignals, exchange.requestId, service,
                 operationName.apply(request), statuses, maxRetryAfter, clock, listeners);
     }
 
@@ -489,6 +508,7 @@ public final class RetryingHttpClient {
         private IdempotencyKeyMode keyMode = IdempotencyKeyMode.AUTO;
         private Duration maxRetryAfter = Duration.ofMinutes(5);
         private Predicate<URI> keysHonoured = uri -> false;
+        private Predicate<URI> signalsTrusted = uri -> true;
         private final List<HttpRetryListener> listeners = new ArrayList<>();
         private final List<RetryListener> retryListeners = new ArrayList<>();
         private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
@@ -593,6 +613,19 @@ public final class RetryingHttpClient {
          */
         public Builder keysHonoured(Predicate<URI> keysHonoured) {
             this.keysHonoured = require("keysHonoured", keysHonoured);
+            return this;
+        }
+
+        /**
+         * Which servers' {@value StaggerHeaders#NO_RETRY} this client honours: a retryable status
+         * whose response carries it from a URI for which this says true is not retried (the answer
+         * is already the result of a retry or a guard that decided). Default: every server. Say
+         * false for a host outside your control, whose "do not retry" could stop retries you want
+         * ({@code signalsTrusted(uri -> !"partner.example.com".equals(uri.getHost()))}). The
+         * {@value StaggerHeaders#DEADLINE} header is sent to every server.
+         */
+        public Builder signalsTrusted(Predicate<URI> signalsTrusted) {
+            this.signalsTrusted = require("signalsTrusted", signalsTrusted);
             return this;
         }
 

@@ -27,7 +27,7 @@ final class ScriptedServer implements AutoCloseable {
 
     /** What the server received. */
     record Received(String method, String path, String idempotencyKey, String requestId, String body,
-                    String attemptHeader) {
+                    String attemptHeader, String deadlineHeader) {
     }
 
     /** One scripted answer. */
@@ -54,7 +54,7 @@ final class ScriptedServer implements AutoCloseable {
                 String body = Content.Source.asString(request);
                 received.add(new Received(request.getMethod(), request.getHttpURI().getPath(),
                         request.getHeaders().get("Idempotency-Key"), request.getHeaders().get("X-Request-Id"), body,
-                        request.getHeaders().get("Stagger-Attempt")));
+                        request.getHeaders().get("Stagger-Attempt"), request.getHeaders().get("Stagger-Deadline-Ms")));
                 Step step = script.poll();
                 (step != null ? step : fallback).answer(request, response, callback);
                 return true;

@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <caption>What happens to a request</caption>
  * <tr><th>Situation</th><th>Answer</th></tr>
  * <tr><td>in flight below the limit</td><td>runs; its latency is a sample for the limit</td></tr>
- * <tr><td>at the limit</td><td>{@code 503} problem+json, {@code Retry-After: n}, {@code Cache-Control: no-store}; not run</td></tr>
+ * <tr><td>at the limit</td><td>{@code 503} problem+json, {@code Retry-After: n}, {@code Stagger-No-Retry: shed},
+ * {@code Cache-Control: no-store}; not run</td></tr>
  * <tr><td>a retry (per the {@link RetryMarker}), in flight at or above {@code limit * (1 - firstAttemptReserve)}</td><td>shed likewise</td></tr>
  * <tr><td>the handler throws</td><td>the exception propagates; the request leaves the count but is no sample</td></tr>
  * <tr><td>the handler goes async</td><td>counted until the async cycle completes, times out or fails</td></tr>
@@ -84,7 +85,7 @@ public final class LoadSheddingFilter implements Filter {
         this.name = b.name;
         this.limitConfig = b.limit;
         this.retryMarker = b.retryMarker;
-        this.shedResponse = new ShedResponse(b.status);
+        this.shedResponse = new ShedResponse(b.status, b.noRetrySignal);
         this.clock = b.clock;
         this.listener = b.sheddingListener;
         LimitAlgorithm algorithm = LimitAlgorithm.of(b.limit, b.random, b.clock.nanoTime());
@@ -259,6 +260,7 @@ public final class LoadSheddingFilter implements Filter {
         private final String name;
         private Limit limit = GradientLimit.builder().build();
         private int status = 503;
+        private boolean noRetrySignal = true;
         private Duration minRetryAfter = Duration.ofSeconds(1);
         private Duration maxRetryAfter = Duration.ofSeconds(30);
         private double retryAfterJitter = 0.5;
@@ -284,6 +286,20 @@ public final class LoadSheddingFilter implements Filter {
                 throw new IllegalArgumentException("status must be 503 or 429, got " + status);
             }
             this.status = status;
+            return this;
+        }
+
+        /**
+         * Whether a shed response carries {@code Stagger-No-Retry: shed} (default true): Stagger's
+         * HTTP clients then return it at once instead of retrying it within the same call, so a
+         * chain of services does not multiply the load on a server that is shedding, and the
+         * {@code Retry-After} goes back to whoever decides whether to come back (the application,
+         * a job's schedule, the user). Clients that do not know the header retry after
+         * {@code Retry-After} as before. Say false to let Stagger clients retry shed requests
+         * within the call (a service with no callers above it that would retry).
+         */
+        public Builder noRetrySignal(boolean noRetrySignal) {
+            this.noRetrySignal = noRetrySignal;
             return this;
         }
 

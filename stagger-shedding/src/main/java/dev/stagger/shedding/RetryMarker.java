@@ -1,5 +1,6 @@
 package dev.stagger.shedding;
 
+import dev.stagger.http.StaggerHeaders;
 import dev.stagger.shedding.internal.Check;
 import dev.stagger.shedding.internal.RepeatedKeys;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,7 +17,7 @@ import jakarta.servlet.http.HttpServletRequest;
 @FunctionalInterface
 public interface RetryMarker {
     /** The header of {@link #attemptHeader()}: the attempt number, 1 for the first attempt. */
-    String ATTEMPT_HEADER = "Stagger-Attempt";
+    String ATTEMPT_HEADER = StaggerHeaders.ATTEMPT; // a compile-time constant: stagger-http need not be present at run time
     /** The header {@link #repeatedIdempotencyKey()} watches. */
     String IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 

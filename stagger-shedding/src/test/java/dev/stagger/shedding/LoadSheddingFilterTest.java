@@ -76,6 +76,7 @@ class LoadSheddingFilterTest {
         assertThat(shed.headers().firstValue("Retry-After")).get().asString().matches("[1-9][0-9]*");
         assertThat(shed.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
         assertThat(shed.headers().firstValue("Cache-Control")).hasValue("no-store");
+        assertThat(shed.headers().firstValue("Stagger-No-Retry")).hasValue("shed");
         assertThat(shed.body()).contains("\"type\":\"urn:stagger:shedding:overloaded\"").contains("\"status\":503");
         assertThat(filter.firstAttemptsShed()).isEqualTo(1);
         release.open();
@@ -91,6 +92,18 @@ class LoadSheddingFilterTest {
         assertThat(shed.statusCode()).isEqualTo(429);
         assertThat(shed.headers().firstValue("Retry-After")).isPresent();
         assertThat(shed.body()).contains("\"title\":\"Too Many Requests\"");
+    }
+
+    @Test
+    void aShedAnswerCanLeaveStaggerClientsFreeToRetryIt() throws Exception {
+        LoadSheddingFilter filter = start(LoadSheddingFilter.builder("api").limit(Limit.fixed(1))
+                .noRetrySignal(false).build());
+        hold();
+        Await.until("the first request in flight", () -> filter.inFlight() == 1);
+        HttpResponse<String> shed = send("/quick");
+        assertThat(shed.statusCode()).isEqualTo(503);
+        assertThat(shed.headers().firstValue("Retry-After")).isPresent();
+        assertThat(shed.headers().firstValue("Stagger-No-Retry")).isEmpty();
     }
 
     @Test

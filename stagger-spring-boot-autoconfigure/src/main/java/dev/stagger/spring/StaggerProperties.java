@@ -286,11 +286,45 @@ public class StaggerProperties {
         private Map<String, HttpClientProperties> clients = new LinkedHashMap<>();
         /** Client whose retries every RestClient.Builder, RestTemplateBuilder and WebClient.Builder of the context gets (none by default). */
         private String builders;
+        /** The server side of Stagger's headers. */
+        private HttpServer server = new HttpServer();
 
         public Map<String, HttpClientProperties> getClients() { return clients; }
         public void setClients(Map<String, HttpClientProperties> clients) { this.clients = clients; }
         public String getBuilders() { return builders; }
         public void setBuilders(String builders) { this.builders = builders; }
+        public HttpServer getServer() { return server; }
+        public void setServer(HttpServer server) { this.server = server; }
+    }
+
+    /** {@code stagger.http.server.*}: what a servlet application does with the headers Stagger's clients send. */
+    public static class HttpServer {
+        /** The deadline filter: the caller's Stagger-Deadline-Ms bounds the request's work; decided failures answer Stagger-No-Retry. */
+        private DeadlineFilterProperties deadline = new DeadlineFilterProperties();
+
+        public DeadlineFilterProperties getDeadline() { return deadline; }
+        public void setDeadline(DeadlineFilterProperties deadline) { this.deadline = deadline; }
+    }
+
+    /** {@code stagger.http.server.deadline.*}: the deadline filter, registered for every path of a servlet application. */
+    public static class DeadlineFilterProperties {
+        /** Register the filter (on by default whenever stagger-http and the servlet API are present). */
+        private boolean enabled = true;
+        /** The longest incoming deadline honoured; a longer one is capped to it (default 5 min). */
+        private Duration max;
+        /** Remote addresses whose deadline header is honoured; others' is ignored (unset: every caller). */
+        private List<String> trustedAddresses;
+        /** Filter order; early, so every retry the request runs is inside it. */
+        private int order = -200;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public Duration getMax() { return max; }
+        public void setMax(Duration max) { this.max = max; }
+        public List<String> getTrustedAddresses() { return trustedAddresses; }
+        public void setTrustedAddresses(List<String> trustedAddresses) { this.trustedAddresses = trustedAddresses; }
+        public int getOrder() { return order; }
+        public void setOrder(int order) { this.order = order; }
     }
 
     /** One downstream service. Unset values come from {@code stagger.http.clients.default}. */
@@ -307,6 +341,8 @@ public class StaggerProperties {
         private Boolean keysHonoured;
         /** Longest Retry-After honoured; longer hints are clamped (default 5 min). */
         private Duration maxRetryAfter;
+        /** Hosts whose Stagger-No-Retry is ignored: their answers are retried as if it were absent (default: none, every host is trusted). */
+        private List<String> untrustedHosts;
 
         public String getRetry() { return retry; }
         public void setRetry(String retry) { this.retry = retry; }
@@ -320,6 +356,8 @@ public class StaggerProperties {
         public void setKeysHonoured(Boolean keysHonoured) { this.keysHonoured = keysHonoured; }
         public Duration getMaxRetryAfter() { return maxRetryAfter; }
         public void setMaxRetryAfter(Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; }
+        public List<String> getUntrustedHosts() { return untrustedHosts; }
+        public void setUntrustedHosts(List<String> untrustedHosts) { this.untrustedHosts = untrustedHosts; }
     }
 
     /** {@code stagger.transactions.*}: retrying transactions on Spring's transaction manager. */

@@ -14,6 +14,7 @@ import dev.stagger.http.HttpTransport;
 import dev.stagger.http.IdempotencyKeyMode;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StatusTable;
+import dev.stagger.http.servlet.DeadlineFilter;
 import dev.stagger.idempotency.IdempotencyStore;
 import dev.stagger.idempotency.InMemoryIdempotencyStore;
 import dev.stagger.idempotency.JdbcIdempotencyStore;
@@ -79,7 +80,7 @@ class EveryPropertyTest {
             StaggerHttpAutoConfiguration.class, StaggerTransactionAutoConfiguration.class,
             StaggerObservabilityAutoConfiguration.class, StaggerActuatorAutoConfiguration.class,
             StaggerIdempotencyAutoConfiguration.class, StaggerJobsAutoConfiguration.class,
-            StaggerSpringRetryAutoConfiguration.class);
+            StaggerSpringRetryAutoConfiguration.class, StaggerHttpServerAutoConfiguration.class);
     private static final Pattern NAMED_ENTRY = Pattern.compile(
             "^(stagger\\.(?:retries|circuit-breakers|budgets|throttles|http\\.clients|jobs\\.pools))\\.[^.]+(\\..+)$");
 
@@ -201,7 +202,24 @@ class EveryPropertyTest {
     @SuppressWarnings("unchecked")
     private static FilterRegistrationBean<IdempotencyFilter> filter(
             ApplicationContextAssertProvider<? extends ApplicationContext> context) {
-        return started(context).getBean(FilterRegistrationBean.class);
+        return started(context).getBean("staggerIdempotencyFilter", FilterRegistrationBean.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static FilterRegistrationBean<DeadlineFilter> deadlineFilter(
+            ApplicationContextAssertProvider<? extends ApplicationContext> context) {
+        return started(context).getBean("staggerDeadlineFilter", FilterRegistrationBean.class);
+    }
+
+    /** Runs a request from 127.0.0.1 with a deadline header the filter refuses; returns how many it counted. */
+    private static long refusedDeadlinesCounted(ApplicationContextAssertProvider<? extends ApplicationContext> context)
+            throws Exception {
+        DeadlineFilter filter = deadlineFilter(context).getFilter();
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/orders");
+        request.setRemoteAddr("127.0.0.1");
+        request.addHeader("Stagger-Deadline-Ms", "soon");
+        filter.doFilter(request, new MockHttpServletResponse(), new MockFilterChain());
+        return filter.rejectedDeadlines();
     }
 
     private static String health(ApplicationContextAssertProvider<? extends ApplicationContext> context) {
@@ -275,28 +293,37 @@ class EveryPropertyTest {
     private static final String B = "stagger.circuit-breakers.downstream.";
     private static final String H = "stagger.http.clients.payments.";
     private static final String I = "stagger.idempotency.";
+    private static final String D = "stagger.http.server.deadline.";
     private static final String J = "stagger.jobs.";
     private static final String ENABLED = "stagger.idempotency.enabled=true";
     private static final String MEMORY = "stagger.idempotency.store=memory";
     private static final String JOBS = "stagger.jobs.enabled=true";
     private static final String ONE_FAILURE_OPENS = B + "consecutive-failures=1";
 
+    /** A response that is a status code, with Stagger-No-Retry on a 503. */
+    private static final HttpTransport<Integer> NO_RETRY_ON_503 = headerOn503("Stagger-No-Retry", "gave-up");
+
     /** A response that is a status code, with Retry-After: 60 on a 503. */
-    private static final HttpTransport<Integer> RETRY_AFTER_A_MINUTE = new HttpTransport<>() {
-        @Override
-        public int statusCode(Integer response) {
-            return response;
-        }
+    private static final HttpTransport<Integer> RETRY_AFTER_A_MINUTE = headerOn503("Retry-After", "60");
 
-        @Override
-        public Optional<String> header(Integer response, String name) {
-            return response == 503 && "Retry-After".equalsIgnoreCase(name) ? Optional.of("60") : Optional.empty();
-        }
+    /** Responses that are status codes; a 503 carries one header. */
+    private static HttpTransport<Integer> headerOn503(String header, String value) {
+        return new HttpTransport<>() {
+            @Override
+            public int statusCode(Integer response) {
+                return response;
+            }
 
-        @Override
-        public void discard(Integer response) {
-        }
-    };
+            @Override
+            public Optional<String> header(Integer response, String name) {
+                return response == 503 && header.equalsIgnoreCase(name) ? Optional.of(value) : Optional.empty();
+            }
+
+            @Override
+            public void discard(Integer response) {
+            }
+        };
+    }
 
     static final List<Case> CASES = List.of(
             // retries
@@ -432,6 +459,18 @@ class EveryPropertyTest {
                 assertThat(waits).singleElement().satisfies(wait ->
                         assertThat(wait).isGreaterThanOrEqualTo(Duration.ofSeconds(9)).isLessThan(Duration.ofSeconds(60)));
             }),
+            set(H + "untrusted-hosts", "127.0.0.1", c -> {
+                RetryingHttpClient client = payments(c);
+                AtomicInteger sent = new AtomicInteger();
+                Integer status = client.execute(client.exchange("GET", URI.create("http://127.0.0.1/quotes"), h -> Optional.empty()),
+                        NO_RETRY_ON_503, attempt -> sent.incrementAndGet() == 1 ? 503 : 200);
+                assertThat(status).as("the 503 retried despite its Stagger-No-Retry").isEqualTo(200);
+            }),
+            // the deadline filter
+            set(D + "enabled", "false", c -> assertThat(started(c).containsBean("staggerDeadlineFilter")).isFalse()),
+            set(D + "max", "2s", c -> assertThat(deadlineFilter(c).getFilter().maxDeadline()).isEqualTo(Duration.ofSeconds(2))),
+            set(D + "trusted-addresses", "10.0.0.1", c -> assertThat(refusedDeadlinesCounted(c)).as("header of 127.0.0.1 read").isZero()),
+            set(D + "order", "7", c -> assertThat(deadlineFilter(c).getOrder()).isEqualTo(7)),
             set("stagger.http.builders", "payments", c -> {
                 RestClient.Builder restClient = RestClient.builder();
                 started(c).getBeansOfType(RestClientCustomizer.class).values().forEach(k -> k.customize(restClient));
@@ -597,6 +636,18 @@ class EveryPropertyTest {
     }
 
     @Test
+    void theDeadlineHeadersTheFilterIgnoredAreCountedInTheMeterRegistry() {
+        runner().run(c -> {
+            assertThat(refusedDeadlinesCounted(c)).isEqualTo(1);
+            MeterRegistry registry = c.getBean(MeterRegistry.class);
+            assertThat(registry.get(StaggerHttpServerAutoConfiguration.METER).tag("outcome", "rejected").functionCounter().count())
+                    .isEqualTo(1.0);
+            assertThat(registry.get(StaggerHttpServerAutoConfiguration.METER).tag("outcome", "capped").functionCounter().count())
+                    .isZero();
+        });
+    }
+
+    @Test
     void aHealthStatusOfTheApplicationsOwnIsReportedForTheStateMappedToIt() {
         runner().withPropertyValues(ONE_FAILURE_OPENS, "stagger.health.circuit-breaker-status.open=degraded").run(c -> {
             breaker(c).forceOpen();
@@ -627,6 +678,7 @@ class EveryPropertyTest {
             "stagger.idempotency.expiry|30s|value 'PT30S'|stagger.idempotency.enabled=true",     // not longer than the lease (1 min)
             "stagger.jobs.pools.mail.lease|100ms|value 'PT0.1S'|stagger.jobs.enabled=true",      // below the builder's minimum
             "stagger.health.circuit-breaker-status.opened|DOWN|value 'DOWN'|",                   // no such breaker state
+            "stagger.http.server.deadline.max|0s|value 'PT0S'|",                                 // below 1 ms
     })
     void aBadValueOfEachKindFailsStartupNamingThePropertyAndTheValue(String property, String value, String shown, String with) {
         List<String> properties = new ArrayList<>(List.of(property + "=" + value, MEMORY));

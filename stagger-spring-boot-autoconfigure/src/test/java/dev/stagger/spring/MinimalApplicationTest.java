@@ -21,7 +21,7 @@ class MinimalApplicationTest {
             StaggerHttpAutoConfiguration.class, StaggerTransactionAutoConfiguration.class,
             StaggerObservabilityAutoConfiguration.class, StaggerActuatorAutoConfiguration.class,
             StaggerIdempotencyAutoConfiguration.class, StaggerJobsAutoConfiguration.class,
-            StaggerSpringRetryAutoConfiguration.class);
+            StaggerSpringRetryAutoConfiguration.class, StaggerHttpServerAutoConfiguration.class);
 
     private static Set<String> threadNames() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
@@ -29,7 +29,7 @@ class MinimalApplicationTest {
     }
 
     @Test
-    void withNoPropertiesTheStarterStartsNoThreadCreatesNoTableAndRegistersNoFilter() throws Exception {
+    void withNoPropertiesTheStarterStartsNoThreadCreatesNoTableAndRegistersOnlyTheDeadlineFilter() throws Exception {
         DataSource postgres = TestDatabases.postgres();
         Set<String> tablesBefore = DatabaseTables.named(postgres, "stagger%");
         Set<String> threadsBefore = threadNames();
@@ -37,7 +37,7 @@ class MinimalApplicationTest {
                 .withBean(DataSource.class, () -> postgres)
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(StaggerRegistry.class)
-                            .doesNotHaveBean(FilterRegistrationBean.class);
+                            .hasSingleBean(FilterRegistrationBean.class).hasBean("staggerDeadlineFilter");
                     assertThat(context.getBean(StaggerRegistry.class).retries()).isEmpty();
                     Set<String> started = threadNames();
                     started.removeAll(threadsBefore);

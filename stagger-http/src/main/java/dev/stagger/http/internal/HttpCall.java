@@ -11,6 +11,7 @@ import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.HttpRetryListener;
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.RetryVerdict;
+import dev.stagger.http.StaggerHeaders;
 import dev.stagger.http.StatusTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,7 @@ public final class HttpCall implements Classifier, RetryListener {
     private final HttpTransport<Object> transport;
     private final boolean safe;
     private final boolean sendOnce;
+    private final boolean trustsSignals;
     private final String requestId;
     private final String service;
     private final String operation;
@@ -55,12 +57,13 @@ public final class HttpCall implements Classifier, RetryListener {
      *     is declared to honour)
      * @param sendOnce whether only connect failures may be retried (an unkeyed non-idempotent
      *     request under {@code REQUIRE})
+     * @param trustsSignals whether the server's {@code Stagger-No-Retry} is honoured
      */
-    public HttpCall(HttpRequest request, boolean safe, boolean sendOnce, String requestId, String service,
-                    String operation, StatusTable statuses, Duration maxRetryAfter, Clock clock,
+    public HttpCall(HttpRequest request, boolean safe, boolean sendOnce, boolean trustsSignals, String requestId,
+                    String service, String operation, StatusTable statuses, Duration maxRetryAfter, Clock clock,
                     List<HttpRetryListener> listeners) {
-        this(request, request.method(), request.uri(), new JdkTransport(clock), safe, sendOnce, requestId, service,
-                operation, statuses, maxRetryAfter, clock, listeners);
+        this(request, request.method(), request.uri(), new JdkTransport(clock), safe, sendOnce, trustsSignals,
+                requestId, service, operation, statuses, maxRetryAfter, clock, listeners);
     }
 
     /**
@@ -69,14 +72,15 @@ public final class HttpCall implements Classifier, RetryListener {
      */
     @SuppressWarnings("unchecked")
     public HttpCall(HttpRequest request, String method, URI uri, HttpTransport<?> transport, boolean safe,
-                    boolean sendOnce, String requestId, String service, String operation, StatusTable statuses,
-                    Duration maxRetryAfter, Clock clock, List<HttpRetryListener> listeners) {
+                    boolean sendOnce, boolean trustsSignals, String requestId, String service, String operation,
+                    StatusTable statuses, Duration maxRetryAfter, Clock clock, List<HttpRetryListener> listeners) {
         this.request = request;
         this.method = method;
         this.uri = uri;
         this.transport = (HttpTransport<Object>) transport;
         this.safe = safe;
         this.sendOnce = sendOnce;
+        this.trustsSignals = trustsSignals;
         this.requestId = requestId;
         this.service = service;
         this.operation = operation;
@@ -87,13 +91,15 @@ public final class HttpCall implements Classifier, RetryListener {
     }
 
     /**
-     * The request for attempt {@code attempt} (1 = the first): the call's request with the
-     * {@code Stagger-Attempt} header set to the attempt number and its timeout bounded by
-     * {@code timeout} ({@code java.net.http} calls only).
+     * The request for an attempt ({@code java.net.http} calls only): the call's request with the
+     * {@code Stagger-Attempt} header set to the attempt number, {@code Stagger-Deadline-Ms} to the
+     * attempt's remaining deadline when it has one, and its timeout bounded by the attempt's
+     * timeout.
      */
-    public HttpRequest attemptRequest(int attempt, Optional<Duration> timeout) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> true)
-                .setHeader(ATTEMPT_HEADER, Integer.toString(attempt));
+    public HttpRequest attemptRequest(AttemptContext context) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> true);
+        StaggerHeaders.forAttempt(context, builder::setHeader);
+        Optional<Duration> timeout = context.attemptTimeout();
         if (timeout.isPresent()) {
             Duration t = timeout.get();
             if (t.compareTo(Duration.ofMillis(1)) < 0) {
@@ -107,9 +113,6 @@ public final class HttpCall implements Classifier, RetryListener {
         return builder.build();
     }
 
-    /** The header carrying the attempt number (1, 2, ...) on every attempt Stagger sends. */
-    public static final String ATTEMPT_HEADER = "Stagger-Attempt";
-
     @Override
     public Decision classify(Object result, Throwable failure, AttemptContext context) {
         if (failure == null) {
@@ -120,7 +123,7 @@ public final class HttpCall implements Classifier, RetryListener {
             if (status < 400) {
                 return Decision.accept();
             }
-            if (statusVerdict(statuses, status, safe, sendOnce) != RetryVerdict.RETRYABLE) {
+            if (statusVerdict(statuses, status, safe, sendOnce, noRetrySignal(result)) != RetryVerdict.RETRYABLE) {
                 return Decision.stop();
             }
             Optional<Duration> hint = RetryAfter.parse(transport.header(result, "Retry-After").orElse(null),
@@ -161,15 +164,22 @@ public final class HttpCall implements Classifier, RetryListener {
         return !((status == 429 || status == 503) && transport.header(result, "Retry-After").isPresent());
     }
 
+    /** Whether {@code response} carries {@code Stagger-No-Retry} from a server this call trusts. */
+    private boolean noRetrySignal(Object response) {
+        return trustsSignals && transport.header(response, StaggerHeaders.NO_RETRY).isPresent();
+    }
+
     /**
      * The status rule, the one both the retry loop ({@link #classify}) and
      * {@code RetryingHttpClient.verdict} apply: whether a response with {@code status} is retried
      * for a request that is ({@code safe}) or is not safe to send twice and may ({@code sendOnce})
-     * be sent only once, and if not, why.
+     * be sent only once, and whose response carries ({@code noRetry}) a trusted
+     * {@code Stagger-No-Retry}; and if not, why.
      */
-    public static RetryVerdict statusVerdict(StatusTable statuses, int status, boolean safe, boolean sendOnce) {
+    public static RetryVerdict statusVerdict(StatusTable statuses, int status, boolean safe, boolean sendOnce,
+                                             boolean noRetry) {
         if (!sendOnce && statuses.retries(status, safe)) {
-            return RetryVerdict.RETRYABLE;
+            return noRetry ? RetryVerdict.NO_RETRY_SIGNAL : RetryVerdict.RETRYABLE;
         }
         return !safe && statuses.retries(status, true) ? RetryVerdict.NOT_SAFE_TO_REPEAT : RetryVerdict.STATUS_NOT_RETRYABLE;
     }

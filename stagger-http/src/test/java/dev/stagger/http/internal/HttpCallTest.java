@@ -2,6 +2,7 @@ package dev.stagger.http.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.AttemptContext;
 import dev.stagger.AttemptTimeoutException;
 import dev.stagger.Decision;
 import dev.stagger.http.StatusTable;
@@ -31,7 +32,7 @@ class HttpCallTest {
             .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
 
     private static HttpCall call(boolean safe, boolean sendOnce) {
-        return new HttpCall(POST, safe, sendOnce, null, "svc", "POST /orders", StatusTable.defaults(),
+        return new HttpCall(POST, safe, sendOnce, true, null, "svc", "POST /orders", StatusTable.defaults(),
                 Duration.ofMinutes(5), new VirtualClock(), List.of());
     }
 
@@ -141,16 +142,29 @@ class HttpCallTest {
 
     @Test
     void attemptTimeoutBecomesTheRequestTimeout() {
-        assertThat(call(true, false).attemptRequest(1, Optional.of(Duration.ofSeconds(2))).timeout())
+        assertThat(call(true, false).attemptRequest(attempt(1, Optional.of(Duration.ofSeconds(2)))).timeout())
                 .contains(Duration.ofSeconds(2));
     }
 
     @Test
     void aShorterTimeoutSetByTheCallerIsKept() {
         HttpRequest shortOne = HttpRequest.newBuilder(POST, (n, v) -> true).timeout(Duration.ofMillis(500)).build();
-        HttpCall call = new HttpCall(shortOne, true, false, null, "svc", "op", StatusTable.defaults(),
+        HttpCall call = new HttpCall(shortOne, true, false, true, null, "svc", "op", StatusTable.defaults(),
                 Duration.ofMinutes(5), new VirtualClock(), List.of());
-        assertThat(call.attemptRequest(1, Optional.of(Duration.ofSeconds(2))).timeout())
+        assertThat(call.attemptRequest(attempt(1, Optional.of(Duration.ofSeconds(2)))).timeout())
                 .contains(Duration.ofMillis(500));
+    }
+
+    /** An attempt whose deadline and timeout are both {@code timeout}. */
+    private static AttemptContext attempt(int n, Optional<Duration> timeout) {
+        return new AttemptContext() {
+            @Override public String name() { return "svc"; }
+            @Override public int attempt() { return n; }
+            @Override public int maxAttempts() { return 3; }
+            @Override public Duration elapsed() { return Duration.ZERO; }
+            @Override public Optional<Duration> remaining() { return timeout; }
+            @Override public Optional<Duration> attemptTimeout() { return timeout; }
+            @Override public Throwable lastFailure() { return null; }
+        };
     }
 }

@@ -7,8 +7,10 @@ import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StatusTable;
 import dev.stagger.spring.StaggerProperties.HttpClientProperties;
 import dev.stagger.spring.StaggerRegistry;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -106,6 +108,16 @@ public final class HttpClients {
             b.keysHonoured(uri -> honoured);
         }
         PropertyCheck.apply(at + "max-retry-after", p.getMaxRetryAfter(), b::maxRetryAfter);
+        if (p.getUntrustedHosts() != null) {
+            Set<String> untrusted = new HashSet<>();
+            for (String host : p.getUntrustedHosts()) {
+                if (host == null || host.isBlank()) {
+                    throw PropertyCheck.invalid(at + "untrusted-hosts", p.getUntrustedHosts(), "untrusted-hosts must not hold a blank host");
+                }
+                untrusted.add(host.trim().toLowerCase(Locale.ROOT));
+            }
+            b.signalsTrusted(uri -> uri.getHost() == null || !untrusted.contains(uri.getHost().toLowerCase(Locale.ROOT)));
+        }
         // the listeners the application's customizers give a retry of this name (meters, logs, counts)
         boolean httpLog = false;
         for (RetryListener l : registry.customize(Retry.of(name, retry.policy())).listeners()) {

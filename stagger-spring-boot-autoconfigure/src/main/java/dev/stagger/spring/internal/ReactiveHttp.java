@@ -3,6 +3,7 @@ package dev.stagger.spring.internal;
 import dev.stagger.AttemptContext;
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StaggerHeaders;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -56,9 +57,11 @@ public final class ReactiveHttp {
                     .orElse(request);
             // inside an annotated reactive method's attempt (whatever thread subscribes): run as part of it
             AttemptContext around = context.getOrDefault(ReactorRetries.ATTEMPT, null);
-            Supplier<CompletableFuture<ClientResponse>> call = () -> client.executeAsync(exchange, TRANSPORT,
-                    attempt -> next.exchange(ClientRequest.from(toSend)
-                            .header(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt())).build()).toFuture());
+            Supplier<CompletableFuture<ClientResponse>> call = () -> client.executeAsync(exchange, TRANSPORT, attempt -> {
+                ClientRequest.Builder builder = ClientRequest.from(toSend);
+                StaggerHeaders.forAttempt(attempt, (name, value) -> builder.headers(h -> h.set(name, value)));
+                return next.exchange(builder.build()).toFuture();
+            });
             return Mono.fromFuture(() -> around == null ? call.get() : around.runInside(call));
         });
     }

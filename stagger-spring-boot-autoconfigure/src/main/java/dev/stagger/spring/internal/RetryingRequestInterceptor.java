@@ -1,6 +1,7 @@
 package dev.stagger.spring.internal;
 
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.StaggerHeaders;
 import java.io.IOException;
 import java.util.Optional;
 import org.springframework.http.HttpRequest;
@@ -29,7 +30,7 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         exchange.idempotencyKeyHeader().ifPresent(key -> request.getHeaders().set("Idempotency-Key", key));
         try {
             return client.execute(exchange, SpringHttpTransports.BLOCKING, attempt -> {
-                request.getHeaders().set(RetryingHttpClient.ATTEMPT_HEADER, Integer.toString(attempt.attempt()));
+                StaggerHeaders.forAttempt(attempt, request.getHeaders()::set);
                 return execution.execute(request, body);
             });
         } catch (IOException | RuntimeException e) {

@@ -156,6 +156,45 @@ public class ShopApplication {
         }
     }
 
+    @Bean
+    Reports reports() {
+        return new Reports();
+    }
+
+    /** A bean whose retried method always fails: every call ends with the retry giving up. */
+    public static class Reports {
+        private final AtomicInteger attempts = new AtomicInteger();
+
+        public int attempts() {
+            return attempts.get();
+        }
+
+        public void reset() {
+            attempts.set(0);
+        }
+
+        @StaggerRetry("reports")
+        public String build() {
+            attempts.incrementAndGet();
+            throw new IllegalStateException("reports down");
+        }
+    }
+
+    /** The reports over HTTP: the failure leaves the controller, and Boot's error page answers it. */
+    @RestController
+    public static class ReportsController {
+        private final Reports reports;
+
+        ReportsController(Reports reports) {
+            this.reports = reports;
+        }
+
+        @GetMapping("/reports")
+        String build() {
+            return reports.build();
+        }
+    }
+
     /** The flaky downstream: each path fails its first request, telling the client when to come back. */
     @RestController
     public static class Downstream {

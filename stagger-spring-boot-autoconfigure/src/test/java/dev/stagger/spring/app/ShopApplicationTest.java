@@ -62,6 +62,7 @@ import reactor.core.publisher.Mono;
                 "stagger.retries.default.backoff.base=100ms",
                 "stagger.retries.default.backoff.jitter=none",
                 "stagger.retries.inventory.max-attempts=3",
+                "stagger.retries.reports.budget=none",
                 "stagger.retries.payments.circuit-breaker=payments",
                 "stagger.retries.payments.budget=shared",
                 "stagger.circuit-breakers.payments.minimum-calls=50",
@@ -89,6 +90,8 @@ class ShopApplicationTest {
     ShopApplication.Inventory inventory;
     @Autowired
     ShopApplication.Catalog catalog;
+    @Autowired
+    ShopApplication.Reports reports;
 
     private final HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -97,6 +100,7 @@ class ShopApplicationTest {
         downstream.charges.set(0);
         downstream.keys.clear();
         catalog.reset();
+        reports.reset();
     }
 
     private String base() {
@@ -106,6 +110,31 @@ class ShopApplicationTest {
     private RestClient restClient() {
         return RestClient.builder().baseUrl(base()).requestFactory(new JdkClientHttpRequestFactory(jdk))
                 .requestInterceptor(http.interceptor("payments")).build();
+    }
+
+    private HttpResponse<String> get(String path, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(20));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return jdk.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aFailureARetryGaveUpOnIsAnsweredWithDoNotRetry() throws Exception {
+        HttpResponse<String> answer = get("/reports");
+        assertThat(answer.statusCode()).isEqualTo(500);
+        assertThat(answer.headers().firstValue("Stagger-No-Retry")).hasValue("gave-up");
+        assertThat(reports.attempts()).isEqualTo(3);
+    }
+
+    @Test
+    void theCallersDeadlineBoundsTheRetriesOfTheRequest() throws Exception {
+        // waits of 100 ms: the second attempt at 100 ms, a third at 200 ms would pass the 150 ms
+        HttpResponse<String> answer = get("/reports", "Stagger-Deadline-Ms", "150");
+        assertThat(answer.statusCode()).isEqualTo(500);
+        assertThat(answer.headers().firstValue("Stagger-No-Retry")).hasValue("deadline");
+        assertThat(reports.attempts()).isEqualTo(2);
     }
 
     @Test
