@@ -37,6 +37,13 @@ public final class Checks {
         return value;
     }
 
+    public static int atMost(String field, int value, int max) {
+        if (value > max) {
+            throw new IllegalArgumentException(field + " must be at most " + max + ", got " + value);
+        }
+        return value;
+    }
+
     public static double fraction(String field, double value) {
         if (!(value >= 0.0 && value <= 1.0)) {
             throw new IllegalArgumentException(field + " must be in [0, 1], got " + value);
