@@ -9,5 +9,7 @@ module dev.stagger.core {
     exports dev.stagger;
     exports dev.stagger.testing;
 
-    exports dev.stagger.internal to dev.stagger.http, dev.stagger.jobs;
+    // the argument checks (Checks) and shared mechanics: every Stagger module that needs them, no one else
+    exports dev.stagger.internal to dev.stagger.http, dev.stagger.jobs, dev.stagger.idempotency,
+            dev.stagger.observability, dev.stagger.rabbitmq, dev.stagger.shedding, dev.stagger.sim;
 }

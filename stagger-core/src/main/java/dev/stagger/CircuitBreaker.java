@@ -1,15 +1,16 @@
 package dev.stagger;
 
+import static dev.stagger.BreakerWord.MAX_CONSECUTIVE;
+import static dev.stagger.BreakerWord.MAX_HALF_OPEN_PERMITS;
+import static dev.stagger.BreakerWord.SEALED;
+import static dev.stagger.BreakerWord.TRIPPED;
+
 import dev.stagger.internal.Checks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -81,6 +82,12 @@ import org.jspecify.annotations.Nullable;
  * in rate mode, and the precise clock only to start the open period of a trip. Limits that keep the word
  * exact: a bucket holds up to 2<sup>24</sup>-1 calls (a busier bucket continues in a new one of
  * the same period), {@code consecutiveFailures} is at most 8191.
+ *
+ * <p>The mechanics sit in package-private classes beside this one, which keeps the phases'
+ * transitions and the publication of a trip: the words' bit layout in {@code BreakerWord}; the
+ * closed phase's buckets and their per-thread cells in {@code ClosedPhase} and
+ * {@code WindowBucket}; counting outcomes into them, moving the window and deciding a trip in
+ * {@code SlidingWindow}; the half-open word in {@code HalfOpenPhase}.
  */
 public final class CircuitBreaker {
 
@@ -144,49 +151,11 @@ public final class CircuitBreaker {
                           int consecutiveFailures, long rejected, long transitions) {
     }
 
-    // ---- the closed state's word: [SEALED][TRIPPED][RESET][consecutive 13][failures 24][calls 24] ----
-    private static final int COUNT_BITS = 24;
-    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
-    private static final int FAILURES_SHIFT = COUNT_BITS;
-    private static final int CONSECUTIVE_SHIFT = 2 * COUNT_BITS;
-    private static final long CONSECUTIVE_MASK = (1L << 13) - 1;
-    static final int MAX_CONSECUTIVE = (int) CONSECUTIVE_MASK;
-    private static final long SEALED = 1L << 63;
-    private static final long TRIPPED = 1L << 62;
-    private static final long RESET = 1L << 61;
-    /** Half-open only: every probe succeeded. */
-    private static final long CLOSING = 1L << 60;
-    private static final long FLAGS = SEALED | TRIPPED | RESET | CLOSING;
-    // ---- the half-open state's word: [flags 4][successes 28][permits left 32] ----
-    private static final int SUCCESSES_SHIFT = 32;
-    private static final long PERMITS_MASK = 0xFFFF_FFFFL;
-    static final int MAX_HALF_OPEN_PERMITS = (1 << 28) - 1;
-    // ---- a bucket's cells (see Bucket): STRIPES counters, CELL_PAD longs apart, a guard line each side ----
-    /** A power of two, four or more per processor (so that threads by id rarely share one), at most 64. */
-    private static final int STRIPES = Math.min(64,
-            Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors()) * 8 - 1));
-    private static final int CELL_PAD = 16;
-    private static final long FROZEN_CELL = Long.MIN_VALUE;
-    /** The cells of a bucket frozen before any were needed. */
-    private static final long[] NO_CELLS = new long[0];
-
     private static final VarHandle PHASE;
-    private static final VarHandle HEAD;
-    private static final VarHandle WORD;
-    private static final VarHandle HALF_WORD;
-    private static final VarHandle DECIDING;
-    private static final VarHandle CELLS;
-    private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(long[].class);
 
     static {
         try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            PHASE = l.findVarHandle(CircuitBreaker.class, "phase", Phase.class);
-            HEAD = l.findVarHandle(Closed.class, "head", Bucket.class);
-            WORD = l.findVarHandle(Bucket.class, "word", long.class);
-            HALF_WORD = l.findVarHandle(HalfOpen.class, "word", long.class);
-            DECIDING = l.findVarHandle(Closed.class, "deciding", int.class);
-            CELLS = l.findVarHandle(Bucket.class, "cells", long[].class);
+            PHASE = MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "phase", Phase.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -205,16 +174,8 @@ public final class CircuitBreaker {
     };
 
     private final String name;
-    private final boolean rateMode;
-    /** The threshold as the fraction thresholdNumerator / thresholdDenominator, in lowest terms. */
-    private final long thresholdNumerator;
-    private final long thresholdDenominator;
-    /** Numerator and denominator below 2^31, so counts below 2^31 multiply without overflow. */
-    private final boolean smallThreshold;
-    private final int minimumCalls;
-    private final int consecutiveFailuresToOpen;
-    private final long bucketNanos;
-    private final int bucketCount;
+    /** The closed state's counting and trip decision. */
+    private final SlidingWindow window;
     private final long openNanos;
     private final Backoff openBackoff;
     private final int halfOpenPermits;
@@ -222,32 +183,16 @@ public final class CircuitBreaker {
     private final FailurePredicate isFailure;
     private final Clock clock;
     private final RandomSource random;
-    /** Tests only: every bucket counts successes in cells from the start, as under contention. */
-    private final boolean cellsFromStart;
-    private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final TransitionListeners listeners = new TransitionListeners();
 
     /** Read directly, changed only through {@link #PHASE}. */
     private volatile Phase phase;
     private final LongAdder rejected = new LongAdder();
-    private final LongAdder transitions = new LongAdder();
 
     private CircuitBreaker(Builder b) {
         this.name = b.name;
-        this.rateMode = !b.rateModeDisabled();
-        BigDecimal threshold = BigDecimal.valueOf(b.failureRateThreshold);
-        BigInteger numerator = threshold.unscaledValue();
-        BigInteger denominator = BigInteger.TEN.pow(Math.max(0, threshold.scale()));
-        if (threshold.scale() < 0) {
-            numerator = numerator.multiply(BigInteger.TEN.pow(-threshold.scale()));
-        }
-        BigInteger gcd = numerator.gcd(denominator);
-        this.thresholdNumerator = numerator.divide(gcd).longValueExact();
-        this.thresholdDenominator = denominator.divide(gcd).longValueExact();
-        this.smallThreshold = thresholdNumerator < (1L << 31) && thresholdDenominator < (1L << 31);
-        this.minimumCalls = b.minimumCalls;
-        this.consecutiveFailuresToOpen = b.consecutiveFailures;
-        this.bucketCount = b.buckets;
-        this.bucketNanos = Math.max(1, Checks.nanos(b.window) / b.buckets);
+        this.window = new SlidingWindow(this, !b.rateModeDisabled(), b.failureRateThreshold, b.minimumCalls,
+                b.consecutiveFailures, Checks.nanos(b.window), b.buckets, b.clock, b.cellsFromStart);
         this.openNanos = Checks.nanos(b.openDuration);
         this.openBackoff = b.openBackoff;
         this.halfOpenPermits = b.halfOpenPermits;
@@ -255,8 +200,7 @@ public final class CircuitBreaker {
         this.isFailure = b.isFailure;
         this.clock = b.clock;
         this.random = b.random;
-        this.cellsFromStart = b.cellsFromStart;
-        this.phase = newClosed();
+        this.phase = window.newClosed();
     }
 
     public static Builder builder(String name) {
@@ -279,26 +223,26 @@ public final class CircuitBreaker {
     public State state() {
         while (true) {
             Phase p = phase;
-            if (tripping(p)) {
+            if (p.tripping()) {
                 completeTrip(p, false);
                 continue;
             }
             State s = stateOf(p);
-            if (!(p instanceof Open) || phase == p) {
+            if (!(p instanceof OpenPhase) || phase == p) {
                 return s; // an open phase is judged by a later clock reading: it must still be current then
             }
         }
     }
 
-    /** What {@code p}, not {@link #tripping}, means now: a sealed word already decides it. */
+    /** What {@code p}, not {@link Phase#tripping}, means now: a sealed word already decides it. */
     private State stateOf(Phase p) {
-        if (p instanceof Closed) {
+        if (p instanceof ClosedPhase) {
             return State.CLOSED;
         }
-        if (p instanceof HalfOpen h) {
-            return (h.word & (CLOSING | RESET)) != 0 ? State.CLOSED : State.HALF_OPEN;
+        if (p instanceof HalfOpenPhase h) {
+            return h.closing() ? State.CLOSED : State.HALF_OPEN;
         }
-        Open open = (Open) p;
+        OpenPhase open = (OpenPhase) p;
         return !open.forced && clock.nanoTime() >= open.untilNanos ? State.HALF_OPEN : State.OPEN;
     }
 
@@ -309,9 +253,7 @@ public final class CircuitBreaker {
      * ignored.
      */
     public Subscription subscribe(Listener listener) {
-        Listener l = Checks.notNull("listener", listener);
-        listeners.add(l);
-        return () -> listeners.remove(l);
+        return listeners.add(Checks.notNull("listener", listener));
     }
 
     /**
@@ -322,7 +264,7 @@ public final class CircuitBreaker {
      */
     public Permit tryAcquirePermission() {
         Phase p = phase;
-        if (p instanceof Closed c && c.deciding == 0) {
+        if (p instanceof ClosedPhase c && c.deciding == 0) {
             return c; // the common case, small enough to be inlined; see acquire()
         }
         return acquire();
@@ -331,46 +273,32 @@ public final class CircuitBreaker {
     private Permit acquire() {
         while (true) {
             Phase p = phase;
-            if (p instanceof Closed c) {
-                if (c.deciding == 0) {
-                    return c; // no trip decided or being decided, so the word is not TRIPPED now
-                }
-                Bucket head = c.head;
-                long w = head.word;
-                if ((w & SEALED) == 0) {
+            if (p instanceof ClosedPhase c) {
+                // deciding == 0: no trip decided or being decided, so the word is not TRIPPED now
+                if (c.deciding == 0 || window.admits(c)) {
                     return c;
                 }
-                if ((w & TRIPPED) != 0) {
-                    completeTrip(c, false); // then judged as OPEN, on a clock reading made after it took effect
-                } else {
-                    helpClosed(c, head, w);
-                }
-            } else if (p instanceof Open open) {
+            } else if (p instanceof OpenPhase open) {
                 if (open.forced || clock.nanoTime() < open.untilNanos) {
                     rejected.increment();
                     return REFUSED;
                 }
                 // The mover's own permit is taken before the phase is published: once it is, other
                 // threads may take the rest.
-                HalfOpen half = new HalfOpen(halfOpenPermits - 1, open.opens, open.schedule);
+                HalfOpenPhase half = new HalfOpenPhase(halfOpenPermits - 1, open.opens, open.schedule);
                 if (PHASE.compareAndSet(this, p, half)) {
                     emit(State.OPEN, State.HALF_OPEN);
                     return half;
                 }
             } else {
-                HalfOpen half = (HalfOpen) p;
-                long w = half.word;
-                if ((w & SEALED) != 0) {
-                    if ((w & TRIPPED) != 0) {
-                        completeTrip(half, false);
-                    } else {
-                        finishClosing(half);
-                    }
-                } else if ((w & PERMITS_MASK) == 0) {
+                HalfOpenPhase half = (HalfOpenPhase) p;
+                int took = half.tryTakeProbe(this);
+                if (took == HalfOpenPhase.TAKEN) {
+                    return half;
+                }
+                if (took == HalfOpenPhase.NONE_LEFT) {
                     rejected.increment();
                     return REFUSED;
-                } else if (HALF_WORD.compareAndSet(half, w, w - 1)) {
-                    return half;
                 }
             }
         }
@@ -384,16 +312,8 @@ public final class CircuitBreaker {
      */
     public void releasePermission(Permit permit) {
         Checks.notNull("permit", permit);
-        if (permit instanceof HalfOpen half) {
-            while (true) {
-                long w = half.word;
-                if ((w & SEALED) != 0 || (w & PERMITS_MASK) >= halfOpenPermits) {
-                    return; // that period is over (or the permit was already given back)
-                }
-                if (HALF_WORD.compareAndSet(half, w, w + 1)) {
-                    return;
-                }
-            }
+        if (permit instanceof HalfOpenPhase half) {
+            half.release(halfOpenPermits);
         }
     }
 
@@ -440,234 +360,18 @@ public final class CircuitBreaker {
     private void apply(Permit permit, boolean failure, boolean slow) {
         while (true) {
             Phase p = phase;
-            if (p instanceof Closed c) {
-                if (recordClosed(c, failure, slow)) {
+            if (p instanceof ClosedPhase c) {
+                if (window.record(c, failure, slow)) {
                     return;
                 }
-            } else if (p instanceof HalfOpen half) {
-                if (recordHalfOpen(half, permit, failure)) {
+            } else if (p instanceof HalfOpenPhase half) {
+                if (half.record(this, permit, failure, halfOpenPermits)) {
                     return;
                 }
             } else {
                 return; // open: the breaker already refuses; the outcome changes nothing
             }
         }
-    }
-
-    /** @return false when the phase must be read again */
-    private boolean recordClosed(Closed c, boolean failure, boolean slow) {
-        if (!rateMode) {
-            return recordConsecutive(c, failure, slow);
-        }
-        return failure ? recordRate(c, true, slow) : recordSuccess(c); // a slow call is a failure
-    }
-
-    /**
-     * A success in rate mode, what every healthy call records, kept small enough to be inlined:
-     * the common case only (a bucket that takes it, no consecutive count to clear, no reading of
-     * the window that could trip); anything else is {@link #recordRate}'s.
-     */
-    private boolean recordSuccess(Closed c) {
-        while (true) {
-            Bucket head = c.head;
-            long frozen = head.frozenCalls; // both read before the word: see Bucket
-            long[] cells = head.cells;
-            long w = head.word;
-            long now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
-            if ((w & (SEALED | (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT))) != 0 || frozen >= 0 || now > head.lastNano
-                    || (w & COUNT_MASK) == COUNT_MASK || mayTrip(head.baseFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK),
-                            head.baseCalls + (w & COUNT_MASK) + 1)) {
-                return recordRate(c, false, false);
-            }
-            if (cells != null) {
-                return Bucket.addToCell(cells) || recordRate(c, false, false); // false: frozen meanwhile
-            }
-            if (WORD.compareAndSet(head, w, w + 1)) {
-                return true;
-            }
-            head.addCells(); // contended: successes count in cells from now on
-        }
-    }
-
-    /** Any outcome in rate mode; see {@link #recordSuccess} for the common one. */
-    private boolean recordRate(Closed c, boolean failure, boolean slow) {
-        while (true) {
-            Bucket head = c.head;
-            long frozen = head.frozenCalls; // both read before the word: see Bucket
-            long[] cells = head.cells;
-            long w = head.word;
-            long now = clock.coarseNanoTime(); // read after the word: the CAS below proves the word held then
-            if ((w & SEALED) != 0 || now > head.lastNano || (w & COUNT_MASK) == COUNT_MASK) {
-                if (!moveOn(c, head, w, now)) { // no division unless the window moves
-                    return false;
-                }
-                continue;
-            }
-            int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
-            long next = (w + (failure ? (1L << FAILURES_SHIFT) + 1 : 1)) & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-            if (failure) {
-                consecutive = Math.min(consecutive + 1, MAX_CONSECUTIVE); // saturates when only the rate trips
-                next |= (long) consecutive << CONSECUTIVE_SHIFT;
-            }
-            long calls = head.baseCalls + (next & COUNT_MASK);
-            long failures = head.baseFailures + ((next >>> FAILURES_SHIFT) & COUNT_MASK);
-            boolean trip;
-            if (consecutiveFailuresToOpen > 0 && consecutive >= consecutiveFailuresToOpen) {
-                trip = true;
-            } else if (frozen >= 0) {
-                calls += frozen; // every success the cells will ever hold: the reading is exact
-                trip = calls >= minimumCalls && reachesThreshold(failures, calls);
-            } else if (mayTrip(failures, calls) && (cells == null || mayTrip(failures, calls + Bucket.cellSum(cells)))) {
-                head.freeze(); // close to the threshold: decide on an exact reading
-                continue;
-            } else if (!failure && consecutive == 0 && cells != null && Bucket.addToCell(cells)) {
-                return true; // a success that no reading of the window could make trip
-            } else {
-                trip = false;
-            }
-            if (trip) {
-                if (trip(c, head, w, next, now)) {
-                    return true;
-                }
-            } else if (WORD.compareAndSet(head, w, next)) {
-                if (slow) {
-                    head.slow.increment();
-                }
-                return true;
-            } else if (!failure && cells == null && frozen < 0) {
-                head.addCells(); // contended: successes count in cells from now on
-            }
-        }
-    }
-
-    /** The simple mode alone: only the consecutive count; a success with none to clear changes nothing. */
-    private boolean recordConsecutive(Closed c, boolean failure, boolean slow) {
-        while (true) {
-            Bucket head = c.head;
-            long w = head.word;
-            if ((w & SEALED) != 0) {
-                if (!moveOn(c, head, w, 0)) {
-                    return false;
-                }
-                continue;
-            }
-            int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
-            if (!failure && consecutive == 0) {
-                return true; // nothing to change: the success path stays read-only
-            }
-            long next = w & ~(CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-            if (failure) {
-                consecutive = Math.min(consecutive + 1, MAX_CONSECUTIVE);
-                next |= (long) consecutive << CONSECUTIVE_SHIFT;
-                if (consecutive >= consecutiveFailuresToOpen) {
-                    if (trip(c, head, w, next, 0)) {
-                        return true;
-                    }
-                    continue;
-                }
-            }
-            if (WORD.compareAndSet(head, w, next)) {
-                if (slow) {
-                    head.slow.increment();
-                }
-                return true;
-            }
-        }
-    }
-
-    /**
-     * The head can take no outcome: sealed (tripped, being reset or being replaced) or its period
-     * over or full. Helps it on.
-     *
-     * @return false when the phase changed or must be read again, true to read the head again
-     */
-    private boolean moveOn(Closed c, Bucket head, long w, long now) {
-        if ((w & SEALED) != 0) {
-            if ((w & TRIPPED) != 0) {
-                completeTrip(c, false); // then recorded against what it made of the breaker
-                return false;
-            }
-            helpClosed(c, head, w);
-            return phase == c;
-        }
-        rotate(c, head, w, Math.max(Math.floorDiv(now, bucketNanos), head.epoch));
-        return true;
-    }
-
-    /**
-     * Tries to trip on the reading {@code w} taken at {@code now} (rate mode: the period must not
-     * have moved since); false when the word or the time moved and the outcome must be decided again.
-     * The trip is visible once the word says TRIPPED and takes effect in {@link #completeTrip}.
-     */
-    private boolean trip(Closed c, Bucket head, long w, long next, long now) {
-        DECIDING.getAndAdd(c, 1); // announced before the word can say TRIPPED; see tryAcquirePermission
-        if ((!rateMode || clock.coarseNanoTime() == now) && WORD.compareAndSet(head, w, next | SEALED | TRIPPED)) {
-            completeTrip(c, true);
-            return true;
-        }
-        DECIDING.getAndAdd(c, -1); // the word or the time moved: decide again on a new reading
-        return false;
-    }
-
-    /** @return false when the phase must be read again */
-    private boolean recordHalfOpen(HalfOpen half, Permit permit, boolean failure) {
-        while (true) {
-            long w = half.word;
-            if ((w & SEALED) != 0) {
-                if ((w & TRIPPED) != 0) {
-                    completeTrip(half, false); // then recorded against what it made of the breaker
-                } else {
-                    finishClosing(half);
-                }
-                return false;
-            }
-            if (failure) {
-                if (HALF_WORD.compareAndSet(half, w, w | SEALED | TRIPPED)) {
-                    completeTrip(half, true);
-                    return true;
-                }
-            } else if (permit != half) {
-                return true; // not a probe of this period: says nothing about the recovery
-            } else {
-                long next = w + (1L << SUCCESSES_SHIFT);
-                if ((next >>> SUCCESSES_SHIFT & MAX_HALF_OPEN_PERMITS) >= halfOpenPermits) {
-                    next |= SEALED | CLOSING;
-                }
-                if (HALF_WORD.compareAndSet(half, w, next)) {
-                    if ((next & CLOSING) != 0) {
-                        finishClosing(half);
-                    }
-                    return true;
-                }
-            }
-        }
-    }
-
-    /** Exact {@code failures / calls >= threshold}: {@code failures·d >= n·calls} in 128 bits. */
-    private boolean reachesThreshold(long failures, long calls) {
-        if (smallThreshold && ((failures | calls) >>> 31) == 0) {
-            return failures * thresholdDenominator >= thresholdNumerator * calls; // both products below 2^62
-        }
-        long leftHigh = Math.multiplyHigh(failures, thresholdDenominator);
-        long rightHigh = Math.multiplyHigh(thresholdNumerator, calls);
-        if (leftHigh != rightHigh) {
-            return leftHigh > rightHigh;
-        }
-        return Long.compareUnsigned(failures * thresholdDenominator, thresholdNumerator * calls) >= 0;
-    }
-
-    /**
-     * Whether some number of calls not yet seen, added to {@code calls}, could make
-     * {@code failures} trip the breaker: more calls only lower the rate, so the fewest that reach
-     * {@code minimumCalls} decide it. False means no reading of the window can trip now.
-     */
-    private boolean mayTrip(long failures, long calls) {
-        return reachesThreshold(failures, Math.max(calls, minimumCalls));
-    }
-
-    /** Whether {@code p}'s word says TRIPPED: a trip visible but not yet in effect (see {@link #completeTrip}). */
-    private static boolean tripping(Phase p) {
-        return p instanceof Closed c ? (c.head.word & TRIPPED) != 0 : p instanceof HalfOpen h && (h.word & TRIPPED) != 0;
     }
 
     /**
@@ -683,148 +387,40 @@ public final class CircuitBreaker {
      *
      * <p>In rate mode the reading may fall in a later bucket period than the one the decision read
      * the window in: the deciding outcome then belongs to that later period, and the decision is
-     * made again on the window there ({@link #reconsider}).
+     * made again on the window there ({@code SlidingWindow.reconsider}).
      *
      * @param decider true on the thread whose compare-and-set made the trip visible
      */
-    private void completeTrip(Phase p, boolean decider) {
+    void completeTrip(Phase p, boolean decider) {
         if (openBackoff != null && !decider) {
             Thread.onSpinWait(); // the deciding thread publishes in its next instructions
             return;
         }
         long at = clock.nanoTime();
-        if (p instanceof HalfOpen half) {
+        if (p instanceof HalfOpenPhase half) {
             publishOpen(half, State.HALF_OPEN, at, half.opens + 1, half.schedule);
             return;
         }
-        Closed c = (Closed) p;
-        if (rateMode && at > c.head.lastNano) {
-            Closed continued = reconsider(c, c.head, at);
-            if (continued != null) {
-                PHASE.compareAndSet(this, c, continued); // the first publication stands, as for OPEN
-                return;
-            }
+        ClosedPhase c = (ClosedPhase) p;
+        ClosedPhase continued = window.reconsider(c, at);
+        if (continued != null) {
+            PHASE.compareAndSet(this, c, continued); // the first publication stands, as for OPEN
+            return;
         }
         publishOpen(c, State.CLOSED, at, 1, openBackoff == null ? null : openBackoff.start(random));
     }
 
-    /**
-     * Decides again a trip made on the window of {@code head}'s period that takes effect at
-     * {@code at}, in a later period: the deciding outcome (a failure when the word's consecutive
-     * count is not zero, as a success clears it) is taken out of {@code head} and counted in the
-     * period of {@code at}, and the rate is read on the window that ends there. The tripped word,
-     * the sealed buckets and the frozen cells hold still meanwhile: no outcome is recorded on a
-     * tripped phase.
-     *
-     * @return null when the breaker still trips; otherwise a closed phase that continues this one
-     *     without the trip, with the deciding outcome in a new bucket of the period of {@code at}
-     */
-    private @Nullable Closed reconsider(Closed c, Bucket head, long at) {
-        long w = head.word;
-        int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
-        if (consecutiveFailuresToOpen > 0 && consecutive >= consecutiveFailuresToOpen) {
-            return null; // a count of failures in a row does not depend on the period
-        }
-        long outcome = consecutive > 0 ? (1L << FAILURES_SHIFT) + 1 : 1; // as a word: calls, failures
-        long epoch = Math.floorDiv(at, bucketNanos);
-        long cellCalls = head.freeze();
-        long[] counts = sealedCounts(c.ring, epoch, head.seq - 1, head.epoch);
-        long calls = counts[0] + 1;
-        long failures = counts[1] + (outcome >>> FAILURES_SHIFT);
-        long kept = (w & (COUNT_MASK | COUNT_MASK << FAILURES_SHIFT)) - outcome; // the head's own counts without it
-        if (head.epoch > epoch - bucketCount) {
-            calls += head.sameEpochCalls + (kept & COUNT_MASK) + cellCalls;
-            failures += head.sameEpochFailures + (kept >>> FAILURES_SHIFT);
-        }
-        if (calls >= minimumCalls && reachesThreshold(failures, calls)) {
-            return null;
-        }
-        Bucket sealed = new Bucket(head.epoch, head.lastNano, head.seq, head.baseCalls, head.baseFailures,
-                head.sameEpochCalls, head.sameEpochFailures, kept | SEALED);
-        sealed.cells = NO_CELLS;
-        sealed.frozenCalls = cellCalls;
-        sealed.slow.add(head.slow.sum());
-        AtomicReferenceArray<Bucket> ring = new AtomicReferenceArray<>(bucketCount);
-        for (int i = 0; i < bucketCount; i++) {
-            ring.set(i, c.ring.get(i));
-        }
-        ring.set((int) Math.floorMod(head.epoch, (long) bucketCount), sealed); // not yet shared: no race
-        long[] base = sealedCounts(ring, epoch, head.seq, Long.MIN_VALUE);
-        return new Closed(newBucket(epoch, head.seq + 1, base[0], base[1], 0, 0,
-                outcome | (long) consecutive << CONSECUTIVE_SHIFT), ring);
-    }
-
     /** Publishes the open period of a trip that takes effect at {@code startedAt}; see {@link #completeTrip}. */
-    private void publishOpen(Phase from, State fromState, long startedAt, int opens, Backoff.Schedule schedule) {
-        long duration = openNanos;
-        if (schedule != null) {
-            duration = Math.max(openNanos, schedule.nextDelayNanos(opens));
-        }
-        long until = startedAt + duration;
-        if (until < startedAt) {
-            until = Long.MAX_VALUE; // overflowed (duration is never negative); a negative reading is fine
-        }
-        if (PHASE.compareAndSet(this, from, new Open(until, opens, schedule, false))) {
+    private void publishOpen(Phase from, State fromState, long startedAt, int opens, Backoff.@Nullable Schedule schedule) {
+        long duration = schedule == null ? openNanos : Math.max(openNanos, schedule.nextDelayNanos(opens));
+        if (PHASE.compareAndSet(this, from, OpenPhase.startingAt(startedAt, duration, opens, schedule))) {
             emit(fromState, State.OPEN);
         } // else another thread published this trip first, or a reset or forced open replaced the phase, and stands
     }
 
-    /** Moves a half-open breaker whose probes all succeeded to CLOSED; any thread may do it. */
-    private void finishClosing(HalfOpen half) {
-        if ((half.word & (CLOSING | RESET)) != 0) {
-            replaceSealed(half, State.HALF_OPEN);
-        }
-    }
-
-    /** Completes what a sealed, untripped head of a closed phase is waiting for: a new bucket or a reset. */
-    private void helpClosed(Closed c, Bucket head, long w) {
-        if ((w & RESET) != 0) {
-            replaceSealed(c, State.CLOSED);
-        } else if (c.head == head) {
-            long epoch = rateMode ? Math.floorDiv(clock.coarseNanoTime(), bucketNanos) : head.epoch;
-            rotate(c, head, w, Math.max(epoch, head.epoch));
-        }
-    }
-
-    /** Seals {@code head} (if it is not yet) and installs a new bucket for {@code epoch} after it. */
-    private void rotate(Closed c, Bucket head, long w, long epoch) {
-        if ((w & SEALED) == 0) {
-            if (!WORD.compareAndSet(head, w, w | SEALED)) {
-                return; // changed meanwhile: the caller reads it again
-            }
-            w |= SEALED;
-        }
-        long cellCalls = head.freeze(); // before the bucket is published: a sealed bucket's counts are final
-        c.publishSealed(head);
-        long sameEpochCalls = 0;
-        long sameEpochFailures = 0;
-        if (epoch == head.epoch) {
-            sameEpochCalls = head.sameEpochCalls + (w & COUNT_MASK) + cellCalls;
-            sameEpochFailures = head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
-        }
-        long[] base = sealedCounts(c.ring, epoch, head.seq, Long.MIN_VALUE);
-        long carried = w & (CONSECUTIVE_MASK << CONSECUTIVE_SHIFT);
-        HEAD.compareAndSet(c, head, newBucket(epoch, head.seq + 1, base[0], base[1], sameEpochCalls,
-                sameEpochFailures, carried));
-    }
-
-    /**
-     * Calls and failures of the sealed buckets inside the window that ends at {@code epoch}, up to
-     * bucket {@code lastSeq} (later ones came after the reading this belongs to), leaving out the
-     * period {@code skipEpoch}.
-     */
-    private long[] sealedCounts(AtomicReferenceArray<Bucket> ring, long epoch, long lastSeq, long skipEpoch) {
-        long[] counts = new long[2];
-        for (int i = 0; i < bucketCount; i++) {
-            Bucket b = ring.get(i);
-            if (b != null && b.seq <= lastSeq && b.epoch != skipEpoch && b.epoch > epoch - bucketCount
-                    && b.epoch <= epoch) {
-                long w = b.word;
-                counts[0] += b.sameEpochCalls + (w & COUNT_MASK) + b.freeze();
-                counts[1] += b.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
-            }
-        }
-        return counts;
+    /** Whether {@code p} is the current phase. */
+    boolean isPhase(Phase p) {
+        return phase == p;
     }
 
     /** Runs {@code operation} if the breaker allows it, recording the outcome. */
@@ -849,39 +445,11 @@ public final class CircuitBreaker {
     public void reset() {
         while (true) {
             Phase p = phase;
-            if (p instanceof Closed c) {
-                Bucket head = c.head;
-                long w = head.word;
-                if ((w & SEALED) == 0) {
-                    if (WORD.compareAndSet(head, w, w | SEALED | RESET)) {
-                        replaceSealed(c, State.CLOSED);
-                        return;
-                    }
-                } else if ((w & RESET) != 0) {
-                    replaceSealed(c, State.CLOSED); // another reset is finishing: this one changes nothing more
-                    return;
-                } else if ((w & TRIPPED) != 0) {
-                    if (replaceSealed(c, State.OPEN)) {
-                        return;
-                    }
-                } else {
-                    helpClosed(c, head, w);
+            if (p instanceof ClosedPhase c ? window.reset(c) : p instanceof HalfOpenPhase half ? half.reset(this)
+                    : PHASE.compareAndSet(this, p, window.newClosed())) {
+                if (p instanceof OpenPhase) {
+                    emit(State.OPEN, State.CLOSED);
                 }
-            } else if (p instanceof HalfOpen half) {
-                long w = half.word;
-                if ((w & SEALED) == 0) {
-                    if (HALF_WORD.compareAndSet(half, w, w | SEALED | RESET)) {
-                        replaceSealed(half, State.HALF_OPEN);
-                        return;
-                    }
-                } else if ((w & TRIPPED) == 0) {
-                    replaceSealed(half, State.HALF_OPEN); // closing or being reset: closed with fresh counts either way
-                    return;
-                } else if (replaceSealed(half, State.OPEN)) {
-                    return;
-                }
-            } else if (PHASE.compareAndSet(this, p, newClosed())) {
-                emit(State.OPEN, State.CLOSED);
                 return;
             }
         }
@@ -900,13 +468,14 @@ public final class CircuitBreaker {
     public void forceOpen() {
         while (true) {
             Phase p = phase;
-            if (p instanceof Open open && open.forced) {
+            if (p instanceof OpenPhase open && open.forced) {
                 return;
             }
             // the phase's own state: a trip or a close being decided on it will not be published now
-            State from = p instanceof Closed ? State.CLOSED : p instanceof HalfOpen ? State.HALF_OPEN : State.OPEN;
-            int opens = p instanceof Streak streak ? streak.opens : 0;
-            if (PHASE.compareAndSet(this, p, new Open(Long.MAX_VALUE, opens, null, true))) {
+            State from = p instanceof ClosedPhase ? State.CLOSED
+                    : p instanceof HalfOpenPhase ? State.HALF_OPEN : State.OPEN;
+            int opens = p instanceof StreakPhase streak ? streak.opens : 0;
+            if (PHASE.compareAndSet(this, p, new OpenPhase(Long.MAX_VALUE, opens, null, true))) {
                 if (from != State.OPEN) {
                     emit(from, State.OPEN);
                 }
@@ -919,8 +488,8 @@ public final class CircuitBreaker {
      * Replaces a sealed phase (reset, closing, or tripped and being reset) with fresh closed
      * counts; any thread may do it, the one that succeeds reports the transition.
      */
-    private boolean replaceSealed(Phase sealed, State from) {
-        if (!PHASE.compareAndSet(this, sealed, newClosed())) {
+    boolean replaceSealed(Phase sealed, State from) {
+        if (!PHASE.compareAndSet(this, sealed, window.newClosed())) {
             return false;
         }
         if (from != State.CLOSED) {
@@ -933,78 +502,36 @@ public final class CircuitBreaker {
     public Metrics metrics() {
         while (true) {
             Phase p = phase;
-            if (tripping(p)) {
+            if (p.tripping()) {
                 completeTrip(p, false);
                 continue;
             }
-            if (!(p instanceof Closed c)) {
+            if (!(p instanceof ClosedPhase c)) {
                 State s = stateOf(p);
-                if (p instanceof Open && phase != p) {
+                if (p instanceof OpenPhase && phase != p) {
                     continue;
                 }
-                return new Metrics(s, 0, 0, 0, 0, 0, rejected.sum(), transitions.sum());
+                return new Metrics(s, 0, 0, 0, 0, 0, rejected.sum(), listeners.count());
             }
-            Bucket head = c.head;
-            long frozen = head.frozenCalls; // both read before the word: see Bucket
-            long[] cells = head.cells;
-            long w = head.word;
-            boolean froze = false;
-            if (rateMode && frozen < 0 && (cells != null || head.cells != null)) {
-                frozen = head.freeze(); // successes are being counted in cells: an exact reading freezes them
-                w = head.word;
-                froze = true;
-            }
-            if ((w & TRIPPED) != 0) {
-                completeTrip(c, false);
+            long[] counts = window.counts(c); // calls, failures, slow calls, consecutive failures
+            if (counts == null) {
                 continue;
             }
-            if ((w & SEALED) != 0) {
-                helpClosed(c, head, w);
-                continue;
-            }
-            long calls = 0;
-            long failures = 0;
-            long slow = 0;
-            if (rateMode) {
-                long epoch = Math.floorDiv(clock.coarseNanoTime(), bucketNanos);
-                if (head.word != w) {
-                    continue; // changed while the clock was read: read again
-                }
-                long headCalls = (w & COUNT_MASK) + Math.max(0, frozen);
-                if (epoch <= head.epoch) {
-                    calls = head.baseCalls + headCalls;
-                    failures = head.baseFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
-                } else {
-                    // the head's own period is counted through the head, whose figures include its predecessors
-                    long[] sealed = sealedCounts(c.ring, epoch, head.seq - 1, head.epoch);
-                    calls = sealed[0];
-                    failures = sealed[1];
-                    if (head.epoch > epoch - bucketCount) {
-                        calls += head.sameEpochCalls + headCalls;
-                        failures += head.sameEpochFailures + ((w >>> FAILURES_SHIFT) & COUNT_MASK);
-                    }
-                }
-                slow = c.slowCalls(epoch, bucketCount);
-                if (froze) {
-                    // later successes spread over cells again, in a new bucket of the same period
-                    rotate(c, head, w, Math.max(epoch, head.epoch));
-                }
-            }
-            int consecutive = (int) ((w >>> CONSECUTIVE_SHIFT) & CONSECUTIVE_MASK);
-            return new Metrics(State.CLOSED, calls, failures, slow, calls == 0 ? 0 : failures / (double) calls,
-                    consecutive, rejected.sum(), transitions.sum());
+            long calls = counts[0];
+            return new Metrics(State.CLOSED, calls, counts[1], counts[2], calls == 0 ? 0 : counts[1] / (double) calls,
+                    (int) counts[3], rejected.sum(), listeners.count());
         }
     }
 
     /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
     CircuitOpenException openException(@Nullable Throwable cause, @Nullable Object lastResult) {
         Phase p = phase;
-        while (tripping(p)) {
+        while (p.tripping()) {
             completeTrip(p, false);
             p = phase;
         }
         long wait = 0;
-        if (p instanceof Open open) {
+        if (p instanceof OpenPhase open) {
             wait = open.forced ? openNanos : Math.max(0, open.untilNanos - clock.nanoTime());
         }
         return new CircuitOpenException(name, Duration.ofNanos(wait), cause, lastResult);
@@ -1016,45 +543,7 @@ public final class CircuitBreaker {
     }
 
     private void emit(State from, State to) {
-        transitions.increment();
-        if (!listeners.isEmpty()) {
-            Transition t = new Transition(name, from, to, Instant.ofEpochMilli(clock.currentTimeMillis()));
-            for (Listener l : listeners) {
-                try {
-                    l.onTransition(t);
-                } catch (RuntimeException ignored) {
-                    // a listener must not break the breaker
-                }
-            }
-        }
-    }
-
-    /** A bucket for the period {@code epoch}, with the last clock reading of that period. */
-    private Bucket newBucket(long epoch, long seq, long baseCalls, long baseFailures, long sameEpochCalls,
-                             long sameEpochFailures, long word) {
-        Bucket b = new Bucket(epoch, lastNanoOf(epoch), seq, baseCalls, baseFailures, sameEpochCalls,
-                sameEpochFailures, word);
-        if (cellsFromStart && rateMode) {
-            b.addCells();
-        }
-        return b;
-    }
-
-    /**
-     * The last clock reading of the period {@code epoch} (periods are {@code floorDiv(reading,
-     * bucketNanos)}), so that a reading is compared with it instead of divided; the last period a
-     * {@code long} can reach ends at {@link Long#MAX_VALUE}.
-     */
-    private long lastNanoOf(long epoch) {
-        if (epoch >= Math.floorDiv(Long.MAX_VALUE, bucketNanos)) {
-            return Long.MAX_VALUE;
-        }
-        return epoch * bucketNanos + (bucketNanos - 1); // exact: the true value is a long (intermediates may wrap)
-    }
-
-    private Closed newClosed() {
-        long epoch = rateMode ? Math.floorDiv(clock.coarseNanoTime(), bucketNanos) : 0;
-        return new Closed(newBucket(epoch, 0, 0, 0, 0, 0, 0), rateMode ? bucketCount : 0);
+        listeners.emit(name, from, to, clock);
     }
 
     @Override
@@ -1062,222 +551,16 @@ public final class CircuitBreaker {
         return "CircuitBreaker{" + name + ", " + state() + "}";
     }
 
-    // ---- phases: each one is also the permit it issues ----
+    // ---- phases: each one is also the permit it issues; the closed one is ClosedPhase ----
 
-    private abstract static class Phase extends Permit {
-    }
-
-    private static final class Closed extends Phase {
-        /** The current bucket; replaced (after being sealed) when the window moves. */
-        volatile Bucket head;
-        /** Sealed buckets by epoch modulo the bucket count (rate mode only). */
-        final AtomicReferenceArray<Bucket> ring;
-        /**
-         * Threads about to try the compare-and-set that trips this phase; never lowered by the one
-         * that succeeds. Zero therefore means the word is not TRIPPED, and the permission check
-         * can grant without reading the word every outcome writes.
-         */
-        volatile int deciding;
-
-        Closed(Bucket head, int bucketCount) {
-            this.head = head;
-            this.ring = new AtomicReferenceArray<>(bucketCount);
+    /** The only subclass of {@link Permit} outside this file's, so that none can be made elsewhere. */
+    abstract static class Phase extends Permit {
+        Phase() {
         }
 
-        /** A phase that continues an earlier one's sealed buckets. */
-        Closed(Bucket head, AtomicReferenceArray<Bucket> ring) {
-            this.head = head;
-            this.ring = ring;
-        }
-
-        @Override
-        public boolean isGranted() {
-            return true;
-        }
-
-        /** Files a sealed bucket in the ring; a later bucket is never replaced by an earlier one. */
-        void publishSealed(Bucket sealed) {
-            int index = (int) Math.floorMod(sealed.epoch, (long) ring.length());
-            while (true) {
-                Bucket current = ring.get(index);
-                if (current != null && current.seq >= sealed.seq) {
-                    return;
-                }
-                if (ring.compareAndSet(index, current, sealed)) {
-                    return;
-                }
-            }
-        }
-
-        long slowCalls(long epoch, int bucketCount) {
-            long slow = 0;
-            Bucket h = head;
-            if (h.epoch > epoch - bucketCount) {
-                slow += h.slow.sum();
-            }
-            for (int i = 0; i < ring.length(); i++) {
-                Bucket b = ring.get(i);
-                if (b != null && b != h && b.epoch > epoch - bucketCount) {
-                    slow += b.slow.sum();
-                }
-            }
-            return slow;
-        }
-
-        @Override
-        public String toString() {
-            return "Permit{closed}";
-        }
-    }
-
-    /** A phase of an open streak: the opens in a row so far and the one schedule they draw from. */
-    private abstract static class Streak extends Phase {
-        final int opens;
-        /** Kept across the re-opens in a row, so stateful backoffs grow as they do in a retry. */
-        final Backoff.Schedule schedule;
-
-        Streak(int opens, Backoff.Schedule schedule) {
-            this.opens = opens;
-            this.schedule = schedule;
-        }
-    }
-
-    private static final class Open extends Streak {
-        final long untilNanos;
-        /** Held open by {@link #forceOpen()}: no probe until {@link #reset()}. */
-        final boolean forced;
-
-        Open(long untilNanos, int opens, Backoff.Schedule schedule, boolean forced) {
-            super(opens, schedule);
-            this.untilNanos = untilNanos;
-            this.forced = forced;
-        }
-
-        @Override
-        public boolean isGranted() {
+        /** Whether the phase's word says TRIPPED: a trip visible but not yet in effect (see {@code completeTrip}). */
+        boolean tripping() {
             return false;
-        }
-    }
-
-    private static final class HalfOpen extends Streak {
-        /** [flags][successes][permits left]. */
-        volatile long word;
-
-        HalfOpen(int permitsLeft, int opens, Backoff.Schedule schedule) {
-            super(opens, schedule);
-            this.word = permitsLeft;
-        }
-
-        @Override
-        public boolean isGranted() {
-            return true;
-        }
-
-        @Override
-        public String toString() {
-            return "Permit{probe}";
-        }
-    }
-
-    /**
-     * One bucket of the window: its own counts live in {@code word}; what came before is fixed.
-     *
-     * <p>Under contention, successes that no reading of the window could make trip are counted in
-     * {@code cells} instead of the word: one counter per stripe, each on its own cache line, chosen
-     * by thread. A reading that needs the bucket's calls exactly (a decision close to the threshold,
-     * the window moving on, {@code metrics()}) first freezes every cell for good and publishes the
-     * total in {@code frozenCalls}; a success that finds its cell frozen counts through the word.
-     * Readers read {@code frozenCalls} and {@code cells} before the word: a frozen total read before
-     * the word holds every success the cells will ever hold, and cells still null after the word was
-     * read mean no success counted in cells before that reading.
-     */
-    private static final class Bucket {
-        final long epoch;
-        /** The last clock reading of the period {@code epoch}. */
-        final long lastNano;
-        /** Position in the phase's sequence of buckets. */
-        final long seq;
-        /** Calls and failures of the sealed buckets inside the window ending at this epoch. */
-        final long baseCalls;
-        final long baseFailures;
-        /** Calls and failures of earlier (full) buckets of this same epoch. */
-        final long sameEpochCalls;
-        final long sameEpochFailures;
-        volatile long word;
-        final LongAdder slow = new LongAdder();
-        /** Successes counted beside the word (null until two threads contend on it); see the class. */
-        volatile long @Nullable [] cells;
-        /** The cells' total once they are frozen; -1 before. */
-        volatile long frozenCalls = -1;
-
-        Bucket(long epoch, long lastNano, long seq, long baseCalls, long baseFailures, long sameEpochCalls,
-               long sameEpochFailures, long word) {
-            this.epoch = epoch;
-            this.lastNano = lastNano;
-            this.seq = seq;
-            this.baseCalls = baseCalls;
-            this.baseFailures = baseFailures;
-            this.sameEpochCalls = sameEpochCalls;
-            this.sameEpochFailures = sameEpochFailures;
-            this.word = word;
-        }
-
-        /** Adds one success to the calling thread's cell; false when the cells are frozen. */
-        static boolean addToCell(long[] cells) {
-            if (cells == NO_CELLS) {
-                return false;
-            }
-            int stripe = (int) Thread.currentThread().getId();
-            for (int tries = 0; ; tries++) {
-                int i = CELL_PAD * (1 + ((stripe + tries) & (STRIPES - 1)));
-                long v = (long) CELL.getVolatile(cells, i);
-                if (v < 0) {
-                    return false;
-                }
-                if (CELL.compareAndSet(cells, i, v, v + 1)) {
-                    return true;
-                }
-            }
-        }
-
-        /** The successes the cells hold now (a lower bound of what they will hold). */
-        static long cellSum(long[] cells) {
-            long sum = 0;
-            for (int i = CELL_PAD; i < cells.length - CELL_PAD; i += CELL_PAD) {
-                sum += (long) CELL.getVolatile(cells, i) & ~FROZEN_CELL;
-            }
-            return sum;
-        }
-
-        /** Starts counting successes in cells, unless another thread did or the cells are frozen. */
-        void addCells() {
-            CELLS.compareAndSet(this, null, new long[CELL_PAD * (STRIPES + 2)]);
-        }
-
-        /** Freezes the cells for good (idempotent; any thread may do it) and returns their total. */
-        long freeze() {
-            long total = frozenCalls;
-            if (total >= 0) {
-                return total;
-            }
-            long[] cs = cells;
-            while (cs == null) {
-                if (CELLS.compareAndSet(this, null, NO_CELLS)) {
-                    cs = NO_CELLS;
-                } else {
-                    cs = cells;
-                }
-            }
-            total = 0;
-            for (int i = CELL_PAD; i < cs.length - CELL_PAD; i += CELL_PAD) {
-                long v;
-                do {
-                    v = (long) CELL.getVolatile(cs, i);
-                } while (v >= 0 && !CELL.compareAndSet(cs, i, v, v | FROZEN_CELL));
-                total += v & ~FROZEN_CELL;
-            }
-            frozenCalls = total;
-            return total;
         }
     }
 
@@ -1324,11 +607,8 @@ public final class CircuitBreaker {
 
         /** Open after this many failures in a row, 1 to 8191; the simple mode. */
         public Builder consecutiveFailures(int consecutiveFailures) {
-            this.consecutiveFailures = Checks.atLeast("consecutiveFailures", consecutiveFailures, 1);
-            if (consecutiveFailures > MAX_CONSECUTIVE) {
-                throw new IllegalArgumentException("consecutiveFailures must be at most " + MAX_CONSECUTIVE + ", got "
-                        + consecutiveFailures);
-            }
+            Checks.atLeast("consecutiveFailures", consecutiveFailures, 1);
+            this.consecutiveFailures = Checks.atMost("consecutiveFailures", consecutiveFailures, MAX_CONSECUTIVE);
             return this;
         }
 
@@ -1340,10 +620,7 @@ public final class CircuitBreaker {
 
         /** Buckets the window is divided into; 1 to 1000. Default 10. */
         public Builder buckets(int buckets) {
-            this.buckets = Checks.atLeast("buckets", buckets, 1);
-            if (buckets > 1000) {
-                throw new IllegalArgumentException("buckets must be at most 1000, got " + buckets);
-            }
+            this.buckets = Checks.atMost("buckets", Checks.atLeast("buckets", buckets, 1), 1000);
             return this;
         }
 
@@ -1367,11 +644,8 @@ public final class CircuitBreaker {
 
         /** Probes admitted while half-open; all must succeed to close. 1 to 268435455. Default 1. */
         public Builder halfOpenPermits(int permits) {
-            this.halfOpenPermits = Checks.atLeast("halfOpenPermits", permits, 1);
-            if (permits > MAX_HALF_OPEN_PERMITS) {
-                throw new IllegalArgumentException("halfOpenPermits must be at most " + MAX_HALF_OPEN_PERMITS + ", got "
-                        + permits);
-            }
+            Checks.atLeast("halfOpenPermits", permits, 1);
+            this.halfOpenPermits = Checks.atMost("halfOpenPermits", permits, MAX_HALF_OPEN_PERMITS);
             return this;
         }
 

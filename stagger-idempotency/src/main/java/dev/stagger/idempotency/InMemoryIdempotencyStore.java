@@ -2,7 +2,7 @@ package dev.stagger.idempotency;
 
 import dev.stagger.Clock;
 import dev.stagger.idempotency.internal.ClaimRules;
-import dev.stagger.idempotency.internal.Durations;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -36,8 +36,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Claim claim(IdempotencyScope scope, RequestFingerprint fingerprint, Duration lease, Duration expiry) {
-        long leaseMillis = Durations.millis("lease", lease);
-        long expiryMillis = Durations.millis("expiry", expiry);
+        long leaseMillis = Checks.millis("lease", lease);
+        long expiryMillis = Checks.millis("expiry", expiry);
         Claim[] outcome = new Claim[1];
         entries.compute(scope.id(), (id, e) -> {
             long now = clock.currentTimeMillis();
@@ -65,7 +65,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(IdempotencyScope scope, String leaseToken, StoredResponse response, Duration expiry) {
-        long expiryMillis = Durations.millis("expiry", expiry);
+        long expiryMillis = Checks.millis("expiry", expiry);
         boolean[] done = new boolean[1];
         entries.computeIfPresent(scope.id(), (id, e) -> {
             if (e.completed || !e.token.equals(leaseToken)) {

@@ -1,10 +1,10 @@
 package dev.stagger.idempotency;
 
+import dev.stagger.internal.Checks;
 import dev.stagger.jdbc.StoreException;
 import dev.stagger.Clock;
 import dev.stagger.idempotency.internal.ClaimRules;
 import dev.stagger.jdbc.internal.ConnectionPool;
-import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.HeaderCodec;
 import dev.stagger.idempotency.internal.SafeListener;
 import dev.stagger.jdbc.Database;
@@ -219,7 +219,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
          * {@link #idempotencyListener}.
          */
         public Builder purgeInterval(Duration interval) {
-            Durations.positive("purgeInterval", interval);
+            Checks.positive("purgeInterval", interval);
             if (interval.compareTo(Duration.ofDays(366)) > 0) {
                 throw new IllegalArgumentException("purgeInterval must be at most a year, got " + interval);
             }
@@ -353,8 +353,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     private Claim claim(IdempotencyScope scope, RequestFingerprint fingerprint, Duration lease, Duration expiry,
                         String insert) {
-        long leaseMillis = Durations.millis("lease", lease);
-        long expiryMillis = Durations.millis("expiry", expiry);
+        long leaseMillis = Checks.millis("lease", lease);
+        long expiryMillis = Checks.millis("expiry", expiry);
         String id = scope.id();
         try (Connection c = connection()) {
             for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
@@ -400,7 +400,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     @Override
     public boolean complete(IdempotencyScope scope, String leaseToken, StoredResponse response, Duration expiry) {
-        long expiryMillis = Durations.millis("expiry", expiry);
+        long expiryMillis = Checks.millis("expiry", expiry);
         try (Connection c = connection()) {
             return update(c, complete, response.status(), HeaderCodec.encode(response.headers()), response.body(),
                     NOW, expiryMillis, scope.id(), leaseToken) == 1;
@@ -428,7 +428,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         if (connection == null) {
             throw new NullPointerException("connection must not be null");
         }
-        long expiryMillis = Durations.millis("expiry", expiry);
+        long expiryMillis = Checks.millis("expiry", expiry);
         if (!completesInTransactions()) {
             throw new IllegalStateException("completing in the caller's transaction needs PostgreSQL, got " + dialect);
         }

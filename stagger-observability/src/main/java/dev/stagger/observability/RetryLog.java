@@ -4,6 +4,7 @@ import dev.stagger.EndReason;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryRefusedException;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.BiFunction;
@@ -303,26 +304,26 @@ public final class RetryLog implements RetryListener {
 
         /** The {@code service} value; the retry's name when not set. */
         public Builder service(String service) {
-            this.service = notBlank("service", service);
+            this.service = Checks.notBlank("service", service);
             return this;
         }
 
         /** The {@code operation} value (say {@code charge}); left out when not set. */
         public Builder operation(String operation) {
-            this.operation = notBlank("operation", operation);
+            this.operation = Checks.notBlank("operation", operation);
             return this;
         }
 
         /** The name of the SLF4J logger to write to. Default {@value RetryLog#DEFAULT_LOGGER}. */
         public Builder loggerName(String loggerName) {
-            this.loggerName = notBlank("loggerName", loggerName);
+            this.loggerName = Checks.notBlank("loggerName", loggerName);
             this.logger = null;
             return this;
         }
 
         /** The SLF4J logger to write to, when it does not come from the global {@link LoggerFactory}. */
         public Builder logger(Logger logger) {
-            this.logger = notNull("logger", logger);
+            this.logger = Checks.notNull("logger", logger);
             return this;
         }
 
@@ -343,7 +344,7 @@ public final class RetryLog implements RetryListener {
          * response was retried) or its exception; null when unknown.
          */
         public Builder status(BiFunction<Object, Throwable, Integer> status) {
-            this.status = notNull("status", status);
+            this.status = Checks.notNull("status", status);
             return this;
         }
 
@@ -352,7 +353,7 @@ public final class RetryLog implements RetryListener {
          * MDC: {@code (result, failure) -> MDC.get("requestId")}); null when unknown.
          */
         public Builder requestId(BiFunction<Object, Throwable, String> requestId) {
-            this.requestId = notNull("requestId", requestId);
+            this.requestId = Checks.notNull("requestId", requestId);
             return this;
         }
 
@@ -361,26 +362,12 @@ public final class RetryLog implements RetryListener {
          * {@code result}. Keep the values few (a class name, an error code), never a message.
          */
         public Builder reason(BiFunction<Object, Throwable, String> reason) {
-            this.reason = notNull("reason", reason);
+            this.reason = Checks.notNull("reason", reason);
             return this;
         }
 
         public RetryLog build() {
             return new RetryLog(this);
-        }
-
-        private static <T> T notNull(String field, T value) {
-            if (value == null) {
-                throw new NullPointerException(field + " must not be null");
-            }
-            return value;
-        }
-
-        private static String notBlank(String field, String value) {
-            if (value == null || value.isBlank()) {
-                throw new IllegalArgumentException(field + " must not be blank, got \"" + value + "\"");
-            }
-            return value;
         }
     }
 }

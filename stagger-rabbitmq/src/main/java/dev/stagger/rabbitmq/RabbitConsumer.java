@@ -10,6 +10,7 @@ import dev.stagger.Clock;
 import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
+import dev.stagger.internal.Checks;
 import dev.stagger.rabbitmq.internal.ConfirmingPublisher;
 import dev.stagger.rabbitmq.internal.DeliveryProcessor;
 import dev.stagger.rabbitmq.internal.RetryStep;
@@ -390,7 +391,7 @@ public final class RabbitConsumer implements AutoCloseable {
 
         /** How long {@link #close()} lets running handlers finish before interrupting them; default 30 s. */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = nonNegative("shutdownTimeout", shutdownTimeout);
+            this.shutdownTimeout = Checks.nonNegative("shutdownTimeout", shutdownTimeout);
             return this;
         }
 
@@ -400,7 +401,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * does not wait for it.
          */
         public Builder confirmTimeout(Duration confirmTimeout) {
-            this.confirmTimeout = nonNegative("confirmTimeout", confirmTimeout);
+            this.confirmTimeout = Checks.nonNegative("confirmTimeout", confirmTimeout);
             if (confirmTimeout.isZero()) {
                 throw new IllegalArgumentException("confirmTimeout must be positive, got " + confirmTimeout);
             }
@@ -415,7 +416,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * forever in the largest delay level.
          */
         public Builder maxDelay(Duration maxDelay) {
-            this.maxDelay = nonNegative("maxDelay", maxDelay);
+            this.maxDelay = Checks.nonNegative("maxDelay", maxDelay);
             if (maxDelay.toMillis() < 1) {
                 throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
             }
@@ -474,14 +475,6 @@ public final class RabbitConsumer implements AutoCloseable {
                 throw new IllegalArgumentException("prefetch must be at least concurrency (" + concurrency + "), got " + prefetch);
             }
             return new RabbitConsumer(this);
-        }
-
-        private static Duration nonNegative(String field, Duration d) {
-            Objects.requireNonNull(d, field + " must not be null");
-            if (d.isNegative()) {
-                throw new IllegalArgumentException(field + " must not be negative, got " + d);
-            }
-            return d;
         }
 
         private static String queueName(String field, String name) {

@@ -1,6 +1,6 @@
 package dev.stagger.shedding;
 
-import dev.stagger.shedding.internal.Check;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -42,7 +42,7 @@ public final class AimdLimit implements Limit {
      * @param latencyThreshold a request slower than this decreases the limit
      */
     public static Builder builder(Duration latencyThreshold) {
-        return new Builder(Check.positive("latencyThreshold", latencyThreshold));
+        return new Builder(Checks.positive("latencyThreshold", latencyThreshold));
     }
 
     public Builder toBuilder() {
@@ -90,25 +90,25 @@ public final class AimdLimit implements Limit {
 
         /** The limit before the first sample. Default 20. */
         public Builder initialLimit(int initialLimit) {
-            this.initialLimit = Check.atLeast("initialLimit", initialLimit, 1);
+            this.initialLimit = Checks.atLeast("initialLimit", initialLimit, 1);
             return this;
         }
 
         /** The limit never goes below this. Default 1. */
         public Builder minLimit(int minLimit) {
-            this.minLimit = Check.atLeast("minLimit", minLimit, 1);
+            this.minLimit = Checks.atLeast("minLimit", minLimit, 1);
             return this;
         }
 
         /** The limit never goes above this. Default 1000. */
         public Builder maxLimit(int maxLimit) {
-            this.maxLimit = Check.atLeast("maxLimit", maxLimit, 1);
+            this.maxLimit = Checks.atLeast("maxLimit", maxLimit, 1);
             return this;
         }
 
         /** What a slow request multiplies the limit by, in (0, 1). Default 0.9. */
         public Builder backoffRatio(double backoffRatio) {
-            this.backoffRatio = Check.inside("backoffRatio", backoffRatio, 0.0, 1.0);
+            this.backoffRatio = Checks.inside("backoffRatio", backoffRatio, 0.0, 1.0);
             return this;
         }
 
@@ -117,7 +117,7 @@ public final class AimdLimit implements Limit {
          *     ({@code minLimit <= initialLimit <= maxLimit})
          */
         public AimdLimit build() {
-            Check.notBelow("maxLimit", maxLimit, "minLimit", minLimit);
+            Checks.notBelow("maxLimit", maxLimit, "minLimit", minLimit);
             if (initialLimit < minLimit || initialLimit > maxLimit) {
                 throw new IllegalArgumentException("initialLimit must be in [minLimit " + minLimit + ", maxLimit "
                         + maxLimit + "], got " + initialLimit);

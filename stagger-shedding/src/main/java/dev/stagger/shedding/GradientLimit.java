@@ -1,6 +1,6 @@
 package dev.stagger.shedding;
 
-import dev.stagger.shedding.internal.Check;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -164,13 +164,13 @@ public final class GradientLimit implements Limit {
          * is what the server was just serving well, but not less). Default 3.
          */
         public Builder minLimit(int minLimit) {
-            this.minLimit = Check.atLeast("minLimit", minLimit, 1);
+            this.minLimit = Checks.atLeast("minLimit", minLimit, 1);
             return this;
         }
 
         /** The highest limit. Default 1000. */
         public Builder maxLimit(int maxLimit) {
-            this.maxLimit = Check.atLeast("maxLimit", maxLimit, 1);
+            this.maxLimit = Checks.atLeast("maxLimit", maxLimit, 1);
             return this;
         }
 
@@ -179,7 +179,7 @@ public final class GradientLimit implements Limit {
          * window also lasts until as many requests as the limit have completed. Default 100 ms.
          */
         public Builder sampleWindow(Duration sampleWindow) {
-            this.sampleWindow = Check.positive("sampleWindow", sampleWindow);
+            this.sampleWindow = Checks.positive("sampleWindow", sampleWindow);
             return this;
         }
 
@@ -197,19 +197,19 @@ public final class GradientLimit implements Limit {
 
         /** How often the minRTT is measured again. Default 60 s. */
         public Builder minRttInterval(Duration minRttInterval) {
-            this.minRttInterval = Check.positive("minRttInterval", minRttInterval);
+            this.minRttInterval = Checks.positive("minRttInterval", minRttInterval);
             return this;
         }
 
         /** Up to this fraction of the interval is added at random to each wait, in [0, 1]. Default 0.15. */
         public Builder minRttJitter(double minRttJitter) {
-            this.minRttJitter = Check.between("minRttJitter", minRttJitter, 0.0, 1.0);
+            this.minRttJitter = Checks.between("minRttJitter", minRttJitter, 0.0, 1.0);
             return this;
         }
 
         /** Completed requests that make one minRTT measurement, 1 to 10,000. Default 50. */
         public Builder minRttSamples(int minRttSamples) {
-            Check.atLeast("minRttSamples", minRttSamples, 1);
+            Checks.atLeast("minRttSamples", minRttSamples, 1);
             if (minRttSamples > 10_000) {
                 throw new IllegalArgumentException("minRttSamples must be at most 10000, got " + minRttSamples);
             }
@@ -222,7 +222,7 @@ public final class GradientLimit implements Limit {
          * of the minRTT, in [0, 10]. Default 0.25.
          */
         public Builder minRttBuffer(double minRttBuffer) {
-            this.minRttBuffer = Check.between("minRttBuffer", minRttBuffer, 0.0, 10.0);
+            this.minRttBuffer = Checks.between("minRttBuffer", minRttBuffer, 0.0, 10.0);
             return this;
         }
 
@@ -234,13 +234,13 @@ public final class GradientLimit implements Limit {
          * latency is no sample. From 2 to 1,000,000. Default 10.
          */
         public Builder longRequestFactor(double longRequestFactor) {
-            this.longRequestFactor = Check.between("longRequestFactor", longRequestFactor, 2.0, 1_000_000.0);
+            this.longRequestFactor = Checks.between("longRequestFactor", longRequestFactor, 2.0, 1_000_000.0);
             return this;
         }
 
         /** @throws IllegalArgumentException when {@code maxLimit < minLimit} */
         public GradientLimit build() {
-            Check.notBelow("maxLimit", maxLimit, "minLimit", minLimit);
+            Checks.notBelow("maxLimit", maxLimit, "minLimit", minLimit);
             return new GradientLimit(this);
         }
     }

@@ -1,6 +1,7 @@
 package dev.stagger.shedding;
 
-import dev.stagger.shedding.internal.Check;
+import dev.stagger.internal.Checks;
+
 
 /**
  * How a {@link LoadSheddingFilter} decides how many requests may run at once: an immutable
@@ -24,6 +25,6 @@ public sealed interface Limit permits FixedLimit, AimdLimit, GradientLimit {
 
     /** A constant limit of {@code limit} requests in flight. */
     static Limit fixed(int limit) {
-        return new FixedLimit(Check.atLeast("limit", limit, 1));
+        return new FixedLimit(Checks.atLeast("limit", limit, 1));
     }
 }

@@ -2,7 +2,7 @@ package dev.stagger.shedding;
 
 import dev.stagger.Clock;
 import dev.stagger.RandomSource;
-import dev.stagger.shedding.internal.Check;
+import dev.stagger.internal.Checks;
 import dev.stagger.shedding.internal.ConcurrencyLimiter;
 import dev.stagger.shedding.internal.LimitAlgorithm;
 import dev.stagger.shedding.internal.Permit;
@@ -97,7 +97,7 @@ public final class LoadSheddingFilter implements Filter {
 
     /** A filter named {@code name} (in meters, events and logs). */
     public static Builder builder(String name) {
-        return new Builder(Check.name("name", name));
+        return new Builder(Checks.name("name", name));
     }
 
     @Override
@@ -276,7 +276,7 @@ public final class LoadSheddingFilter implements Filter {
 
         /** The limit algorithm. Default {@link GradientLimit} with its defaults. */
         public Builder limit(Limit limit) {
-            this.limit = Check.notNull("limit", limit);
+            this.limit = Checks.notNull("limit", limit);
             return this;
         }
 
@@ -305,13 +305,13 @@ public final class LoadSheddingFilter implements Filter {
 
         /** The shortest Retry-After sent, whole seconds from 0 to 86,400. Default 1 s. */
         public Builder minRetryAfter(Duration minRetryAfter) {
-            this.minRetryAfter = Check.wholeSeconds("minRetryAfter", minRetryAfter, 0, 86_400);
+            this.minRetryAfter = Checks.wholeSeconds("minRetryAfter", minRetryAfter, 0, 86_400);
             return this;
         }
 
         /** The longest Retry-After sent, jitter included; whole seconds from 1 to 86,400. Default 30 s. */
         public Builder maxRetryAfter(Duration maxRetryAfter) {
-            this.maxRetryAfter = Check.wholeSeconds("maxRetryAfter", maxRetryAfter, 1, 86_400);
+            this.maxRetryAfter = Checks.wholeSeconds("maxRetryAfter", maxRetryAfter, 1, 86_400);
             return this;
         }
 
@@ -321,13 +321,13 @@ public final class LoadSheddingFilter implements Filter {
          * {@code spread = max(1, ceil(n * jitter))}; 0 sends {@code n} to everyone. Default 0.5.
          */
         public Builder retryAfterJitter(double retryAfterJitter) {
-            this.retryAfterJitter = Check.between("retryAfterJitter", retryAfterJitter, 0.0, 1.0);
+            this.retryAfterJitter = Checks.between("retryAfterJitter", retryAfterJitter, 0.0, 1.0);
             return this;
         }
 
         /** Which requests are retries. Default {@link RetryMarker#none()}: none are. */
         public Builder retryMarker(RetryMarker retryMarker) {
-            this.retryMarker = Check.notNull("retryMarker", retryMarker);
+            this.retryMarker = Checks.notNull("retryMarker", retryMarker);
             return this;
         }
 
@@ -338,31 +338,31 @@ public final class LoadSheddingFilter implements Filter {
          * retry marker. Default 0.2.
          */
         public Builder firstAttemptReserve(double firstAttemptReserve) {
-            this.firstAttemptReserve = Check.between("firstAttemptReserve", firstAttemptReserve, 0.0, 1.0);
+            this.firstAttemptReserve = Checks.between("firstAttemptReserve", firstAttemptReserve, 0.0, 1.0);
             return this;
         }
 
         /** Receives shed and limit-change events. Default none. */
         public Builder sheddingListener(SheddingListener sheddingListener) {
-            this.sheddingListener = Check.notNull("sheddingListener", sheddingListener);
+            this.sheddingListener = Checks.notNull("sheddingListener", sheddingListener);
             return this;
         }
 
         /** The time source for latencies and rates. Default {@link Clock#system()}. */
         public Builder clock(Clock clock) {
-            this.clock = Check.notNull("clock", clock);
+            this.clock = Checks.notNull("clock", clock);
             return this;
         }
 
         /** Randomness for Retry-After jitter and the minRTT schedule. Default thread-local. */
         public Builder random(RandomSource random) {
-            this.random = Check.notNull("random", random);
+            this.random = Checks.notNull("random", random);
             return this;
         }
 
         /** @throws IllegalArgumentException when {@code maxRetryAfter < minRetryAfter} */
         public LoadSheddingFilter build() {
-            Check.notBelow("maxRetryAfter", maxRetryAfter, "minRetryAfter", minRetryAfter);
+            Checks.notBelow("maxRetryAfter", maxRetryAfter, "minRetryAfter", minRetryAfter);
             return new LoadSheddingFilter(this);
         }
     }

@@ -1,7 +1,7 @@
 package dev.stagger.shedding;
 
 import dev.stagger.http.StaggerHeaders;
-import dev.stagger.shedding.internal.Check;
+import dev.stagger.internal.Checks;
 import dev.stagger.shedding.internal.RepeatedKeys;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -66,7 +66,7 @@ public interface RetryMarker {
      */
     static RetryMarker repeatedKey(String headerName, int capacity) {
         String name = headerName(headerName);
-        Check.atLeast("capacity", capacity, 1);
+        Checks.atLeast("capacity", capacity, 1);
         if (capacity > 1 << 24) {
             throw new IllegalArgumentException("capacity must be at most " + (1 << 24) + ", got " + capacity);
         }
@@ -79,7 +79,7 @@ public interface RetryMarker {
 
     /** A request is a retry when this marker or {@code other} says so; both always see it. */
     default RetryMarker or(RetryMarker other) {
-        Check.notNull("other", other);
+        Checks.notNull("other", other);
         return request -> {
             boolean mine = isRetry(request);
             boolean theirs = other.isRetry(request);
@@ -88,9 +88,9 @@ public interface RetryMarker {
     }
 
     private static String headerName(String name) {
-        Check.notNull("headerName", name);
+        Checks.notNull("headerName", name);
         if (name.isEmpty() || name.length() > 200 || !name.chars().allMatch(RetryMarker::tokenChar)) {
-            throw new IllegalArgumentException("headerName must be an HTTP header name, got " + Check.echo(name));
+            throw new IllegalArgumentException("headerName must be an HTTP header name, got " + Checks.echo(name));
         }
         return name;
     }

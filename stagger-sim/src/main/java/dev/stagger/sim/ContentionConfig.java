@@ -1,6 +1,6 @@
 package dev.stagger.sim;
 
-import dev.stagger.sim.internal.Validate;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 
@@ -33,17 +33,17 @@ public record ContentionConfig(int clients, int runs, long seed, List<Strategy> 
                                boolean circuitBreaker) {
 
     public ContentionConfig {
-        Validate.atLeast("clients", clients, 1);
-        Validate.atLeast("runs", runs, 1);
-        strategies = Validate.nonEmpty("strategies", strategies);
-        Validate.positive("base", base);
-        Validate.positive("cap", cap);
+        Checks.atLeast("clients", clients, 1);
+        Checks.atLeast("runs", runs, 1);
+        strategies = Checks.nonEmpty("strategies", strategies);
+        Checks.positive("base", base);
+        Checks.positive("cap", cap);
         if (cap.compareTo(base) < 0) {
             throw new IllegalArgumentException("cap must be >= base, got cap=" + cap + " base=" + base);
         }
-        Validate.atLeast("maxAttempts", maxAttempts, 1);
-        Validate.positive("networkMean", networkMean);
-        Validate.nonNegative("networkSd", networkSd);
+        Checks.atLeast("maxAttempts", maxAttempts, 1);
+        Checks.positive("networkMean", networkMean);
+        Checks.nonNegative("networkSd", networkSd);
     }
 
     /** The AWS post's setup: 100 clients, base 5 ms, cap 2 s, network 10 ± 2 ms, every strategy, 10 runs. */

@@ -1,6 +1,6 @@
 package dev.stagger.sim;
 
-import dev.stagger.sim.internal.Validate;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 
@@ -42,12 +42,12 @@ public record LayersConfig(long seed, List<LayersSetup> setups, int tiers, int a
     public static final int MAX_FAN_OUT = 1024;
 
     public LayersConfig {
-        setups = Validate.nonEmpty("setups", setups);
-        Validate.atLeast("tiers", tiers, 1);
+        setups = Checks.nonEmpty("setups", setups);
+        Checks.atLeast("tiers", tiers, 1);
         if (tiers > MAX_TIERS) {
             throw new IllegalArgumentException("tiers must be at most " + MAX_TIERS + ", got " + tiers);
         }
-        Validate.atLeast("attempts", attempts, 1);
+        Checks.atLeast("attempts", attempts, 1);
         if (attempts > MAX_ATTEMPTS) {
             throw new IllegalArgumentException("attempts must be at most " + MAX_ATTEMPTS + ", got " + attempts);
         }
@@ -58,16 +58,16 @@ public record LayersConfig(long seed, List<LayersSetup> setups, int tiers, int a
         if (!(rate > 0 && rate <= 1000)) {
             throw new IllegalArgumentException("rate must be in (0, 1000], got " + rate);
         }
-        Validate.positive("duration", duration);
-        Validate.nonNegative("outageStart", outageStart);
-        Validate.nonNegative("outageLength", outageLength);
+        Checks.positive("duration", duration);
+        Checks.nonNegative("outageStart", outageStart);
+        Checks.nonNegative("outageLength", outageLength);
         if (!(failureRate >= 0 && failureRate <= 1)) {
             throw new IllegalArgumentException("failureRate must be in [0, 1], got " + failureRate);
         }
-        Validate.positive("userTimeout", userTimeout);
-        Validate.positive("serviceTime", serviceTime);
-        Validate.positive("networkMean", networkMean);
-        Validate.nonNegative("networkSd", networkSd);
+        Checks.positive("userTimeout", userTimeout);
+        Checks.positive("serviceTime", serviceTime);
+        Checks.positive("networkMean", networkMean);
+        Checks.nonNegative("networkSd", networkSd);
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.stagger.sim;
 
-import dev.stagger.sim.internal.Validate;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 
@@ -38,27 +38,27 @@ public record MetastableConfig(long seed, List<MetastableScenario> scenarios, in
                                Duration attemptTimeout, Duration networkMean, Duration networkSd) {
 
     public MetastableConfig {
-        scenarios = Validate.nonEmpty("scenarios", scenarios);
-        Validate.atLeast("workers", workers, 2);
-        Validate.positive("serviceTime", serviceTime);
-        Validate.atLeast("queueLimit", queueLimit, 0);
-        Validate.atLeast("clients", clients, 1);
+        scenarios = Checks.nonEmpty("scenarios", scenarios);
+        Checks.atLeast("workers", workers, 2);
+        Checks.positive("serviceTime", serviceTime);
+        Checks.atLeast("queueLimit", queueLimit, 0);
+        Checks.atLeast("clients", clients, 1);
         if (!(baseLoad > 0 && baseLoad <= 10)) {
             throw new IllegalArgumentException("baseLoad must be in (0, 10], got " + baseLoad);
         }
-        Validate.nonNegative("triggerStart", triggerStart);
-        Validate.nonNegative("triggerLength", triggerLength);
+        Checks.nonNegative("triggerStart", triggerStart);
+        Checks.nonNegative("triggerLength", triggerLength);
         if (!(triggerCapacity > 0 && triggerCapacity <= 1)) {
             throw new IllegalArgumentException("triggerCapacity must be in (0, 1], got " + triggerCapacity);
         }
-        Validate.positive("duration", duration);
+        Checks.positive("duration", duration);
         if (duration.compareTo(triggerStart.plus(triggerLength)) < 0) {
             throw new IllegalArgumentException("duration must reach the end of the trigger, got " + duration
                     + " for a trigger ending at " + triggerStart.plus(triggerLength));
         }
-        Validate.positive("attemptTimeout", attemptTimeout);
-        Validate.positive("networkMean", networkMean);
-        Validate.nonNegative("networkSd", networkSd);
+        Checks.positive("attemptTimeout", attemptTimeout);
+        Checks.positive("networkMean", networkMean);
+        Checks.nonNegative("networkSd", networkSd);
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.stagger.sim;
 
-import dev.stagger.sim.internal.Validate;
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.List;
 
@@ -41,23 +41,23 @@ public record OutageConfig(int clients, int runs, long seed, List<Strategy> stra
                            Duration networkSd, boolean budget, boolean circuitBreaker) {
 
     public OutageConfig {
-        Validate.atLeast("clients", clients, 1);
-        Validate.atLeast("runs", runs, 1);
-        strategies = Validate.nonEmpty("strategies", strategies);
-        Validate.positive("callsPerSecondPerClient", callsPerSecondPerClient);
-        Validate.positive("capacityFactor", capacityFactor);
-        Validate.nonNegative("outageStart", outageStart);
-        Validate.nonNegative("outageLength", outageLength);
-        Validate.positive("trafficDuration", trafficDuration);
-        Validate.positive("maxQueueDelay", maxQueueDelay);
-        Validate.positive("base", base);
-        Validate.positive("cap", cap);
+        Checks.atLeast("clients", clients, 1);
+        Checks.atLeast("runs", runs, 1);
+        strategies = Checks.nonEmpty("strategies", strategies);
+        Checks.positive("callsPerSecondPerClient", callsPerSecondPerClient);
+        Checks.positive("capacityFactor", capacityFactor);
+        Checks.nonNegative("outageStart", outageStart);
+        Checks.nonNegative("outageLength", outageLength);
+        Checks.positive("trafficDuration", trafficDuration);
+        Checks.positive("maxQueueDelay", maxQueueDelay);
+        Checks.positive("base", base);
+        Checks.positive("cap", cap);
         if (cap.compareTo(base) < 0) {
             throw new IllegalArgumentException("cap must be >= base, got cap=" + cap + " base=" + base);
         }
-        Validate.atLeast("maxAttempts", maxAttempts, 1);
-        Validate.positive("networkMean", networkMean);
-        Validate.nonNegative("networkSd", networkSd);
+        Checks.atLeast("maxAttempts", maxAttempts, 1);
+        Checks.positive("networkMean", networkMean);
+        Checks.nonNegative("networkSd", networkSd);
     }
 
     /**

@@ -8,12 +8,12 @@ import dev.stagger.idempotency.IdempotencyOutcome;
 import dev.stagger.idempotency.IdempotencyScope;
 import dev.stagger.idempotency.IdempotencyStore;
 import dev.stagger.idempotency.JdbcIdempotencyStore;
+import dev.stagger.internal.Checks;
 import dev.stagger.jdbc.StoreException;
 import dev.stagger.idempotency.RequestFingerprint;
 import dev.stagger.idempotency.StoredResponse;
 import dev.stagger.idempotency.internal.BufferedRequest;
 import dev.stagger.idempotency.internal.CapturingResponse;
-import dev.stagger.idempotency.internal.Durations;
 import dev.stagger.idempotency.internal.GuardedConnection;
 import dev.stagger.idempotency.internal.Problems;
 import dev.stagger.idempotency.internal.SafeListener;
@@ -520,13 +520,13 @@ public final class IdempotencyFilter implements Filter {
          * presumed dead). Longer than your slowest handler. Default 60 s.
          */
         public Builder lease(Duration lease) {
-            this.lease = Durations.positive("lease", lease);
+            this.lease = Checks.positive("lease", lease);
             return this;
         }
 
         /** How long a completed response is kept for replay; longer than the lease. Default 24 h. */
         public Builder expiry(Duration expiry) {
-            this.expiry = Durations.positive("expiry", expiry);
+            this.expiry = Checks.positive("expiry", expiry);
             return this;
         }
 
@@ -562,19 +562,19 @@ public final class IdempotencyFilter implements Filter {
 
         /** The Retry-After sent with 409 (in flight) and 503 (store down); rounded up to seconds. Default 1 s. */
         public Builder retryAfter(Duration retryAfter) {
-            this.retryAfter = Durations.positive("retryAfter", retryAfter);
+            this.retryAfter = Checks.positive("retryAfter", retryAfter);
             return this;
         }
 
         /** Which requests need, accept or ignore keys. Default {@link KeyRequirement#defaults()}. */
         public Builder keyRequirement(KeyRequirement requirement) {
-            this.requirement = notNull("keyRequirement", requirement);
+            this.requirement = Checks.notNull("keyRequirement", requirement);
             return this;
         }
 
         /** Names clients that have no principal. Default {@link ScopeResolver#none()}. */
         public Builder scopeResolver(ScopeResolver scopeResolver) {
-            this.scopeResolver = notNull("scopeResolver", scopeResolver);
+            this.scopeResolver = Checks.notNull("scopeResolver", scopeResolver);
             return this;
         }
 
@@ -583,7 +583,7 @@ public final class IdempotencyFilter implements Filter {
          * within the application ({@code /orders/42}).
          */
         public Builder routeResolver(Function<HttpServletRequest, String> routeResolver) {
-            this.routeResolver = notNull("routeResolver", routeResolver);
+            this.routeResolver = Checks.notNull("routeResolver", routeResolver);
             return this;
         }
 
@@ -613,7 +613,7 @@ public final class IdempotencyFilter implements Filter {
          * publishes them as meters.
          */
         public Builder idempotencyListener(IdempotencyListener listener) {
-            this.listener = notNull("idempotencyListener", listener);
+            this.listener = Checks.notNull("idempotencyListener", listener);
             return this;
         }
 
@@ -622,7 +622,7 @@ public final class IdempotencyFilter implements Filter {
          * error format of their own. Default {@link ErrorBodyWriter#problemDetails()}.
          */
         public Builder errorBodyWriter(ErrorBodyWriter errorBodyWriter) {
-            this.errorBodyWriter = notNull("errorBodyWriter", errorBodyWriter);
+            this.errorBodyWriter = Checks.notNull("errorBodyWriter", errorBodyWriter);
             return this;
         }
 
@@ -655,8 +655,8 @@ public final class IdempotencyFilter implements Filter {
          * @param routes takes the method (upper case) and the route
          */
         public Builder transactional(RequestTransactions transactions, BiPredicate<String, String> routes) {
-            this.transactions = notNull("transactions", transactions);
-            this.transactionalRoutes = notNull("routes", routes);
+            this.transactions = Checks.notNull("transactions", transactions);
+            this.transactionalRoutes = Checks.notNull("routes", routes);
             return this;
         }
 
@@ -680,13 +680,6 @@ public final class IdempotencyFilter implements Filter {
             String uri = request.getRequestURI();
             String context = request.getContextPath();
             return context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
-        }
-
-        private static <T> T notNull(String field, T value) {
-            if (value == null) {
-                throw new NullPointerException(field + " must not be null");
-            }
-            return value;
         }
 
         private static List<String> headerNames(String field, List<String> names) {

@@ -1,5 +1,6 @@
 package dev.stagger.shedding.internal;
 
+import dev.stagger.internal.Checks;
 import dev.stagger.shedding.AimdLimit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,7 +20,7 @@ final class AimdAlgorithm implements LimitAlgorithm {
     private volatile boolean decreasedOnce;
 
     AimdAlgorithm(AimdLimit config) {
-        this.thresholdNanos = Check.nanos(config.latencyThreshold());
+        this.thresholdNanos = Checks.nanos(config.latencyThreshold());
         this.minLimit = config.minLimit();
         this.maxLimit = config.maxLimit();
         this.backoffRatio = config.backoffRatio();

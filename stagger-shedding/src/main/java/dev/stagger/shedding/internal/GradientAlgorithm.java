@@ -1,6 +1,7 @@
 package dev.stagger.shedding.internal;
 
 import dev.stagger.RandomSource;
+import dev.stagger.internal.Checks;
 import dev.stagger.shedding.GradientLimit;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
@@ -53,9 +54,9 @@ final class GradientAlgorithm implements LimitAlgorithm {
     GradientAlgorithm(GradientLimit config, RandomSource random, long nowNanos) {
         this.minLimit = config.minLimit();
         this.maxLimit = config.maxLimit();
-        this.windowNanos = Check.nanos(config.sampleWindow());
+        this.windowNanos = Checks.nanos(config.sampleWindow());
         this.percentile = config.minRttPercentile();
-        this.intervalNanos = Check.nanos(config.minRttInterval());
+        this.intervalNanos = Checks.nanos(config.minRttInterval());
         this.jitter = config.minRttJitter();
         this.minRttSamples = config.minRttSamples();
         this.buffer = config.minRttBuffer();
