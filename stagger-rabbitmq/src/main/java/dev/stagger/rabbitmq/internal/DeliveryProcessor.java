@@ -77,7 +77,7 @@ public final class DeliveryProcessor {
 
     private final String name;
     private final Topology topology;
-    private final Channel channel;
+    private final Acknowledger acks;
     private final ConfirmingPublisher publisher;
     private final RetryStep step;
     private final MessageHandler handler;
@@ -111,7 +111,7 @@ public final class DeliveryProcessor {
                              Redeclare redeclare, Executor settler, BooleanSupplier closing, BooleanSupplier forced) {
         this.name = name;
         this.topology = topology;
-        this.channel = channel;
+        this.acks = Acknowledger.on(channel);
         this.publisher = publisher;
         this.step = step;
         this.handler = handler;
@@ -373,40 +373,34 @@ public final class DeliveryProcessor {
 
     /**
      * Waits until every copy published so far is confirmed (and its original acknowledged) or has
-     * failed, at most {@code timeout}.
+     * failed, and every acknowledgement is written to the channel, at most {@code timeout}.
      *
      * @return true when none is left
      */
     public boolean awaitSettled(Duration timeout) throws InterruptedException {
-        long left = timeout.toNanos();
+        long deadline = System.nanoTime() + timeout.toNanos();
         settling.lock();
         try {
             while (unsettled > 0) {
+                long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                left = settled.awaitNanos(left);
+                settled.awaitNanos(left);
             }
-            return true;
         } finally {
             settling.unlock();
         }
+        // the acknowledgements handed in may still be on their way to the channel
+        return acks.awaitWritten(Math.max(0, deadline - System.nanoTime()));
     }
 
     private void ack(long tag) {
-        try {
-            channel.basicAck(tag, false);
-        } catch (IOException | RuntimeException closed) {
-            // the channel closed: the broker delivers the message again (at least once)
-        }
+        acks.ack(tag);
     }
 
     private void giveBack(long tag) {
-        try {
-            channel.basicReject(tag, true);
-        } catch (IOException | RuntimeException closed) {
-            // the channel closed: the broker has returned the message already
-        }
+        acks.giveBack(tag);
     }
 
     private void tell(AMQP.BasicProperties properties, int attempt, MessageOutcome outcome, long handlerNanos,
