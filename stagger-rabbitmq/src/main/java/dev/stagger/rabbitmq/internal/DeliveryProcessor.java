@@ -378,21 +378,20 @@ public final class DeliveryProcessor {
      * @return true when none is left
      */
     public boolean awaitSettled(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long left = timeout.toNanos();
         settling.lock();
         try {
             while (unsettled > 0) {
-                long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                settled.awaitNanos(left);
+                left = settled.awaitNanos(left);
             }
         } finally {
             settling.unlock();
         }
         // the acknowledgements handed in may still be on their way to the channel
-        return acks.awaitWritten(Math.max(0, deadline - System.nanoTime()));
+        return acks.awaitWritten(Math.max(0, left));
     }
 
     private void ack(long tag) {
