@@ -77,7 +77,7 @@ public final class DeliveryProcessor {
 
     private final String name;
     private final Topology topology;
-    private final Acknowledger acks;
+    private final Channel channel;
     private final ConfirmingPublisher publisher;
     private final RetryStep step;
     private final MessageHandler handler;
@@ -111,7 +111,7 @@ public final class DeliveryProcessor {
                              Redeclare redeclare, Executor settler, BooleanSupplier closing, BooleanSupplier forced) {
         this.name = name;
         this.topology = topology;
-        this.acks = Acknowledger.on(channel);
+        this.channel = channel;
         this.publisher = publisher;
         this.step = step;
         this.handler = handler;
@@ -373,7 +373,7 @@ public final class DeliveryProcessor {
 
     /**
      * Waits until every copy published so far is confirmed (and its original acknowledged) or has
-     * failed, and every acknowledgement is written to the channel, at most {@code timeout}.
+     * failed, at most {@code timeout}.
      *
      * @return true when none is left
      */
@@ -387,19 +387,26 @@ public final class DeliveryProcessor {
                 }
                 left = settled.awaitNanos(left);
             }
+            return true;
         } finally {
             settling.unlock();
         }
-        // the acknowledgements handed in may still be on their way to the channel
-        return acks.awaitWritten(Math.max(0, left));
     }
 
     private void ack(long tag) {
-        acks.ack(tag);
+        try {
+            channel.basicAck(tag, false);
+        } catch (IOException | RuntimeException closed) {
+            // the channel closed: the broker delivers the message again (at least once)
+        }
     }
 
     private void giveBack(long tag) {
-        acks.giveBack(tag);
+        try {
+            channel.basicReject(tag, true);
+        } catch (IOException | RuntimeException closed) {
+            // the channel closed: the broker has returned the message already
+        }
     }
 
     private void tell(AMQP.BasicProperties properties, int attempt, MessageOutcome outcome, long handlerNanos,
