@@ -164,7 +164,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         /**
          * Prefix of every table the store writes: {@code <prefix>idempotency} and the schema
          * version table {@code <prefix>schema_version}; default {@value #DEFAULT_TABLE_PREFIX}.
-         * See {@link StoreOptions#tablePrefix(String)}.
+         * See {@link StoreOptions.Builder#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
             storeOptions.tablePrefix(tablePrefix);
@@ -174,7 +174,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         /**
          * The PostgreSQL schema holding the tables (created when missing, unless the schema mode is
          * {@link SchemaMode#VALIDATE}); by default the connection's current schema. See
-         * {@link StoreOptions#schema(String)}. Refused at {@link #build()} on SQLite.
+         * {@link StoreOptions.Builder#schema(String)}. Refused at {@link #build()} on SQLite.
          */
         public Builder schema(String schema) {
             storeOptions.schema(schema);

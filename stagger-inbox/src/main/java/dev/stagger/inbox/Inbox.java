@@ -224,7 +224,7 @@ public final class Inbox {
          * Prefix of every table the inbox writes: {@code <prefix>inbox} and the schema version
          * table {@code <prefix>schema_version}; default {@code stagger_}. Several inboxes (different
          * names) can share one table, and distinct prefixes keep parallel test runs apart. See
-         * {@link StoreOptions#tablePrefix(String)}.
+         * {@link StoreOptions.Builder#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
             storeOptions.tablePrefix(tablePrefix);
@@ -234,7 +234,7 @@ public final class Inbox {
         /**
          * The PostgreSQL schema holding the tables (created when missing, unless the schema mode is
          * {@link SchemaMode#VALIDATE}); by default the connection's current schema. See
-         * {@link StoreOptions#schema(String)}. Refused at {@link #build()} on SQLite.
+         * {@link StoreOptions.Builder#schema(String)}. Refused at {@link #build()} on SQLite.
          */
         public Builder schema(String schema) {
             storeOptions.schema(schema);

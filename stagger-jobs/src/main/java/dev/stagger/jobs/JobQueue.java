@@ -343,7 +343,7 @@ public final class JobQueue {
         /**
          * Prefix of every table the store writes ({@code <prefix>jobs}, {@code <prefix>job_errors},
          * {@code <prefix>schema_version}); default {@code stagger_}. See
-         * {@link StoreOptions#tablePrefix(String)}.
+         * {@link StoreOptions.Builder#tablePrefix(String)}.
          */
         public Builder tablePrefix(String tablePrefix) {
             storeOptions.tablePrefix(tablePrefix);
