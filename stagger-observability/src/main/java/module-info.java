@@ -7,6 +7,8 @@ module dev.stagger.observability {
     requires transitive dev.stagger.core;
     requires transitive micrometer.core;
     requires transitive micrometer.observation;
+    requires micrometer.commons;
+    requires static java.net.http; // only for ObservedHttpClient; its users have it already
     requires transitive org.slf4j;
     requires static transitive dev.stagger.http;
     requires static transitive dev.stagger.rabbitmq;
