@@ -76,6 +76,9 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
                 outerDeadlineAt = around.deadlineOn(retry.clock);
             }
         }
+        if (listeners.length > 0) {
+            listenForCall(); // on the caller's thread, as the call begins
+        }
         attemptNow();
         return promise;
     }
@@ -169,12 +172,17 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         long t0 = measure ? retry.clock.nanoTime() : 0;
         CompletableFuture<T> attemptFuture;
         innerDecided = null;
+        // What listeners open around the attempt (a tracer's current span) lasts while the operation
+        // starts the attempt, on this thread; the attempt's stage completes without it.
+        Object scopes = listeners.length > 0 ? openAttemptScopes() : null;
         try {
             attemptFuture = runInside(this); // get(), below: no lambda allocated per attempt
         } catch (Throwable t) {
+            closeAttemptScopes(scopes);
             onAttemptDone(null, t, t0);
             return;
         }
+        closeAttemptScopes(scopes);
         current = attemptFuture;
         if (retry.policy.attemptTimeoutNanos() > 0) {
             awaitWithTimeout(attemptFuture, t0);

@@ -45,6 +45,11 @@ class RetryExecution<T> extends RetryEngine.Work {
     long attemptSerial;
     /** Whom this call tells when it ends without success: set by an async call as it starts; a sync call tells its thread. */
     Ambient.Sink sink;
+    /**
+     * The listeners hearing this call: the retry's own array, replaced by {@link #listenForCall()}
+     * only when a listener answers {@link RetryListener#forCall} with a per-call one.
+     */
+    RetryListener[] listeners;
 
     RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
         this(retry, contextual != null ? contextual : plain, contextual != null);
@@ -56,6 +61,86 @@ class RetryExecution<T> extends RetryEngine.Work {
         this.operation = operation;
         this.readsContext = readsContext;
         this.measure = retry.listeners.length > 0 || (retry.breaker != null && retry.breaker.measuresDuration());
+        this.listeners = retry.listeners;
+    }
+
+    /**
+     * Asks each listener for the one that hears this call ({@link RetryListener#forCall}); called
+     * once as the call begins, on the caller's thread, only when the retry has listeners. The
+     * retry's array is kept (nothing allocated) unless a listener answers with another object.
+     */
+    final void listenForCall() {
+        RetryListener[] own = retry.listeners;
+        RetryListener[] mine = own;
+        for (int i = 0; i < own.length; i++) {
+            RetryListener l;
+            try {
+                l = own[i].forCall(retry);
+            } catch (RuntimeException ignored) {
+                continue; // keep the retry's listener
+            }
+            if (l != null && l != own[i]) {
+                if (mine == own) {
+                    mine = own.clone();
+                }
+                mine[i] = l;
+            }
+        }
+        listeners = mine;
+    }
+
+    /**
+     * Tells the listeners the current attempt is about to run ({@link RetryListener#onAttemptStarting});
+     * returns what they opened around it, for {@link #closeAttemptScopes}: null, one scope, or an
+     * array of them. Called only when the retry has listeners.
+     */
+    final Object openAttemptScopes() {
+        Object opened = null;
+        for (RetryListener l : listeners) {
+            RetryListener.Scope s;
+            try {
+                s = l.onAttemptStarting(retry.name, attempt);
+            } catch (RuntimeException ignored) {
+                continue; // listeners must not change the call's outcome
+            }
+            if (s == null) {
+                continue;
+            }
+            if (opened == null) {
+                opened = s;
+            } else if (opened instanceof RetryListener.Scope) {
+                opened = new RetryListener.Scope[] {(RetryListener.Scope) opened, s};
+            } else {
+                RetryListener.Scope[] all = (RetryListener.Scope[]) opened;
+                all = java.util.Arrays.copyOf(all, all.length + 1);
+                all[all.length - 1] = s;
+                opened = all;
+            }
+        }
+        return opened;
+    }
+
+    /** Closes what {@link #openAttemptScopes} opened, the last opened first. */
+    static void closeAttemptScopes(Object opened) {
+        if (opened == null) {
+            return;
+        }
+        if (opened instanceof RetryListener.Scope) {
+            closeQuietly((RetryListener.Scope) opened);
+            return;
+        }
+        RetryListener.Scope[] all = (RetryListener.Scope[]) opened;
+        for (int i = all.length - 1; i >= 0; i--) {
+            closeQuietly(all[i]);
+        }
+    }
+
+    private static void closeQuietly(RetryListener.Scope scope) {
+        try {
+            scope.close();
+        } catch (RuntimeException ignored) {
+            // listeners must not change the call's outcome
+        }
     }
 
     /**
@@ -125,6 +210,10 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     final T runSync() throws Exception {
         begin();
+        boolean heard = listeners.length > 0;
+        if (heard) {
+            listenForCall();
+        }
         if (own != null && retry.policy.deadlineNanos() > 0) {
             own.limit(startNanos + retry.policy.deadlineNanos());
         }
@@ -135,10 +224,13 @@ class RetryExecution<T> extends RetryEngine.Work {
             long t0 = measure ? retry.clock.nanoTime() : 0;
             Object result = null;
             Throwable failure = null;
+            Object scopes = heard ? openAttemptScopes() : null;
             try {
                 result = readsContext ? ((AttemptCallable<?>) operation).call(this) : ((Callable<?>) operation).call();
             } catch (Throwable t) {
                 failure = t;
+            } finally {
+                closeAttemptScopes(scopes);
             }
             long delay = afterAttempt(result, failure, measure ? retry.clock.nanoTime() - t0 : -1);
             if (delay == END || !sleep(delay)) {
@@ -295,10 +387,10 @@ class RetryExecution<T> extends RetryEngine.Work {
         if (retry.throttle != null) {
             retry.throttle.record(result, failure, decision);
         }
-        if (retry.listeners.length > 0) {
+        if (listeners.length > 0) {
             RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, engine.maxAttempts,
                     Duration.ofNanos(Math.max(0, attemptNanos)), result, failure, decision);
-            for (RetryListener l : retry.listeners) {
+            for (RetryListener l : listeners) {
                 try {
                     l.onAttemptFinished(e);
                 } catch (RuntimeException ignored) {
@@ -326,10 +418,10 @@ class RetryExecution<T> extends RetryEngine.Work {
             end(EndReason.BUDGET);
             return END;
         }
-        if (retry.listeners.length > 0) {
+        if (listeners.length > 0) {
             RetryEvent.RetryScheduled e = new RetryEvent.RetryScheduled(retry.name, attempt + 1, engine.maxAttempts,
                     Duration.ofNanos(delay), decision, result, failure);
-            for (RetryListener l : retry.listeners) {
+            for (RetryListener l : listeners) {
                 try {
                     l.onRetryScheduled(e);
                 } catch (RuntimeException ignored) {
@@ -341,12 +433,12 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     private void deferred(Ambient.Decided inner, Throwable failure) {
-        if (retry.listeners.length == 0) {
+        if (listeners.length == 0) {
             return;
         }
         RetryEvent.Deferred e = new RetryEvent.Deferred(retry.name, attempt, inner.inner, inner.attempts, inner.reason,
                 failure);
-        for (RetryListener l : retry.listeners) {
+        for (RetryListener l : listeners) {
             try {
                 l.onDeferred(e);
             } catch (RuntimeException ignored) {
@@ -393,14 +485,14 @@ class RetryExecution<T> extends RetryEngine.Work {
             return false;
         }
         tellOuter(reason);
-        if (retry.listeners.length > 0 && !fallbackTakesEnd(reason)) {
+        if (listeners.length > 0 && !fallbackTakesEnd(reason)) {
             notifyFinished(finishedEvent(reason));
         }
         return true;
     }
 
     private void notifyFinished(RetryEvent.CallFinished e) {
-        for (RetryListener l : retry.listeners) {
+        for (RetryListener l : listeners) {
             try {
                 l.onCallFinished(e);
             } catch (RuntimeException ignored) {
@@ -439,7 +531,7 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     /** Reports an end that {@link #end} left to the fallback; {@code answer} is null when the fallback never ran. */
     final void reportDeferredEnd(FallbackAnswer answer) {
-        if (retry.listeners.length == 0) {
+        if (listeners.length == 0) {
             return;
         }
         if (answer == null) {

@@ -5,7 +5,9 @@ import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.observability.RetryLog;
 import dev.stagger.observability.RetryMetrics;
+import dev.stagger.observability.RetryObservation;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -28,13 +30,17 @@ import org.springframework.util.ClassUtils;
  * own {@code Retry} bean gets meters only) go through SLF4J, so Boot's logging writes
  * them (logger {@code dev.stagger.retry}; {@code logging.structured.format.console=logstash} makes
  * them JSON with their key-value pairs as fields. Not {@code ecs}: its own {@code service} object
- * collides with the lines' {@code service} pair, and logback drops the line).
+ * collides with the lines' {@code service} pair, and logback drops the line). With an
+ * {@link ObservationRegistry} bean (Boot's, with {@code management.tracing} configured), every
+ * retry of the registry and every {@code Retry} bean is observed ({@link RetryObservation}: a
+ * span per call, a child per attempt); {@code stagger.observation.enabled=false} turns that off.
  */
 @AutoConfiguration(before = StaggerAutoConfiguration.class,
         afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-                "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration"})
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration",
+                "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
 @ConditionalOnClass(RetryMetrics.class)
 public class StaggerObservabilityAutoConfiguration {
 
@@ -76,6 +82,35 @@ public class StaggerObservabilityAutoConfiguration {
                         return client.toBuilder().listener(metrics.getObject().listener(client.service())).build();
                     }
                     return bean;
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnBean(ObservationRegistry.class)
+    @ConditionalOnProperty(prefix = "stagger.observation", name = "enabled", matchIfMissing = true)
+    static class Observations {
+        @Bean
+        @ConditionalOnMissingBean
+        RetryObservation staggerRetryObservation(ObservationRegistry registry) {
+            return RetryObservation.of(registry);
+        }
+
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE + 2)
+        RetryCustomizer staggerObservationCustomizer(RetryObservation observation) {
+            return observation::instrument;
+        }
+
+        /** Observes the application's own {@code Retry} beans. */
+        @Bean
+        static BeanPostProcessor staggerObservationBeanPostProcessor(ObjectProvider<RetryObservation> observation) {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+                    return bean instanceof Retry retry ? observation.getObject().instrument(retry) : bean;
                 }
             };
         }

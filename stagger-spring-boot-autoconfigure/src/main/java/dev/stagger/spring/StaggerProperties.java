@@ -57,6 +57,8 @@ public class StaggerProperties {
     private Logging logging = new Logging();
     /** Micrometer meters. */
     private Metrics metrics = new Metrics();
+    /** Micrometer observations (traces) of every retry call and attempt. */
+    private Observation observation = new Observation();
     /** Breaker health contributor. */
     private Health health = new Health();
     /** Spring Framework 7's own retry API ({@code RetryTemplate}, {@code @Retryable}) run by Stagger. */
@@ -84,6 +86,8 @@ public class StaggerProperties {
     public void setLogging(Logging logging) { this.logging = logging; }
     public Metrics getMetrics() { return metrics; }
     public void setMetrics(Metrics metrics) { this.metrics = metrics; }
+    public Observation getObservation() { return observation; }
+    public void setObservation(Observation observation) { this.observation = observation; }
     public Health getHealth() { return health; }
     public void setHealth(Health health) { this.health = health; }
     public SpringRetry getSpringRetry() { return springRetry; }
@@ -500,6 +504,15 @@ public class StaggerProperties {
     /** {@code stagger.metrics.*}: Micrometer meters for every Stagger component. */
     public static class Metrics {
         /** Bind every Stagger retry, breaker, budget and HTTP client to the MeterRegistry. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    }
+
+    /** {@code stagger.observation.*}: Micrometer observations of retries. */
+    public static class Observation {
+        /** Observe every Stagger retry (a span per call, a child per attempt) when an ObservationRegistry bean exists. */
         private boolean enabled = true;
 
         public boolean isEnabled() { return enabled; }

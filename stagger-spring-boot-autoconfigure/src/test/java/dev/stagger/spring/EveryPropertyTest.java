@@ -23,9 +23,11 @@ import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jobs.JobContext;
 import dev.stagger.observability.RetryLog;
 import dev.stagger.observability.RetryMetrics;
+import dev.stagger.observability.RetryObservation;
 import dev.stagger.testing.VirtualClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -161,6 +163,7 @@ class EveryPropertyTest {
         return new WebApplicationContextRunner().withConfiguration(ALL)
                 .withBean(VirtualClock.class, VirtualClock::new)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(ObservationRegistry.class, ObservationRegistry::create)
                 .withBean(DataSource.class, () -> ds)
                 .withBean(PlatformTransactionManager.class, () -> new DataSourceTransactionManager(ds))
                 .withBean(Mailer.class, Mailer::new)
@@ -521,6 +524,8 @@ class EveryPropertyTest {
             set("stagger.logging.enabled", "false", c -> assertThat(retry(c, "orders").listeners())
                     .noneMatch(l -> l instanceof RetryLog)),
             set("stagger.metrics.enabled", "false", c -> assertThat(started(c).getBeansOfType(RetryMetrics.class)).isEmpty()),
+            set("stagger.observation.enabled", "false", c -> assertThat(retry(c, "orders").listeners())
+                    .noneMatch(l -> l instanceof RetryObservation)),
             set("stagger.health.circuit-breaker-status.closed", "DOWN", c -> assertThat(health(c)).isEqualTo("DOWN"), ONE_FAILURE_OPENS),
             set("stagger.health.circuit-breaker-status.open", "OUT_OF_SERVICE", c -> {
                 breaker(c).forceOpen();
