@@ -25,10 +25,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Ambient {
     private static final ThreadLocal<Local> LOCAL = ThreadLocal.withInitial(Local::new);
-    private static final AtomicLong SERIALS = new AtomicLong();
+    /**
+     * The serial number of the latest decision, counted in steps of 2, and in bit 0 whether calls
+     * keep frames (set once, never cleared): one volatile read tells a call both.
+     */
+    private static final AtomicLong STATE = new AtomicLong();
+    private static final long FRAMED = 1;
     static final long NO_DEADLINE = Long.MAX_VALUE;
-    /** Set once, never cleared: whether calls keep frames (see the class comment). */
-    private static volatile boolean framed;
 
     private Ambient() {
     }
@@ -37,25 +40,36 @@ final class Ambient {
         return LOCAL.get();
     }
 
-    /** The serial number of the latest decision in the process: read as an attempt begins. */
+    /**
+     * The serial number of the latest decision in the process, read as an attempt begins; its bit
+     * 0 is {@link #framed(long)}. A decision made later has a greater serial.
+     */
     static long serial() {
-        return SERIALS.get();
+        return STATE.get();
+    }
+
+    /** Whether calls keep frames, from a value {@link #serial()} returned. */
+    static boolean framed(long serial) {
+        return (serial & FRAMED) != 0;
     }
 
     /** Whether calls keep frames. */
     static boolean framed() {
-        return framed;
+        return framed(STATE.get());
     }
 
     /** For tests of both modes: whether calls keep frames from now on. */
     static void framed(boolean keep) {
-        framed = keep;
+        long v;
+        do {
+            v = STATE.get();
+        } while (!STATE.compareAndSet(v, keep ? v | FRAMED : v & ~FRAMED));
     }
 
     /** From now on every call keeps a frame (a deadline, a refusal or a scope needs them). */
     static void needFrames() {
-        if (!framed) {
-            framed = true;
+        if (!framed()) {
+            framed(true);
         }
     }
 
@@ -79,7 +93,7 @@ final class Ambient {
             this.attempts = attempts;
             this.reason = reason;
             this.failure = failure;
-            this.serial = SERIALS.incrementAndGet();
+            this.serial = STATE.addAndGet(2); // bit 0, the frames flag, is left as it is
         }
 
         /**

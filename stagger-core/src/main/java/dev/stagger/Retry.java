@@ -246,8 +246,8 @@ public final class Retry {
 
     /** Runs {@code operation} until it succeeds or the policy gives up. See the class comment. */
     public <T> T call(Callable<T> operation) throws Exception {
-        if (frameless && !Ambient.framed()) {
-            long serial = Ambient.serial(); // a decision told after this was made by a retry inside this attempt
+        long serial = Ambient.serial(); // a decision told after this was made by a retry inside this attempt
+        if (frameless && !Ambient.framed(serial)) {
             AdaptiveThrottle throttle = this.throttle;
             if (throttle != null && !throttle.tryAcquire()) {
                 return new RetryExecution<T>(this, operation, null).since(serial).runSyncRefusedFirst(0);
@@ -268,7 +268,7 @@ public final class Retry {
             }
             return result;
         }
-        if (!needsFrame && !Ambient.framed()) {
+        if (!needsFrame && !Ambient.framed(serial)) {
             return new RetryExecution<T>(this, operation, null).runSync();
         }
         return callFramed(operation);
