@@ -161,10 +161,34 @@ final class Ambient {
             latest = d;
         }
 
-        /** The latest decision made since {@code serial} was read, or null. */
+        /**
+         * The latest decision made since {@code serial} was read, or null. Compared as the low 32
+         * bits, wrap-safe: an execution keeps its serial in an int (four bytes less per pending
+         * async call), and no attempt sees 2^30 decisions pass.
+         */
         Decided since(long serial) {
             Decided d = latest;
-            return d != null && d.serial > serial ? d : null;
+            return d != null && (int) d.serial - (int) serial > 0 ? d : null;
+        }
+    }
+
+    /**
+     * Whom a call inside another tells, with the deadline of what it runs inside: allocated only
+     * for a call that has such a deadline, so a call's object holds one reference for both.
+     */
+    static final class Outer implements Sink {
+        /** Whom to tell; null for a sync call (its thread). */
+        final Sink to;
+        final long deadlineAt;
+
+        Outer(Sink to, long deadlineAt) {
+            this.to = to;
+            this.deadlineAt = deadlineAt;
+        }
+
+        @Override
+        public void told(Decided d) {
+            (to != null ? to : local().decisions).told(d);
         }
     }
 

@@ -65,7 +65,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
             Ambient.needFrames(); // retries its operation starts are bounded by this call's deadline
         }
         Ambient.Local local = Ambient.local();
-        sink = local.sink(); // whom to tell how this ends: the thread, or the async call that starts this one
+        Ambient.Sink to = local.sink(); // whom to tell how this ends: the thread, or the async call that starts this one
+        sink = to;
         if (Ambient.framed()) {
             Ambient.Frame around = local.top();
             if (around != null) { // started inside another retry's attempt or a scope
@@ -73,7 +74,10 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
                     promise.settleExceptionally(local.refuse(retry, around));
                     return promise;
                 }
-                outerDeadlineAt = around.deadlineOn(retry.clock);
+                long deadlineAt = around.deadlineOn(retry.clock);
+                if (deadlineAt != Ambient.NO_DEADLINE) {
+                    sink = new Ambient.Outer(to, deadlineAt);
+                }
             }
         }
         if (listeners.length > 0) {
@@ -131,7 +135,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
                 if (retry.policy.deadlineNanos() > 0) {
                     frame.limit(startNanos() + retry.policy.deadlineNanos());
                 }
-                frame.limit(outerDeadlineAt);
+                frame.limit(outerDeadlineAt());
             }
             return work.get();
         } finally {

@@ -39,11 +39,13 @@ class RetryExecution<T> extends RetryEngine.Work {
     CircuitBreaker.Permit permit;
     /** This sync call's frame on its thread's {@link Ambient} stack; null for an async call or without frames. */
     Ambient.Frame own;
-    /** The deadline of the retries and scopes around this call, on this retry's clock; NO_DEADLINE for none. */
-    long outerDeadlineAt = Ambient.NO_DEADLINE;
-    /** {@link Ambient#serial()} as the current attempt began: a decision told later was made during it. */
-    long attemptSerial;
-    /** Whom this call tells when it ends without success: set by an async call as it starts; a sync call tells its thread. */
+    /** {@link Ambient#serial()} as the current attempt began (its low 32 bits): a decision told later was made during it. */
+    int attemptSerial;
+    /**
+     * Whom this call tells when it ends without success: set by an async call as it starts (the
+     * thread or async call that started it); null for a sync call (its thread). An
+     * {@link Ambient.Outer} when the call runs inside a deadline, which it also carries.
+     */
     Ambient.Sink sink;
     /**
      * The listeners hearing this call: the retry's own array, replaced by {@link #listenForCall()}
@@ -162,23 +164,31 @@ class RetryExecution<T> extends RetryEngine.Work {
     /** A sync call on its frame {@code frame}: learns the deadline of what it runs inside. */
     final RetryExecution<T> nest(Ambient.Frame frame) {
         own = frame;
-        outerDeadlineAt = frame.deadlineAt;
+        if (frame.deadlineAt != Ambient.NO_DEADLINE) {
+            sink = new Ambient.Outer(null, frame.deadlineAt);
+        }
         return this;
     }
 
     /** A sync call without a frame whose first attempt began when the decisions' serial was {@code serial}. */
     final RetryExecution<T> since(long serial) {
-        attemptSerial = serial;
+        attemptSerial = (int) serial;
         return this;
     }
 
     @Override
     final long outerRemainingNanos() {
-        long at = outerDeadlineAt;
+        long at = outerDeadlineAt();
         if (at == Ambient.NO_DEADLINE) {
             return -1;
         }
         return Math.max(0, at - retry.clock.nanoTime());
+    }
+
+    /** The deadline of the retries and scopes around this call, on this retry's clock; NO_DEADLINE for none. */
+    final long outerDeadlineAt() {
+        Ambient.Sink s = sink;
+        return s instanceof Ambient.Outer ? ((Ambient.Outer) s).deadlineAt : Ambient.NO_DEADLINE;
     }
 
     /** The decision of a retry that ran inside the attempt that just ended, if one ended without success. */
@@ -333,7 +343,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     /** Counts the attempt and asks the breaker and the throttle; false (call ended) when one refuses. */
     final boolean beforeAttempt() {
         attempt++;
-        attemptSerial = Ambient.serial();
+        attemptSerial = (int) Ambient.serial();
         CircuitBreaker breaker = retry.breaker;
         if (breaker != null && !(permit = breaker.tryAcquirePermission()).isGranted()) {
             attempt--;
