@@ -92,8 +92,7 @@ public final class RetryScope implements AutoCloseable {
      * did. A failure a fallback answered is not one.
      */
     public Optional<Outcome> decided() {
-        Ambient.Decided d = local.since(serial);
-        return d == null ? Optional.empty() : Optional.of(new Outcome(d.inner, d.attempts, d.reason));
+        return outcome(local.since(serial));
     }
 
     /**
@@ -107,7 +106,7 @@ public final class RetryScope implements AutoCloseable {
     public Optional<Outcome> decidedOn(Throwable failure) {
         Checks.notNull("failure", failure);
         Ambient.Decided d = local.since(serial);
-        return d == null || !d.covers(failure) ? Optional.empty() : Optional.of(new Outcome(d.inner, d.attempts, d.reason));
+        return outcome(d != null && d.covers(failure) ? d : null);
     }
 
     /**
@@ -140,6 +139,10 @@ public final class RetryScope implements AutoCloseable {
         }
         Ambient.Frame top = Ambient.local().top();
         return top == null ? Optional.empty() : remainingOf(top.deadlineAt, top.clock());
+    }
+
+    private static Optional<Outcome> outcome(Ambient.Decided d) {
+        return d == null ? Optional.empty() : Optional.of(new Outcome(d.inner, d.attempts, d.reason));
     }
 
     private static Optional<Duration> remainingOf(long deadlineAt, Clock clock) {

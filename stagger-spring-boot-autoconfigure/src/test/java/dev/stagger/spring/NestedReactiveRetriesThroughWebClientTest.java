@@ -3,12 +3,8 @@ package dev.stagger.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,9 +25,7 @@ import reactor.core.publisher.Mono;
  * retry still runs inside it: each failure is retried by the filter only.
  */
 class NestedReactiveRetriesThroughWebClientTest {
-    private HttpServer server;
-    private final AtomicInteger requests = new AtomicInteger();
-    private volatile int status;
+    private StatusStub stub;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(StaggerAutoConfiguration.class, StaggerHttpAutoConfiguration.class))
@@ -44,18 +38,12 @@ class NestedReactiveRetriesThroughWebClientTest {
 
     @BeforeEach
     void startStub() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/", exchange -> {
-            requests.incrementAndGet();
-            exchange.sendResponseHeaders(status, -1);
-            exchange.close();
-        });
-        server.start();
+        stub = StatusStub.start();
     }
 
     @AfterEach
     void stopStub() {
-        server.stop(0);
+        stub.close();
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -90,12 +78,12 @@ class NestedReactiveRetriesThroughWebClientTest {
     }
 
     private String base() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return stub.base();
     }
 
     @Test
     void a503IsRetriedByTheFilterOnlyNotAgainByTheAnnotation() {
-        status = 503;
+        stub.status = 503;
         runner.run(context -> {
             ReactiveOrders orders = context.getBean(ReactiveOrders.class);
             orders.configure(base());
@@ -103,13 +91,13 @@ class NestedReactiveRetriesThroughWebClientTest {
             Throwable thrown = catchThrowable(() -> orders.order("42").block(Duration.ofSeconds(30)));
 
             assertThat(thrown).isInstanceOf(WebClientResponseException.ServiceUnavailable.class);
-            assertThat(requests).as("the filter's 4 attempts, not 4 x 5").hasValue(4);
+            assertThat(stub.requests).as("the filter's 4 attempts, not 4 x 5").hasValue(4);
         });
     }
 
     @Test
     void a404IsNotRetriedByTheAnnotation() {
-        status = 404;
+        stub.status = 404;
         runner.run(context -> {
             ReactiveOrders orders = context.getBean(ReactiveOrders.class);
             orders.configure(base());
@@ -117,7 +105,7 @@ class NestedReactiveRetriesThroughWebClientTest {
             Throwable thrown = catchThrowable(() -> orders.order("42").block(Duration.ofSeconds(30)));
 
             assertThat(thrown).isInstanceOf(WebClientResponseException.NotFound.class);
-            assertThat(requests).hasValue(1);
+            assertThat(stub.requests).hasValue(1);
         });
     }
 }

@@ -3,11 +3,8 @@ package dev.stagger.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,9 +24,7 @@ import org.springframework.web.client.RestClient;
  * failure is retried by one layer only, the interceptor's, which sees the status.
  */
 class NestedRetriesThroughRestClientTest {
-    private HttpServer server;
-    private final AtomicInteger requests = new AtomicInteger();
-    private volatile int status;
+    private StatusStub stub;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(StaggerAutoConfiguration.class, StaggerHttpAutoConfiguration.class))
@@ -43,18 +38,12 @@ class NestedRetriesThroughRestClientTest {
 
     @BeforeEach
     void startStub() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/", exchange -> {
-            requests.incrementAndGet();
-            exchange.sendResponseHeaders(status, -1);
-            exchange.close();
-        });
-        server.start();
+        stub = StatusStub.start();
     }
 
     @AfterEach
     void stopStub() {
-        server.stop(0);
+        stub.close();
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -104,12 +93,12 @@ class NestedRetriesThroughRestClientTest {
     }
 
     private String base() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return stub.base();
     }
 
     @Test
     void a503IsRetriedByTheInterceptorOnlyNotAgainByTheAnnotation() {
-        status = 503;
+        stub.status = 503;
         runner.run(context -> {
             OrderService service = context.getBean(OrderService.class);
             service.configure(base(), false);
@@ -117,14 +106,14 @@ class NestedRetriesThroughRestClientTest {
             Throwable thrown = catchThrowable(() -> service.order("42"));
 
             assertThat(thrown).isInstanceOf(HttpServerErrorException.class);
-            assertThat(requests).as("the interceptor's 4 attempts, not 4 x 5").hasValue(4);
+            assertThat(stub.requests).as("the interceptor's 4 attempts, not 4 x 5").hasValue(4);
             assertThat(service.calls()).isOne();
         });
     }
 
     @Test
     void a404IsNotRetriedByTheAnnotation() {
-        status = 404;
+        stub.status = 404;
         runner.run(context -> {
             OrderService service = context.getBean(OrderService.class);
             service.configure(base(), false);
@@ -132,14 +121,14 @@ class NestedRetriesThroughRestClientTest {
             Throwable thrown = catchThrowable(() -> service.order("42"));
 
             assertThat(thrown).isInstanceOf(HttpClientErrorException.NotFound.class);
-            assertThat(requests).hasValue(1);
+            assertThat(stub.requests).hasValue(1);
             assertThat(service.calls()).isOne();
         });
     }
 
     @Test
     void aFailureOfTheMethodItselfIsRetriedByTheAnnotation() {
-        status = 200;
+        stub.status = 200;
         runner.run(context -> {
             OrderService service = context.getBean(OrderService.class);
             service.configure(base(), true);
@@ -148,26 +137,26 @@ class NestedRetriesThroughRestClientTest {
 
             assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("deadlock detected");
             assertThat(service.calls()).as("the annotation's 5 attempts").isEqualTo(5);
-            assertThat(requests).hasValue(5);
+            assertThat(stub.requests).hasValue(5);
         });
     }
 
     @Test
     void retryAgainIsAskedForByProperty() {
-        status = 503;
+        stub.status = 503;
         runner.withPropertyValues("stagger.retries.orders.nesting=retry-again").run(context -> {
             OrderService service = context.getBean(OrderService.class);
             service.configure(base(), false);
 
             catchThrowable(() -> service.order("42"));
 
-            assertThat(requests).as("4 interceptor attempts in each of the annotation's 5: multiplied on purpose").hasValue(20);
+            assertThat(stub.requests).as("4 interceptor attempts in each of the annotation's 5: multiplied on purpose").hasValue(20);
         });
     }
 
     @Test
     void refuseIsAskedForByProperty() {
-        status = 503;
+        stub.status = 503;
         runner.withPropertyValues("stagger.retries.orders.nesting=refuse").run(context -> {
             OrderService service = context.getBean(OrderService.class);
             service.configure(base(), false);
@@ -175,7 +164,7 @@ class NestedRetriesThroughRestClientTest {
             Throwable thrown = catchThrowable(() -> service.order("42"));
 
             assertThat(thrown).isInstanceOf(dev.stagger.RetryNestingException.class).hasMessageContaining("'orders'");
-            assertThat(requests).as("the inner call never ran").hasValue(0);
+            assertThat(stub.requests).as("the inner call never ran").hasValue(0);
         });
     }
 }
