@@ -5,6 +5,6 @@ root="$(dirname "$module")"
 cd "$root"
 if [ -z "${STAGGER_SKIP_BUILD:-}" ]; then
     # shellcheck disable=SC2086 # the flags are words on purpose
-    mvn -B -q ${STAGGER_MVN_FLAGS:-} -pl stagger-benchmarks -am package -DskipTests \
+    mvn -B -q ${STAGGER_MVN_FLAGS:-} -P fat-jars -pl stagger-benchmarks -am package -DskipTests \
         -Dmaven.javadoc.skip=true -Dmaven.source.skip=true
 fi
