@@ -98,11 +98,11 @@ class ObservedHttpClientTest {
         assertThat(spanIds).as("a span per request").doesNotHaveDuplicates();
 
         List<SpanData> sent = exporter.getFinishedSpanItems().stream()
-                .filter(s -> attr(s, ObservedHttpClient.METHOD) != null)
+                .filter(s -> attr(s, HttpClientObservation.METHOD) != null)
                 .sorted(Comparator.comparing(SpanData::getStartEpochNanos)).toList();
         assertThat(sent).extracting(SpanData::getSpanId).containsExactlyElementsOf(spanIds);
-        assertThat(sent).extracting(s -> attr(s, ObservedHttpClient.RESEND_COUNT)).containsExactly(null, "1", "2");
-        assertThat(sent).extracting(s -> attr(s, ObservedHttpClient.STATUS)).containsExactly("503", "503", "200");
+        assertThat(sent).extracting(s -> attr(s, HttpClientObservation.RESEND_COUNT)).containsExactly(null, "1", "2");
+        assertThat(sent).extracting(s -> attr(s, HttpClientObservation.STATUS)).containsExactly("503", "503", "200");
         assertThat(sent).extracting(SpanData::getName).containsOnly("GET");
 
         List<SpanData> attempts = exporter.getFinishedSpanItems().stream()
