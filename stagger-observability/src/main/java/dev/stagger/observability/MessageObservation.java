@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Micrometer {@link io.micrometer.observation.Observation}s for a {@code RabbitConsumer}'s
  * deliveries: each run of the handler is a call observation ({@value RetryObservation#CALL},
- * contextual name {@code message <consumer>}) with one attempt child ({@value RetryObservation#ATTEMPT}),
- * with {@link RetryObservation}'s keys: {@value RetryObservation#NAME} is the consumer's name; the
+ * contextual name {@code message <queue>}) with one attempt child ({@value RetryObservation#ATTEMPT}),
+ * with {@link RetryObservation}'s keys: {@value RetryObservation#NAME} is the work queue; the
  * attempt carries its number in the message's life and the attempts before it, the verdict,
  * {@value RetryObservation#DECISION} ({@code retry}, {@code success}, {@code recovered}, the end
  * reason of a dead-lettered message, {@code returned}) and {@code error.type}; the call carries
