@@ -40,13 +40,18 @@ final class DurableRun {
             c.highCardinalityKeyValue(idKey, id);
         }
         this.call = c.start();
-        this.attempt = Observation.createNotStarted(RetryObservation.ATTEMPT, registry)
-                .parentObservation(call)
-                .contextualName(name + " attempt " + number)
-                .lowCardinalityKeyValue(RetryObservation.NAME, name)
-                .lowCardinalityKeyValue(RetryObservation.ATTEMPT_NUMBER, Integer.toString(number))
-                .lowCardinalityKeyValue(RetryObservation.PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
-                .start();
+        Observation.Scope inCall = call.openScope(); // as in RetryObservation: the tracer's parent is the current span
+        try {
+            this.attempt = Observation.createNotStarted(RetryObservation.ATTEMPT, registry)
+                    .parentObservation(call)
+                    .contextualName(name + " attempt " + number)
+                    .lowCardinalityKeyValue(RetryObservation.NAME, name)
+                    .lowCardinalityKeyValue(RetryObservation.ATTEMPT_NUMBER, Integer.toString(number))
+                    .lowCardinalityKeyValue(RetryObservation.PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
+                    .start();
+        } finally {
+            inCall.close();
+        }
         this.scope = attempt.openScope();
     }
 

@@ -121,13 +121,21 @@ public final class RetryObservation implements RetryListener {
 
         @Override
         public Scope onAttemptStarting(String retryName, int number) {
-            Observation a = Observation.createNotStarted(ATTEMPT, registry)
-                    .parentObservation(call)
-                    .contextualName(name + " attempt " + number)
-                    .lowCardinalityKeyValue(NAME, name)
-                    .lowCardinalityKeyValue(ATTEMPT_NUMBER, Integer.toString(number))
-                    .lowCardinalityKeyValue(PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
-                    .start();
+            Observation a;
+            // started with the call current: a tracer takes a current span that differs from the
+            // parent observation's (the caller's, on its thread) as the parent
+            Observation.Scope inCall = call.openScope();
+            try {
+                a = Observation.createNotStarted(ATTEMPT, registry)
+                        .parentObservation(call)
+                        .contextualName(name + " attempt " + number)
+                        .lowCardinalityKeyValue(NAME, name)
+                        .lowCardinalityKeyValue(ATTEMPT_NUMBER, Integer.toString(number))
+                        .lowCardinalityKeyValue(PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
+                        .start();
+            } finally {
+                inCall.close();
+            }
             Observation earlier = attempt.getAndSet(a);
             if (earlier != null) {
                 earlier.stop(); // never heard its end (cannot happen with Stagger's executions)

@@ -144,6 +144,26 @@ class RetryObservationTest {
     }
 
     @Test
+    void insideTheCallersSpanTheAttemptsAreStillChildrenOfTheCall() throws Exception {
+        List<String> inside = new ArrayList<>();
+        Observation request = Observation.start("request", registry);
+        try (Observation.Scope scope = request.openScope()) {
+            retry(3).call(() -> {
+                inside.add(Span.current().getSpanContext().getSpanId());
+                if (calls.incrementAndGet() < 3) {
+                    throw new IOException("down");
+                }
+                return "ok";
+            });
+        } finally {
+            request.stop();
+        }
+
+        assertThat(only("retry payments").getParentSpanId()).isEqualTo(only("request").getSpanId());
+        assertRecoveredOnThirdAttempt(inside);
+    }
+
+    @Test
     void theCallSpanIsAChildOfTheCallersAndAnExhaustedCallIsAnError() {
         Observation request = Observation.start("request", registry);
         try (Observation.Scope scope = request.openScope()) {

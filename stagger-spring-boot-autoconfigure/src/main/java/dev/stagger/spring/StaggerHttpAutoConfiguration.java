@@ -1,6 +1,7 @@
 package dev.stagger.spring;
 
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.spring.internal.AttemptSpans;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -26,8 +27,9 @@ public class StaggerHttpAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public StaggerHttp staggerHttp(StaggerRegistry registry, StaggerProperties properties) {
-        return new StaggerHttp(registry.factory(), registry, properties.getHttp().getClients().keySet());
+    public StaggerHttp staggerHttp(StaggerRegistry registry, StaggerProperties properties, ObjectProvider<AttemptSpans> spans) {
+        return new StaggerHttp(registry.factory(), registry, properties.getHttp().getClients().keySet(),
+                spans.getIfAvailable(() -> AttemptSpans.NONE));
     }
 
     @Configuration(proxyBeanMethods = false)
