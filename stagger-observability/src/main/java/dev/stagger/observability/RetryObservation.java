@@ -87,9 +87,16 @@ public final class RetryObservation implements RetryListener {
         return new RetryObservation(Objects.requireNonNull(registry, "registry"));
     }
 
-    /** {@code retry} with this listener added (use the returned instance: a {@link Retry} is immutable). */
+    /**
+     * {@code retry} with this listener added (use the returned instance: a {@link Retry} is
+     * immutable); {@code retry} itself when the registry is a no-op now (no handler, or
+     * {@link ObservationRegistry#NOOP}), so a retry nobody traces keeps its listener-free fast path.
+     * Instrument after the registry's handlers are configured (Spring Boot does so before any bean
+     * sees the registry).
+     */
     public Retry instrument(Retry retry) {
-        return Objects.requireNonNull(retry, "retry").withListener(this);
+        Objects.requireNonNull(retry, "retry");
+        return registry.isNoop() ? retry : retry.withListener(this);
     }
 
     /** A fresh observer for the call {@code retry} begins, or this one (hearing nothing) when the registry is a no-op. */

@@ -202,10 +202,19 @@ class RetryObservationTest {
     @Test
     void aNoopRegistryRecordsNothingAndKeepsTheSharedListener() throws Exception {
         RetryObservation observation = RetryObservation.of(ObservationRegistry.NOOP);
-        Retry retry = observation.instrument(Retry.of("quiet", RetryPolicy.builder().maxAttempts(2).build()));
+        Retry retry = Retry.of("quiet", RetryPolicy.builder().maxAttempts(2).build()).withListener(observation);
 
         assertThat(observation.forCall(retry)).isSameAs(observation);
         assertThat(retry.call(() -> "ok")).isEqualTo("ok");
         assertThat(exporter.getFinishedSpanItems()).isEmpty();
+    }
+
+    @Test
+    void instrumentingWithANoopRegistryOrOneWithoutHandlersLeavesTheRetryAsItWas() {
+        Retry bare = Retry.of("quiet", RetryPolicy.builder().maxAttempts(2).build());
+
+        assertThat(RetryObservation.of(ObservationRegistry.NOOP).instrument(bare)).isSameAs(bare);
+        assertThat(RetryObservation.of(ObservationRegistry.create()).instrument(bare)).isSameAs(bare);
+        assertThat(RetryObservation.of(registry).instrument(bare).listeners()).hasSize(bare.listeners().size() + 1);
     }
 }
