@@ -96,11 +96,9 @@ public class StaggerJobsAutoConfiguration {
             }
         }
         Object meterRegistry = meters == null ? null : meters.getIfUnique();
-        JobListener telemetry = meterRegistry == null ? null : Telemetry.of(meterRegistry);
+        JobListener meterListener = meterRegistry == null ? null : Telemetry.of(meterRegistry);
         Object observationRegistry = observations == null ? null : observations.getIfUnique();
-        if (observationRegistry != null) {
-            telemetry = Telemetry.observed(observationRegistry, telemetry);
-        }
+        JobListener telemetry = observationRegistry == null ? meterListener : Telemetry.observed(observationRegistry, meterListener);
         Map<String, WorkerPool> pools = new LinkedHashMap<>();
         byQueue.forEach((name, list) -> {
             PoolProperties p = registry.factory().merged(POOLS, name, PoolProperties::new);

@@ -117,9 +117,16 @@ class StaggerJobsTest {
     void withAnObservationRegistryEachHandlerRunIsObservedUnlessSwitchedOff() {
         java.util.List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
         io.micrometer.observation.ObservationRegistry observations = io.micrometer.observation.ObservationRegistry.create();
-        observations.observationConfig().observationHandler(context -> { // asked as each observation is created
-            started.add(context.getName() + " " + context.getContextualName());
-            return true;
+        observations.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+                return true;
+            }
+
+            @Override
+            public void onStart(io.micrometer.observation.Observation.Context context) {
+                started.add(context.getName() + " " + context.getContextualName());
+            }
         });
         runner("stagger.jobs.enabled=true")
                 .withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
