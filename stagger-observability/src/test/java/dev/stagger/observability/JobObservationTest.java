@@ -14,20 +14,12 @@ import dev.stagger.testing.VirtualClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,29 +34,21 @@ import org.junit.jupiter.api.io.TempDir;
 class JobObservationTest {
     @TempDir
     Path dir;
-    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    private final SdkTracerProvider provider = SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
-    private final OtelTracer tracer = new OtelTracer(provider.get("test"), new OtelCurrentTraceContext(), event -> { });
-    private final ObservationRegistry registry = ObservationRegistry.create();
+    private final InMemoryTracing tracing = new InMemoryTracing();
+    private final ObservationRegistry registry = tracing.registry;
     private final VirtualClock clock = new VirtualClock();
-
-    JobObservationTest() {
-        registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
-    }
 
     @AfterEach
     void close() {
-        provider.close();
+        tracing.close();
     }
 
     private static String attr(SpanData span, String key) {
-        return span.getAttributes().get(AttributeKey.stringKey(key));
+        return InMemoryTracing.attr(span, key);
     }
 
     private List<SpanData> named(String prefix) {
-        return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().startsWith(prefix))
-                .sorted(Comparator.comparing(SpanData::getStartEpochNanos)).toList();
+        return tracing.named(prefix);
     }
 
     private WorkerPool pool(JobQueue jobs, JobListener listener, int failures, List<String> currentInside) {
@@ -151,6 +135,6 @@ class JobObservationTest {
         clock.advance(Duration.ofSeconds(1));
         pool.runAvailable();
         assertThat(inside).containsExactly("none", "none");
-        assertThat(exporter.getFinishedSpanItems()).isEmpty();
+        assertThat(tracing.exporter.getFinishedSpanItems()).isEmpty();
     }
 }

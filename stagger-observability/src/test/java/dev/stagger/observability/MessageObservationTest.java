@@ -10,19 +10,11 @@ import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageOutcome;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,29 +25,21 @@ import org.junit.jupiter.api.Test;
  * broker in stagger-rabbitmq), with a real tracer.
  */
 class MessageObservationTest {
-    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    private final SdkTracerProvider provider = SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
-    private final OtelTracer tracer = new OtelTracer(provider.get("test"), new OtelCurrentTraceContext(), event -> { });
-    private final ObservationRegistry registry = ObservationRegistry.create();
+    private final InMemoryTracing tracing = new InMemoryTracing();
+    private final ObservationRegistry registry = tracing.registry;
     private final MessageObservation observation = MessageObservation.of(registry);
-
-    MessageObservationTest() {
-        registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
-    }
 
     @AfterEach
     void close() {
-        provider.close();
+        tracing.close();
     }
 
     private static String attr(SpanData span, String key) {
-        return span.getAttributes().get(AttributeKey.stringKey(key));
+        return InMemoryTracing.attr(span, key);
     }
 
     private List<SpanData> named(String prefix) {
-        return exporter.getFinishedSpanItems().stream().filter(s -> s.getName().startsWith(prefix))
-                .sorted(Comparator.comparing(SpanData::getStartEpochNanos)).toList();
+        return tracing.named(prefix);
     }
 
     private static Message message(String id, int attempt) {
