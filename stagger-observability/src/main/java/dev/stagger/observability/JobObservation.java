@@ -84,8 +84,8 @@ public final class JobObservation implements JobListener {
             return run::leave;
         }
         return () -> {
-            other.close(); // opened last, closed first
-            run.leave();
+            run.leave(); // opened last, closed first
+            other.close();
         };
     }
 
