@@ -61,11 +61,11 @@ public final class ReactiveHttp {
         try {
             sent = next.exchange(builder.build()).toFuture();
         } catch (RuntimeException | Error e) {
+            scope.close();
             span.stop(0, e);
             throw e;
-        } finally {
-            scope.close();
         }
+        scope.close();
         return sent.whenComplete((response, failure) -> span.stop(response == null ? 0 : response.statusCode().value(), failure));
     }
 
