@@ -1,8 +1,10 @@
 package dev.stagger.jobs;
 
 import dev.stagger.EndReason;
+import dev.stagger.RetryListener;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hears what workers do with jobs, so metrics and logs can be added without this module depending
@@ -14,6 +16,26 @@ public interface JobListener {
 
     /** A handler is about to run {@code job} (attempt {@link Job#attempt()}). */
     default void started(Job job) {
+    }
+
+    /**
+     * Called on the handler's thread just after {@link #started}, as the handler is invoked; what it
+     * returns, when not null, is closed on that thread as soon as the handler returns or throws
+     * (before the outcome is decided and stored, so the outcome events follow it, on another
+     * thread). A tracer makes the attempt's span the current one here, so the spans the handler
+     * starts (an HTTP client's) are its children. A {@link RuntimeException} from it is ignored
+     * (the handler runs without a scope); so is one from the scope's {@code close}.
+     */
+    default RetryListener.@Nullable Scope running(Job job) {
+        return null;
+    }
+
+    /**
+     * A job this pool claimed was given back unfinished, and the attempt does not count: the pool
+     * stopped before or while it ran, or its lease was lost (whoever holds the job now reports it).
+     * No outcome event follows for it.
+     */
+    default void released(Job job) {
     }
 
     /** The job completed; {@code runTime} is the handler's run time. */

@@ -1,10 +1,7 @@
 package dev.stagger.observability;
 
-import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.observation.ObservationView;
-import io.micrometer.observation.transport.RequestReplySenderContext;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;
@@ -26,7 +23,7 @@ import javax.net.ssl.SSLParameters;
  * the registry's propagating handler writes into the request's headers ({@code traceparent} for
  * W3C). Give it to {@code RetryingHttpClient.builder(client)} with a {@link RetryObservation}
  * listener, and every physical request of a retried call is a child of its attempt's span, with
- * {@value #RESEND_COUNT} (OpenTelemetry's HTTP convention) on every attempt after the first:
+ * {@value HttpClientObservation#RESEND_COUNT} (OpenTelemetry's HTTP convention) on every attempt after the first:
  *
  * <pre>{@code
  * HttpClient traced = ObservedHttpClient.wrap(HttpClient.newHttpClient(), observationRegistry);
@@ -34,30 +31,15 @@ import javax.net.ssl.SSLParameters;
  *         .listener(RetryObservation.of(observationRegistry)).build();
  * }</pre>
  *
- * <p>Observation {@value #NAME} (contextual name the method, as OpenTelemetry names client
- * spans); low-cardinality keys {@value #METHOD}, {@value #STATUS} (absent when no response came)
- * and {@value #RESEND_COUNT}; high-cardinality key {@value #URL} (for spans; meters never see it).
- * The resend count is read from the Stagger attempt observation current as the request is sent
- * (its number minus one), so only a request sent inside a {@link RetryObservation} attempt carries it.
+ * <p>The observation, its name and keys are {@link HttpClientObservation}'s.
  */
 public final class ObservedHttpClient extends HttpClient {
-    /** The observation of one request sent. */
-    public static final String NAME = "stagger.http.client.request";
-    /** Key: the request's method. */
-    public static final String METHOD = "http.request.method";
-    /** Key: the response's status code. */
-    public static final String STATUS = "http.response.status_code";
-    /** Key: how many times this request was sent before (OpenTelemetry HTTP semantic conventions); absent on the first. */
-    public static final String RESEND_COUNT = "http.request.resend_count";
-    /** High-cardinality key: the request's URL. */
-    public static final String URL = "url.full";
-
     private final HttpClient delegate;
-    private final ObservationRegistry registry;
+    private final HttpClientObservation observation;
 
     private ObservedHttpClient(HttpClient delegate, ObservationRegistry registry) {
         this.delegate = delegate;
-        this.registry = registry;
+        this.observation = HttpClientObservation.of(registry);
     }
 
     /** {@code delegate}, with each request it sends observed in {@code registry}. */
@@ -65,69 +47,23 @@ public final class ObservedHttpClient extends HttpClient {
         return new ObservedHttpClient(Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(registry, "registry"));
     }
 
-    /** Starts the request's observation; the context's carrier collects the headers the registry's handlers add. */
-    private Observation start(HttpRequest request, RequestReplySenderContext<HttpRequest.Builder, HttpResponse<?>> context) {
-        context.setCarrier(HttpRequest.newBuilder(request, (name, value) -> true));
-        context.setRemoteServiceAddress(request.uri().getScheme() + "://" + request.uri().getAuthority());
-        Observation observation = Observation.createNotStarted(NAME, () -> context, registry)
-                .contextualName(request.method())
-                .lowCardinalityKeyValue(METHOD, request.method())
-                .highCardinalityKeyValue(URL, request.uri().toString());
-        int resends = resendCount();
-        if (resends > 0) {
-            observation.lowCardinalityKeyValue(RESEND_COUNT, Integer.toString(resends));
-        }
-        return observation.start();
-    }
-
-    /** The Stagger attempt current on this thread, minus one; 0 outside one. */
-    private int resendCount() {
-        for (ObservationView o = registry.getCurrentObservation(); o != null; o = o.getContextView().getParentObservation()) {
-            if (RetryObservation.ATTEMPT.equals(o.getContextView().getName())) {
-                KeyValue number = o.getContextView().getLowCardinalityKeyValue(RetryObservation.ATTEMPT_NUMBER);
-                return number == null ? 0 : Integer.parseInt(number.getValue()) - 1;
-            }
-        }
-        return 0;
-    }
-
-    private static RequestReplySenderContext<HttpRequest.Builder, HttpResponse<?>> context() {
-        return new RequestReplySenderContext<>((carrier, key, value) -> {
-            if (carrier != null) {
-                carrier.setHeader(key, value);
-            }
-        });
-    }
-
-    private static void finish(Observation observation, RequestReplySenderContext<HttpRequest.Builder, HttpResponse<?>> context,
-                               HttpResponse<?> response, Throwable failure) {
-        if (response != null) {
-            context.setResponse(response);
-            observation.lowCardinalityKeyValue(STATUS, Integer.toString(response.statusCode()));
-        }
-        if (failure != null) {
-            observation.error(failure);
-        }
-        observation.stop();
-    }
-
     @Override
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
             throws IOException, InterruptedException {
-        RequestReplySenderContext<HttpRequest.Builder, HttpResponse<?>> context = context();
-        Observation observation = start(request, context);
+        HttpRequest.Builder carrier = HttpRequest.newBuilder(request, (name, value) -> true);
+        HttpClientObservation.Request sent = observation.start(request.method(), request.uri(), carrier::setHeader);
         HttpResponse<T> response = null;
         Throwable failure = null;
-        Observation.Scope scope = observation.openScope();
+        Observation.Scope scope = sent.observation().openScope();
         try {
-            response = delegate.send(context.getCarrier().build(), handler);
+            response = delegate.send(carrier.build(), handler);
             return response;
         } catch (IOException | InterruptedException | RuntimeException | Error e) {
             failure = e;
             throw e;
         } finally {
             scope.close();
-            finish(observation, context, response, failure);
+            sent.stop(response == null ? 0 : response.statusCode(), failure);
         }
     }
 
@@ -139,19 +75,19 @@ public final class ObservedHttpClient extends HttpClient {
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
                                                             HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
-        RequestReplySenderContext<HttpRequest.Builder, HttpResponse<?>> context = context();
-        Observation observation = start(request, context);
-        CompletableFuture<HttpResponse<T>> sent;
-        Observation.Scope scope = observation.openScope();
+        HttpRequest.Builder carrier = HttpRequest.newBuilder(request, (name, value) -> true);
+        HttpClientObservation.Request sent = observation.start(request.method(), request.uri(), carrier::setHeader);
+        CompletableFuture<HttpResponse<T>> pending;
+        Observation.Scope scope = sent.observation().openScope();
         try {
-            sent = delegate.sendAsync(context.getCarrier().build(), handler, pushPromiseHandler);
+            pending = delegate.sendAsync(carrier.build(), handler, pushPromiseHandler);
         } catch (RuntimeException | Error e) {
             scope.close();
-            finish(observation, context, null, e);
+            sent.stop(0, e);
             throw e;
         }
         scope.close();
-        return sent.whenComplete((response, failure) -> finish(observation, context, response, failure));
+        return pending.whenComplete((response, failure) -> sent.stop(response == null ? 0 : response.statusCode(), failure));
     }
 
     @Override

@@ -87,9 +87,16 @@ public final class RetryObservation implements RetryListener {
         return new RetryObservation(Objects.requireNonNull(registry, "registry"));
     }
 
-    /** {@code retry} with this listener added (use the returned instance: a {@link Retry} is immutable). */
+    /**
+     * {@code retry} with this listener added (use the returned instance: a {@link Retry} is
+     * immutable); {@code retry} itself when the registry is a no-op now (no handler, or
+     * {@link ObservationRegistry#NOOP}), so a retry nobody traces keeps its listener-free fast path.
+     * Instrument after the registry's handlers are configured (Spring Boot does so before any bean
+     * sees the registry).
+     */
     public Retry instrument(Retry retry) {
-        return Objects.requireNonNull(retry, "retry").withListener(this);
+        Objects.requireNonNull(retry, "retry");
+        return registry.isNoop() ? retry : retry.withListener(this);
     }
 
     /** A fresh observer for the call {@code retry} begins, or this one (hearing nothing) when the registry is a no-op. */
@@ -121,13 +128,21 @@ public final class RetryObservation implements RetryListener {
 
         @Override
         public Scope onAttemptStarting(String retryName, int number) {
-            Observation a = Observation.createNotStarted(ATTEMPT, registry)
-                    .parentObservation(call)
-                    .contextualName(name + " attempt " + number)
-                    .lowCardinalityKeyValue(NAME, name)
-                    .lowCardinalityKeyValue(ATTEMPT_NUMBER, Integer.toString(number))
-                    .lowCardinalityKeyValue(PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
-                    .start();
+            Observation a;
+            // started with the call current: a tracer takes a current span that differs from the
+            // parent observation's (the caller's, on its thread) as the parent
+            Observation.Scope inCall = call.openScope();
+            try {
+                a = Observation.createNotStarted(ATTEMPT, registry)
+                        .parentObservation(call)
+                        .contextualName(name + " attempt " + number)
+                        .lowCardinalityKeyValue(NAME, name)
+                        .lowCardinalityKeyValue(ATTEMPT_NUMBER, Integer.toString(number))
+                        .lowCardinalityKeyValue(PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
+                        .start();
+            } finally {
+                inCall.close();
+            }
             Observation earlier = attempt.getAndSet(a);
             if (earlier != null) {
                 earlier.stop(); // never heard its end (cannot happen with Stagger's executions)

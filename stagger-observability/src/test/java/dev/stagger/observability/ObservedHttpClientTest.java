@@ -8,19 +8,8 @@ import dev.stagger.RetryPolicy;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.testing.VirtualClock;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelPropagator;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.micrometer.observation.ObservationHandler;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
-import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,22 +30,15 @@ import org.junit.jupiter.api.Test;
  * 200: the stub receives three requests, each with its own span id, all in one trace.
  */
 class ObservedHttpClientTest {
-    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    private final SdkTracerProvider provider = SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
-    private final io.opentelemetry.api.trace.Tracer otel = provider.get("test");
-    private final OtelTracer tracer = new OtelTracer(otel, new OtelCurrentTraceContext(), event -> { });
-    private final ObservationRegistry registry = ObservationRegistry.create();
+    private final InMemoryTracing tracing = new InMemoryTracing();
+    private final InMemorySpanExporter exporter = tracing.exporter;
+    private final ObservationRegistry registry = tracing.registry;
     private final List<String> traceparents = new CopyOnWriteArrayList<>();
     private final AtomicInteger requests = new AtomicInteger();
     private HttpServer server;
 
     @BeforeEach
     void start() throws Exception {
-        OtelPropagator propagator = new OtelPropagator(ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
-        registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-                new DefaultTracingObservationHandler(tracer)));
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/orders", exchange -> {
             exchange.getRequestBody().readAllBytes();
@@ -71,11 +53,11 @@ class ObservedHttpClientTest {
     @AfterEach
     void stop() {
         server.stop(0);
-        provider.close();
+        tracing.close();
     }
 
     private static String attr(SpanData span, String key) {
-        return span.getAttributes().get(AttributeKey.stringKey(key));
+        return InMemoryTracing.attr(span, key);
     }
 
     @Test
@@ -98,11 +80,11 @@ class ObservedHttpClientTest {
         assertThat(spanIds).as("a span per request").doesNotHaveDuplicates();
 
         List<SpanData> sent = exporter.getFinishedSpanItems().stream()
-                .filter(s -> attr(s, ObservedHttpClient.METHOD) != null)
+                .filter(s -> attr(s, HttpClientObservation.METHOD) != null)
                 .sorted(Comparator.comparing(SpanData::getStartEpochNanos)).toList();
         assertThat(sent).extracting(SpanData::getSpanId).containsExactlyElementsOf(spanIds);
-        assertThat(sent).extracting(s -> attr(s, ObservedHttpClient.RESEND_COUNT)).containsExactly(null, "1", "2");
-        assertThat(sent).extracting(s -> attr(s, ObservedHttpClient.STATUS)).containsExactly("503", "503", "200");
+        assertThat(sent).extracting(s -> attr(s, HttpClientObservation.RESEND_COUNT)).containsExactly(null, "1", "2");
+        assertThat(sent).extracting(s -> attr(s, HttpClientObservation.STATUS)).containsExactly("503", "503", "200");
         assertThat(sent).extracting(SpanData::getName).containsOnly("GET");
 
         List<SpanData> attempts = exporter.getFinishedSpanItems().stream()

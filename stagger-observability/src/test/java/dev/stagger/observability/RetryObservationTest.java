@@ -11,17 +11,11 @@ import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,21 +30,15 @@ import org.junit.jupiter.api.Test;
  * OpenTelemetry SDK, spans exported to memory. Waits run on a virtual clock.
  */
 class RetryObservationTest {
-    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    private final SdkTracerProvider provider = SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
-    private final OtelTracer tracer = new OtelTracer(provider.get("test"), new OtelCurrentTraceContext(), event -> { });
-    private final ObservationRegistry registry = ObservationRegistry.create();
+    private final InMemoryTracing tracing = new InMemoryTracing();
+    private final InMemorySpanExporter exporter = tracing.exporter;
+    private final ObservationRegistry registry = tracing.registry;
     private final VirtualClock clock = new VirtualClock();
     private final AtomicInteger calls = new AtomicInteger();
 
-    RetryObservationTest() {
-        registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
-    }
-
     @AfterEach
     void close() {
-        provider.close();
+        tracing.close();
     }
 
     private Retry retry(int maxAttempts) {
@@ -60,7 +48,7 @@ class RetryObservationTest {
     }
 
     private static String attr(SpanData span, String key) {
-        return span.getAttributes().get(AttributeKey.stringKey(key));
+        return InMemoryTracing.attr(span, key);
     }
 
     private SpanData only(String name) {
@@ -144,6 +132,26 @@ class RetryObservationTest {
     }
 
     @Test
+    void insideTheCallersSpanTheAttemptsAreStillChildrenOfTheCall() throws Exception {
+        List<String> inside = new ArrayList<>();
+        Observation request = Observation.start("request", registry);
+        try (Observation.Scope scope = request.openScope()) {
+            retry(3).call(() -> {
+                inside.add(Span.current().getSpanContext().getSpanId());
+                if (calls.incrementAndGet() < 3) {
+                    throw new IOException("down");
+                }
+                return "ok";
+            });
+        } finally {
+            request.stop();
+        }
+
+        assertThat(only("retry payments").getParentSpanId()).isEqualTo(only("request").getSpanId());
+        assertRecoveredOnThirdAttempt(inside);
+    }
+
+    @Test
     void theCallSpanIsAChildOfTheCallersAndAnExhaustedCallIsAnError() {
         Observation request = Observation.start("request", registry);
         try (Observation.Scope scope = request.openScope()) {
@@ -182,10 +190,19 @@ class RetryObservationTest {
     @Test
     void aNoopRegistryRecordsNothingAndKeepsTheSharedListener() throws Exception {
         RetryObservation observation = RetryObservation.of(ObservationRegistry.NOOP);
-        Retry retry = observation.instrument(Retry.of("quiet", RetryPolicy.builder().maxAttempts(2).build()));
+        Retry retry = Retry.of("quiet", RetryPolicy.builder().maxAttempts(2).build()).withListener(observation);
 
         assertThat(observation.forCall(retry)).isSameAs(observation);
         assertThat(retry.call(() -> "ok")).isEqualTo("ok");
         assertThat(exporter.getFinishedSpanItems()).isEmpty();
+    }
+
+    @Test
+    void instrumentingWithANoopRegistryOrOneWithoutHandlersLeavesTheRetryAsItWas() {
+        Retry bare = Retry.of("quiet", RetryPolicy.builder().maxAttempts(2).build());
+
+        assertThat(RetryObservation.of(ObservationRegistry.NOOP).instrument(bare)).isSameAs(bare);
+        assertThat(RetryObservation.of(ObservationRegistry.create()).instrument(bare)).isSameAs(bare);
+        assertThat(RetryObservation.of(registry).instrument(bare).listeners()).hasSize(bare.listeners().size() + 1);
     }
 }

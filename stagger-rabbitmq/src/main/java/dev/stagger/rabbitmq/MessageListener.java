@@ -1,5 +1,8 @@
 package dev.stagger.rabbitmq;
 
+import dev.stagger.RetryListener;
+import org.jspecify.annotations.Nullable;
+
 /**
  * Hears what a {@link RabbitConsumer} does with each delivery, so metrics and logs can be added
  * without this module depending on a metrics or logging library (stagger-observability has both).
@@ -14,4 +17,15 @@ package dev.stagger.rabbitmq;
 @FunctionalInterface
 public interface MessageListener {
     void onMessage(MessageEvent event);
+
+    /**
+     * Called on the handler's thread as the handler is invoked for {@code message}; what it returns,
+     * when not null, is closed on that thread as soon as the handler returns or throws (before the
+     * outcome is settled and {@link #onMessage} told). A tracer makes the attempt's span the current
+     * one here, so the spans the handler starts are its children. A {@link RuntimeException} from
+     * it, or from the scope's {@code close}, is ignored.
+     */
+    default RetryListener.@Nullable Scope onHandling(Message message) {
+        return null;
+    }
 }

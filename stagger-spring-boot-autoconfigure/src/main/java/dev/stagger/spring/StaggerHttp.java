@@ -1,6 +1,7 @@
 package dev.stagger.spring;
 
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.spring.internal.AttemptSpans;
 import dev.stagger.spring.internal.HttpClients;
 import dev.stagger.spring.internal.InstanceFactory;
 import dev.stagger.spring.internal.RetryingRequestInterceptor;
@@ -21,7 +22,10 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
  * retry (policy, breaker, budget), status table and key mode: the same decisions, Retry-After
  * handling, {@code Idempotency-Key} and events as {@code RetryingHttpClient.send}. A retried
  * response is closed before the wait. The interceptor re-executes the request body it was given
- * (RestClient buffers it), so every attempt sends the same bytes. {@code WebClient}: see
+ * (RestClient buffers it), so every attempt sends the same bytes. With an {@code ObservationRegistry}
+ * (stagger-observability present, {@code stagger.observation.enabled} not false) each attempt is
+ * its own client span, child of the Stagger attempt's, carrying its own {@code traceparent} and
+ * {@code http.request.resend_count} after the first. {@code WebClient}: see
  * {@link StaggerWebClient}.
  *
  * <p>A name that is not configured gets {@code stagger.http.clients.default}. Thread-safe.
@@ -30,10 +34,12 @@ public final class StaggerHttp {
     private final InstanceFactory factory;
     private final StaggerRegistry registry;
     private final Map<String, RetryingHttpClient> clients = new ConcurrentHashMap<>();
+    private final AttemptSpans spans;
 
-    StaggerHttp(InstanceFactory factory, StaggerRegistry registry, Iterable<String> configured) {
+    StaggerHttp(InstanceFactory factory, StaggerRegistry registry, Iterable<String> configured, AttemptSpans spans) {
         this.factory = factory;
         this.registry = registry;
+        this.spans = spans;
         for (String name : configured) {
             if (!StaggerProperties.DEFAULT.equals(name)) {
                 client(name);
@@ -54,7 +60,12 @@ public final class StaggerHttp {
 
     /** An interceptor for {@code RestClient} and {@code RestTemplate} applying client {@code name}'s retries. */
     public ClientHttpRequestInterceptor interceptor(String name) {
-        return new RetryingRequestInterceptor(client(name));
+        return new RetryingRequestInterceptor(client(name), spans);
+    }
+
+    /** What makes each attempt its own client span ({@link AttemptSpans#NONE} without an observation registry). */
+    AttemptSpans spans() {
+        return spans;
     }
 
     @Override

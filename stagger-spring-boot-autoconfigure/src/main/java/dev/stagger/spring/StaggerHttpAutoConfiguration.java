@@ -1,7 +1,8 @@
 package dev.stagger.spring;
 
 import dev.stagger.http.RetryingHttpClient;
-import org.springframework.beans.factory.ObjectProvider;
+import dev.stagger.spring.internal.AttemptSpans;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,8 +27,11 @@ public class StaggerHttpAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public StaggerHttp staggerHttp(StaggerRegistry registry, StaggerProperties properties) {
-        return new StaggerHttp(registry.factory(), registry, properties.getHttp().getClients().keySet());
+    public StaggerHttp staggerHttp(StaggerRegistry registry, StaggerProperties properties,
+                                   ConfigurableListableBeanFactory beans) {
+        // each attempt its own client span when the observability auto-configuration made them
+        return new StaggerHttp(registry.factory(), registry, properties.getHttp().getClients().keySet(),
+                beans.getBeanProvider(AttemptSpans.class).getIfAvailable(() -> AttemptSpans.NONE));
     }
 
     @Configuration(proxyBeanMethods = false)

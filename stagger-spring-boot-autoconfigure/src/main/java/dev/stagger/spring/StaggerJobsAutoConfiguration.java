@@ -40,6 +40,10 @@ public class StaggerJobsAutoConfiguration {
             "dev.stagger.observability.JobTelemetry", StaggerJobsAutoConfiguration.class.getClassLoader())
             && org.springframework.util.ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry",
             StaggerJobsAutoConfiguration.class.getClassLoader());
+    private static final boolean OBSERVATION = org.springframework.util.ClassUtils.isPresent(
+            "dev.stagger.observability.JobObservation", StaggerJobsAutoConfiguration.class.getClassLoader())
+            && org.springframework.util.ClassUtils.isPresent("io.micrometer.observation.ObservationRegistry",
+            StaggerJobsAutoConfiguration.class.getClassLoader());
 
     @Bean
     @ConditionalOnMissingBean
@@ -66,12 +70,15 @@ public class StaggerJobsAutoConfiguration {
                                            ConfigurableListableBeanFactory beans) {
         ObjectProvider<?> meters = TELEMETRY && properties.getMetrics().isEnabled()
                 ? beans.getBeanProvider(io.micrometer.core.instrument.MeterRegistry.class) : null;
-        return new StaggerJobPools(queue, () -> pools(queue, registry, properties, JobHandlers.find(beans), meters),
-                properties.getJobs().getPhase());
+        ObjectProvider<?> observations = OBSERVATION && properties.getObservation().isEnabled()
+                ? beans.getBeanProvider(io.micrometer.observation.ObservationRegistry.class) : null;
+        return new StaggerJobPools(queue, () -> pools(queue, registry, properties, JobHandlers.find(beans), meters,
+                observations), properties.getJobs().getPhase());
     }
 
     private static Map<String, WorkerPool> pools(JobQueue queue, StaggerRegistry registry, StaggerProperties properties,
-                                                 List<JobHandlers.Found> handlers, ObjectProvider<?> meters) {
+                                                 List<JobHandlers.Found> handlers, ObjectProvider<?> meters,
+                                                 ObjectProvider<?> observations) {
         Map<String, List<JobHandlers.Found>> byQueue = new LinkedHashMap<>();
         Map<String, String> seen = new LinkedHashMap<>();
         for (JobHandlers.Found h : handlers) {
@@ -89,7 +96,9 @@ public class StaggerJobsAutoConfiguration {
             }
         }
         Object meterRegistry = meters == null ? null : meters.getIfUnique();
-        JobListener telemetry = meterRegistry == null ? null : Telemetry.of(meterRegistry);
+        JobListener meterListener = meterRegistry == null ? null : Telemetry.of(meterRegistry);
+        Object observationRegistry = observations == null ? null : observations.getIfUnique();
+        JobListener telemetry = observationRegistry == null ? meterListener : Telemetry.observed(observationRegistry, meterListener);
         Map<String, WorkerPool> pools = new LinkedHashMap<>();
         byQueue.forEach((name, list) -> {
             PoolProperties p = registry.factory().merged(POOLS, name, PoolProperties::new);
@@ -127,10 +136,17 @@ public class StaggerJobsAutoConfiguration {
         return pools;
     }
 
-    /** Loaded only with stagger-observability and Micrometer present. */
+    /** Loaded only with stagger-observability and Micrometer present (its {@code observed}: with Micrometer's observation API). */
     private static final class Telemetry {
         static JobListener of(Object registry) {
             return dev.stagger.observability.JobTelemetry.of((io.micrometer.core.instrument.MeterRegistry) registry);
+        }
+
+        /** Each handler run observed ({@code JobObservation}), then {@code meters} when there are any. */
+        static JobListener observed(Object registry, JobListener meters) {
+            dev.stagger.observability.JobObservation o = dev.stagger.observability.JobObservation.of(
+                    (io.micrometer.observation.ObservationRegistry) registry);
+            return meters == null ? o : o.andThen(meters);
         }
     }
 }

@@ -6,6 +6,8 @@ import dev.stagger.RetryBudget;
 import dev.stagger.observability.RetryLog;
 import dev.stagger.observability.RetryMetrics;
 import dev.stagger.observability.RetryObservation;
+import dev.stagger.spring.internal.AttemptSpans;
+import dev.stagger.spring.internal.ObservedAttemptSpans;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.BeansException;
@@ -33,7 +35,10 @@ import org.springframework.util.ClassUtils;
  * collides with the lines' {@code service} pair, and logback drops the line). With an
  * {@link ObservationRegistry} bean (Boot's, with {@code management.tracing} configured), every
  * retry of the registry and every {@code Retry} bean is observed ({@link RetryObservation}: a
- * span per call, a child per attempt); {@code stagger.observation.enabled=false} turns that off.
+ * span per call, a child per attempt), and every HTTP attempt of a {@code RestClient},
+ * {@code RestTemplate} or {@code WebClient} through {@link StaggerHttp} or {@link StaggerWebClient}
+ * is its own client span with its own {@code traceparent}; {@code stagger.observation.enabled=false}
+ * turns both off.
  */
 @AutoConfiguration(before = StaggerAutoConfiguration.class,
         afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -102,6 +107,14 @@ public class StaggerObservabilityAutoConfiguration {
         @Order(Ordered.HIGHEST_PRECEDENCE + 2)
         RetryCustomizer staggerObservationCustomizer(RetryObservation observation) {
             return observation::instrument;
+        }
+
+        /** Each HTTP attempt of Spring's clients through Stagger its own client span. */
+        @Bean
+        @ConditionalOnClass(name = "dev.stagger.http.RetryingHttpClient")
+        @ConditionalOnMissingBean
+        AttemptSpans staggerAttemptSpans(ObservationRegistry registry) {
+            return new ObservedAttemptSpans(registry);
         }
 
         /** Observes the application's own {@code Retry} beans. */

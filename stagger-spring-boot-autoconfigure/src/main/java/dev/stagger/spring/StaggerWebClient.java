@@ -19,6 +19,6 @@ public final class StaggerWebClient {
 
     /** A filter applying client {@code name}'s retries. */
     public ExchangeFilterFunction filter(String name) {
-        return ReactiveHttp.filter(http.client(name));
+        return ReactiveHttp.filter(http.client(name), http.spans());
     }
 }

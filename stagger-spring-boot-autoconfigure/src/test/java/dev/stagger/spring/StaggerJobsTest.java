@@ -114,6 +114,41 @@ class StaggerJobsTest {
     }
 
     @Test
+    void withAnObservationRegistryEachHandlerRunIsObservedUnlessSwitchedOff() {
+        java.util.List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.micrometer.observation.ObservationRegistry observations = io.micrometer.observation.ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+                return true;
+            }
+
+            @Override
+            public void onStart(io.micrometer.observation.Observation.Context context) {
+                started.add(context.getName() + " " + context.getContextualName());
+            }
+        });
+        runner("stagger.jobs.enabled=true")
+                .withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> {
+                    context.getBean(JobQueue.class).enqueue("mail", "receipt", "order-1");
+                    assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("order-1");
+                    assertThat(started).contains("stagger.retry.call job mail/receipt", "stagger.retry.attempt mail/receipt attempt 1");
+                });
+        started.clear();
+        runner("stagger.jobs.enabled=true", "stagger.observation.enabled=false")
+                .withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
+                .withBean(Mailer.class, Mailer::new)
+                .run(context -> {
+                    context.getBean(JobQueue.class).enqueue("mail", "receipt", "order-2");
+                    assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("order-2");
+                    assertThat(started).noneMatch(name -> name.contains("mail/receipt"));
+                });
+    }
+
+    @Test
     void onPostgresqlTheQueueIsCreatedAndAJobRunsAndTheContextStopsItsPools() throws Exception {
         DataSource postgres = dev.stagger.jdbc.testsupport.TestDatabases.postgres();
         String prefix = "spring_jobs_" + Long.toHexString(System.nanoTime()) + "_";

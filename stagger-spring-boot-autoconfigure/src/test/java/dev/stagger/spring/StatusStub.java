@@ -4,19 +4,29 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A downstream on loopback that answers every request with one status and counts the requests. */
+/**
+ * A downstream on loopback that answers every request with one status (after {@link #unavailable}
+ * 503s), counts the requests and keeps the {@code traceparent} each carried.
+ */
 final class StatusStub implements AutoCloseable {
     final AtomicInteger requests = new AtomicInteger();
+    final List<String> traceparents = new CopyOnWriteArrayList<>();
     volatile int status = 200;
+    /** How many of the next requests get 503 before {@link #status}. */
+    final AtomicInteger unavailable = new AtomicInteger();
     private final HttpServer server;
 
     private StatusStub() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
             requests.incrementAndGet();
-            exchange.sendResponseHeaders(status, -1);
+            String traceparent = exchange.getRequestHeaders().getFirst("traceparent");
+            traceparents.add(traceparent == null ? "none" : traceparent);
+            exchange.sendResponseHeaders(unavailable.getAndDecrement() > 0 ? 503 : status, -1);
             exchange.close();
         });
         server.start();

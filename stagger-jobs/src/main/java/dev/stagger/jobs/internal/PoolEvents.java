@@ -2,6 +2,7 @@ package dev.stagger.jobs.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
+import dev.stagger.RetryListener;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobListener;
 import dev.stagger.jobs.JobState;
@@ -26,7 +27,8 @@ public final class PoolEvents {
     /** What became of an attempt, once its outcome was stored ({@code applied}) or found lost. */
     public void stored(Outcome o, boolean applied) {
         if (!applied && !(o.kind() == Outcome.Kind.SUCCEEDED && o.completedWithin())) {
-            return; // the lease was lost: whoever holds the job now reports it
+            emit(l -> l.released(o.job())); // the lease was lost: whoever holds the job now reports it
+            return;
         }
         Job job = o.job();
         switch (o.kind()) {
@@ -34,9 +36,7 @@ public final class PoolEvents {
             case RETRY -> emit(l -> l.retried(job, o.error(), later(o.delayMillis())));
             case DEAD -> emit(l -> l.dead(job, o.error(), o.endReason()));
             case SNOOZE -> emit(l -> l.snoozed(job, later(o.delayMillis())));
-            case RELEASE -> {
-                // put back unstarted or interrupted at shutdown: nothing happened to the job
-            }
+            case RELEASE -> emit(l -> l.released(job)); // put back unstarted or interrupted at shutdown
         }
     }
 
@@ -52,6 +52,27 @@ public final class PoolEvents {
 
     public void started(Job job) {
         emit(l -> l.started(job));
+    }
+
+    /** The listener's scope around the handler's run of {@code job}, or null. */
+    public RetryListener.Scope running(Job job) {
+        try {
+            return listener.running(job);
+        } catch (RuntimeException ignored) {
+            return null; // a listener must not break the pool
+        }
+    }
+
+    /** Closes what {@link #running} opened. */
+    public static void close(RetryListener.Scope scope) {
+        if (scope == null) {
+            return;
+        }
+        try {
+            scope.close();
+        } catch (RuntimeException ignored) {
+            // a listener must not break the pool
+        }
     }
 
     public void purged(String queue, JobState state, int deleted) {

@@ -3,6 +3,7 @@ package dev.stagger.jobs.internal;
 import dev.stagger.Clock;
 import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
+import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
 import dev.stagger.jdbc.internal.Dialect;
@@ -307,7 +308,12 @@ public final class PoolRuntime {
             return Outcome.release(job);
         }
         events.started(job);
-        return runner.run(claimed, handlers.get(job.type()), policyFor(job.type()));
+        RetryListener.Scope scope = events.running(job);
+        try {
+            return runner.run(claimed, handlers.get(job.type()), policyFor(job.type()));
+        } finally {
+            PoolEvents.close(scope);
+        }
     }
 
     private RetryPolicy policyFor(String type) {

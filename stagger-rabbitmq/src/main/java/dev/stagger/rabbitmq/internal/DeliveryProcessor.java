@@ -174,6 +174,7 @@ public final class DeliveryProcessor {
                 Instant.ofEpochMilli(firstAt), HeaderCodec.history(headers));
         long started = clock.nanoTime();
         Throwable failure = null;
+        Object handling = HandlingScopes.open(listeners, message);
         RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
         try {
             handler.handle(message);
@@ -181,6 +182,7 @@ public final class DeliveryProcessor {
             failure = t;
         } finally {
             scope.close();
+            HandlingScopes.close(handling);
         }
         long handlerNanos = Math.max(0, clock.nanoTime() - started);
         if (failure == null) {

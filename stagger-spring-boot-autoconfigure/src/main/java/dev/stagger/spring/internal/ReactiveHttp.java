@@ -1,6 +1,7 @@
 package dev.stagger.spring.internal;
 
 import dev.stagger.AttemptContext;
+import dev.stagger.RetryListener;
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StaggerHeaders;
@@ -47,8 +48,29 @@ public final class ReactiveHttp {
         return (ClientResponse) o;
     }
 
+    /** One attempt, its own client span when there are spans. */
+    private static CompletableFuture<ClientResponse> send(ClientRequest.Builder builder, ClientRequest request,
+                                                          ExchangeFunction next, AttemptSpans spans) {
+        AttemptSpans.Span span = spans.start(request.method().name(), request.url(),
+                (name, value) -> builder.headers(h -> h.set(name, value)));
+        if (span == null) {
+            return next.exchange(builder.build()).toFuture();
+        }
+        CompletableFuture<ClientResponse> sent;
+        RetryListener.Scope scope = span.open();
+        try {
+            sent = next.exchange(builder.build()).toFuture();
+        } catch (RuntimeException | Error e) {
+            scope.close();
+            span.stop(0, e);
+            throw e;
+        }
+        scope.close();
+        return sent.whenComplete((response, failure) -> span.stop(response == null ? 0 : response.statusCode().value(), failure));
+    }
+
     /** A filter applying {@code client}'s rules to every exchange. */
-    public static ExchangeFilterFunction filter(RetryingHttpClient client) {
+    public static ExchangeFilterFunction filter(RetryingHttpClient client, AttemptSpans spans) {
         return (ClientRequest request, ExchangeFunction next) -> Mono.deferContextual(context -> {
             RetryingHttpClient.Exchange exchange = client.exchange(request.method().name(), request.url(),
                     name -> Optional.ofNullable(request.headers().getFirst(name)));
@@ -60,9 +82,19 @@ public final class ReactiveHttp {
             Supplier<CompletableFuture<ClientResponse>> call = () -> client.executeAsync(exchange, TRANSPORT, attempt -> {
                 ClientRequest.Builder builder = ClientRequest.from(toSend);
                 StaggerHeaders.forAttempt(attempt, (name, value) -> builder.headers(h -> h.set(name, value)));
-                return next.exchange(builder.build()).toFuture();
+                return send(builder, toSend, next, spans);
             });
-            return Mono.fromFuture(() -> around == null ? call.get() : around.runInside(call));
+            return Mono.fromFuture(() -> {
+                // WebClient's own observation, from the Reactor context: the Stagger call is its child
+                RetryListener.Scope parent = spans.resume(key -> context.getOrDefault(key, null));
+                try {
+                    return around == null ? call.get() : around.runInside(call);
+                } finally {
+                    if (parent != null) {
+                        parent.close();
+                    }
+                }
+            });
         });
     }
 }

@@ -14,6 +14,9 @@ import reactor.core.publisher.Mono;
  * its clock, so no thread blocks and the schedule is Stagger's own. The attempt travels in the
  * subscription's Reactor context ({@link #ATTEMPT}), so a Stagger retry the pipeline starts on
  * another thread (the WebClient filter's) still runs inside it and follows the one-layer rule.
+ * With Micrometer's context-propagation present, the thread locals of the attempt's start (its
+ * observation, made current by a {@code RetryObservation}) are captured into the subscription's
+ * context too, so a {@code WebClient} span the pipeline starts is the attempt's child.
  */
 final class ReactorRetries {
     /** The key of the {@link AttemptContext} of the annotated method's attempt in the Reactor context. */
@@ -34,7 +37,7 @@ final class ReactorRetries {
         @SuppressWarnings("unchecked")
         Mono<Object> source = (Mono<Object>) publisher;
         Mono<Object> retried = Mono.fromFuture(() -> retry.callAsync(
-                (AttemptContext attempt) -> source.contextWrite(c -> c.put(ATTEMPT, attempt)).toFuture()));
+                (AttemptContext attempt) -> source.contextWrite(c -> c.put(ATTEMPT, attempt)).contextCapture().toFuture()));
         return fallback == null ? retried : retried.onErrorResume(failure -> fallbackMono(fallback, invocation, failure));
     }
 
@@ -43,7 +46,7 @@ final class ReactorRetries {
         Flux<Object> source = (Flux<Object>) publisher;
         Flux<Object> retried = Flux.create(sink -> {
             CompletableFuture<Object> call = retry.callAsync((AttemptContext attempt) -> source.doOnNext(sink::next)
-                    .then(Mono.empty()).contextWrite(c -> c.put(ATTEMPT, attempt)).toFuture());
+                    .then(Mono.empty()).contextWrite(c -> c.put(ATTEMPT, attempt)).contextCapture().toFuture());
             call.whenComplete((ignored, failure) -> {
                 if (failure == null) {
                     sink.complete();

@@ -1,5 +1,6 @@
 package dev.stagger.spring.internal;
 
+import dev.stagger.RetryListener;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StaggerHeaders;
 import java.io.IOException;
@@ -17,9 +18,11 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 public final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
     private final RetryingHttpClient client;
+    private final AttemptSpans spans;
 
-    public RetryingRequestInterceptor(RetryingHttpClient client) {
+    public RetryingRequestInterceptor(RetryingHttpClient client, AttemptSpans spans) {
         this.client = client;
+        this.spans = spans;
     }
 
     @Override
@@ -31,7 +34,7 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         try {
             return client.execute(exchange, SpringHttpTransports.BLOCKING, attempt -> {
                 StaggerHeaders.forAttempt(attempt, request.getHeaders()::set);
-                return execution.execute(request, body);
+                return send(request, body, execution);
             });
         } catch (IOException | RuntimeException e) {
             throw e;
@@ -40,6 +43,27 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
             throw new java.io.InterruptedIOException("interrupted while sending");
         } catch (Exception other) {
             throw new IOException(other);
+        }
+    }
+
+    /** One attempt, its own client span when there are spans (its trace context replacing an enclosing one's). */
+    private ClientHttpResponse send(HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
+        AttemptSpans.Span span = spans.start(request.getMethod().name(), request.getURI(), request.getHeaders()::set);
+        if (span == null) {
+            return execution.execute(request, body);
+        }
+        ClientHttpResponse response = null;
+        Throwable failure = null;
+        RetryListener.Scope scope = span.open();
+        try {
+            response = execution.execute(request, body);
+            return response;
+        } catch (IOException | RuntimeException | Error e) {
+            failure = e;
+            throw e;
+        } finally {
+            scope.close();
+            span.stop(response == null ? 0 : SpringHttpTransports.BLOCKING.statusCode(response), failure);
         }
     }
 
