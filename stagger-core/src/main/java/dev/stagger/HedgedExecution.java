@@ -113,8 +113,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             settle(promise); // the breaker or the throttle refused the round's first attempt: ended
             return;
         }
+        arm(r); // before the attempt runs: its delay counts from its start
         launch(first);
-        arm(r);
     }
 
     /** The backoff after a failed round is over. */
@@ -187,8 +187,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         } finally {
             lock.unlock();
         }
-        launch(a);
         arm(r);
+        launch(a);
     }
 
     private void release(CircuitBreaker.Permit p) {
