@@ -15,9 +15,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p><b>Recent.</b> Two half-windows of {@code window / 2} each, on the clock's coarse time: a
  * sample goes into the half-window of its time, and a percentile is read over the current and the
- * previous one, so it reflects between {@code window / 2} and {@code window} of history. Starting a
- * new half-window clears the older one; a record racing that clear may be lost (the histogram is an
- * estimate, and no reader ever sees a negative count).
+ * previous one, so it reflects between {@code window / 2} and {@code window} of history. The first
+ * record of a new half-window clears the older one; records made by other threads during that
+ * clear (once per half-window, a pass over 488 counters) are dropped rather than waited for, so no
+ * thread ever waits on another. Otherwise no record is lost.
  */
 final class LatencyHistogram {
     static final int SUB_BITS = 3;
@@ -27,7 +28,9 @@ final class LatencyHistogram {
     private final Clock clock;
     private final long halfWindowNanos;
     private final AtomicLongArray[] halves = {new AtomicLongArray(BUCKETS), new AtomicLongArray(BUCKETS)};
-    /** The half-window index each half holds, or -1 when never used. */
+    private static final long UNUSED = -1;
+    private static final long CLEARING = Long.MIN_VALUE;
+    /** The half-window index each half holds; UNUSED when never used, CLEARING while being cleared. */
     private final AtomicLong[] stamps = {new AtomicLong(-1), new AtomicLong(-1)};
     private final AtomicLong[] counts = {new AtomicLong(), new AtomicLong()};
 
@@ -63,12 +66,16 @@ final class LatencyHistogram {
         AtomicLong stamp = stamps[slot];
         long held = stamp.get();
         if (held != epoch) {
-            if (held > epoch || !stamp.compareAndSet(held, epoch)) {
-                if (stamp.get() != epoch) {
-                    return; // a clock reading from an older half-window than the slot holds: too old to count
-                }
-            } else {
+            if (held == CLEARING || held > epoch) {
+                return; // being cleared for a new half-window, or this reading is older than the slot: dropped
+            }
+            if (held == UNUSED) {
+                stamp.compareAndSet(UNUSED, epoch); // nothing to clear; whoever wins, the slot now holds epoch
+            } else if (stamp.compareAndSet(held, CLEARING)) {
                 clear(slot);
+                stamp.set(epoch);
+            } else if (stamp.get() != epoch) {
+                return;
             }
         }
         halves[slot].incrementAndGet(bucket(nanos));
