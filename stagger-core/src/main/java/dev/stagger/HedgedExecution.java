@@ -267,7 +267,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                     attempt = made;
                     EndReason reason = RetryEngine.endReason(next);
                     if (reason.isSuccess()) {
-                        hedging.accepted(took);
+                        hedging.observed(took);
+                        long now = a.startNanos + took;
+                        for (int i = 0; i < live; i++) {
+                            hedging.observed(now - running[i].startNanos); // a loser took at least this long
+                        }
                         if (a.hedge) {
                             hedgeWon(a);
                         }

@@ -31,8 +31,12 @@ final class Hedging {
         return cached < 0 ? policy.delayNanos() : cached;
     }
 
-    /** An accepted attempt took {@code nanos}; every {@value #REFRESH_EVERY} of them, one caller re-reads the percentile. */
-    void accepted(long nanos) {
+    /**
+     * An attempt took {@code nanos}: an accepted one, or a loser cancelled after that long (its true
+     * latency is at least that; counting it keeps the slow tail in the histogram, which the winners
+     * alone would hide). Every {@value #REFRESH_EVERY} latencies, one caller re-reads the percentile.
+     */
+    void observed(long nanos) {
         LatencyHistogram h = latencies;
         if (h == null) {
             return;
