@@ -29,9 +29,10 @@ import org.jspecify.annotations.Nullable;
  * call goes on with the attempts it has: a hedge never ends a call by being refused.
  *
  * <p><b>The delay.</b> {@link Builder#delay(Duration)} fixes it. With
- * {@link Builder#percentile(double)} it is that percentile of the retry's recent accepted
- * latencies (a small lock-free histogram over the last {@link Builder#window(Duration) window},
- * within 12.5 % above the true value), never below {@link Builder#floor(Duration) floor}, and the
+ * {@link Builder#percentile(double)} it is that percentile of the retry's recent attempt latencies
+ * (accepted attempts, and losers counted at the time they were cancelled, which they took at
+ * least; a small lock-free histogram over the last {@link Builder#window(Duration) window}, within
+ * 12.5 % above the true value), never below {@link Builder#floor(Duration) floor}, and the
  * fixed delay until {@link Builder#warmup(int) warmup} latencies have been seen. Hedging after the
  * 95th percentile keeps extra load near 5 % ("The Tail at Scale", Dean and Barroso, 2013).
  * {@link Retry#hedgeDelay()} reads the delay a call would use now.
@@ -156,7 +157,7 @@ public final class HedgePolicy {
         }
 
         /**
-         * Hedges after this percentile (above 0, below 100) of the retry's recent accepted
+         * Hedges after this percentile (above 0, below 100) of the retry's recent attempt
          * latencies instead of the fixed delay: 95 sends hedges for about the slowest 5 %.
          */
         public Builder percentile(double percentile) {

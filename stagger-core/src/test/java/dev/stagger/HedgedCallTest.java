@@ -320,6 +320,30 @@ class HedgedCallTest {
                 .hasMessage("percentile must be in (0.0, 100.0), got 100.0");
     }
 
+    @Test
+    void aP95DelayStaysNearTheBodyOfTheDistributionWhenHedgesRescueTheTail() {
+        HedgePolicy hedge = HedgePolicy.builder().delay(DELAY).percentile(95).warmup(100).build();
+        Retry retry = retry(hedged(2, hedge));
+        for (int i = 0; i < 2000; i++) {
+            Duration delay = retry.hedgeDelay().orElseThrow();
+            Duration body = Duration.ofMillis(50 + i % 11); // 98 % of attempts take 50..60 ms
+            int before = attempts.size();
+            CompletableFuture<String> result = call(retry);
+            if (i % 50 != 7) {
+                clock.advance(body);
+                attempts.get(before).complete("ok");
+            } else { // 2 % take 1 s: the hedge sent after the delay answers in the body's time
+                clock.advance(delay);
+                assertThat(attempts).hasSize(before + 2);
+                clock.advance(body);
+                attempts.get(before + 1).complete("hedge");
+            }
+            assertThat(result).isDone();
+        }
+        assertThat(retry.hedgeDelay()).hasValueSatisfying(d ->
+                assertThat(d).isBetween(Duration.ofMillis(55), Duration.ofMillis(70)));
+    }
+
     private void completeAfter(Retry retry, Duration latency) {
         CompletableFuture<String> result = call(retry);
         clock.advance(latency);

@@ -49,7 +49,7 @@ import java.util.function.Function;
  * </ul>
  * Extra requests are the requests sent beyond one per call, as a share of the recorded calls (a
  * cancelled hedge still counts: with the JDK client it may already have reached the server).
- * Calls that fail (the 2 s request timeout, at overload) count in the extra requests they sent but
+ * Calls that fail (the {@code --timeout-ms} request timeout, 5 s, at overload) count in the extra requests they sent but
  * not in the latencies, which are those of calls answered.
  * With {@code --rounds} above 1 each figure is the median over rounds, with the spread (min–max)
  * of p99 and extra requests. All traffic stays on loopback; the run ends by itself.
@@ -63,7 +63,7 @@ public final class HedgeRun {
     }
 
     /** What a scenario's caller is built from. */
-    private record Setup(HttpClient client, URI uri, Duration base, double budgetRatio) {
+    private record Setup(HttpClient client, URI uri, Duration base, double budgetRatio, Duration timeout) {
     }
 
     /** Makes one call, counting each request it sends in {@code requests}. */
@@ -83,16 +83,17 @@ public final class HedgeRun {
 
     public static void main(String[] args) throws Exception {
         HarnessArgs a = new HarnessArgs(args);
-        double rate = a.positive("--rate", 100.0);
-        Duration duration = Duration.ofSeconds(a.positive("--seconds", 15));
+        double rate = a.positive("--rate", 50.0);
+        Duration duration = Duration.ofSeconds(a.positive("--seconds", 20));
         Duration warmup = Duration.ofSeconds(a.positive("--warmup", 5));
-        Duration base = Duration.ofMillis(a.positive("--base-ms", 20));
+        Duration base = Duration.ofMillis(a.positive("--base-ms", 50));
         double slowShare = a.positive("--slow-share", 0.02);
         int slowFactor = a.positive("--slow-factor", 20);
         int permits = a.positive("--permits", 2);
-        double overload = a.positive("--overload", 1.1);
+        double overload = a.positive("--overload", 1.05);
         double budgetRatio = a.positive("--budget-ratio", 0.05);
         int rounds = a.positive("--rounds", 3);
+        Duration timeout = Duration.ofMillis(a.positive("--timeout-ms", 5000));
 
         double meanServiceSeconds = base.toNanos() / 1e9 * ((1 - slowShare) + slowShare * slowFactor);
         double capacity = permits / meanServiceSeconds;
@@ -115,13 +116,13 @@ public final class HedgeRun {
                 .connectTimeout(Duration.ofSeconds(2)).build();
         // One unrecorded run to warm the JVM up.
         runOnce(scenarios.get(2), client, rate, Duration.ofSeconds(3), Duration.ofSeconds(1), base, slowShare,
-                slowFactor, 0, budgetRatio);
+                slowFactor, 0, budgetRatio, timeout);
         Map<String, List<Result>> results = new LinkedHashMap<>();
         for (int r = 0; r < rounds; r++) {
             for (Scenario s : scenarios) {
                 double offered = s.overload() ? capacity * overload : rate;
                 Result result = runOnce(s, client, offered, duration, warmup, base, slowShare, slowFactor,
-                        s.overload() ? permits : 0, budgetRatio);
+                        s.overload() ? permits : 0, budgetRatio, timeout);
                 results.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(result);
                 System.out.printf(Locale.ROOT, "  round %d  %-34s p50 %7.1f  p99 %7.1f  p999 %7.1f ms  extra %5.1f %%"
                                 + "  (%d calls, %d failed) %s%n", r + 1, s.name(), result.p50(), result.p99(), result.p999(),
@@ -137,7 +138,7 @@ public final class HedgeRun {
     }
 
     private static Caller plain(Setup s) {
-        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(Duration.ofSeconds(2)).build();
+        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(s.timeout()).build();
         return requests -> {
             requests.increment();
             return s.client().sendAsync(request, HttpResponse.BodyHandlers.discarding());
@@ -145,7 +146,7 @@ public final class HedgeRun {
     }
 
     private static Caller hedged(Setup s, HedgePolicy hedge, boolean budgeted) {
-        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(Duration.ofSeconds(2)).build();
+        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(s.timeout()).build();
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(2).backoff(Backoff.none()).hedge(hedge).build();
         Retry retry = Retry.of("hedge-run", policy);
         retry = budgeted
@@ -192,7 +193,8 @@ public final class HedgeRun {
     }
 
     private static Result runOnce(Scenario scenario, HttpClient client, double rate, Duration duration, Duration warmup,
-                                  Duration base, double slowShare, int slowFactor, int permits, double budgetRatio)
+                                  Duration base, double slowShare, int slowFactor, int permits, double budgetRatio,
+                                  Duration timeout)
             throws Exception {
         Semaphore capacity = permits > 0 ? new Semaphore(permits, true) : null;
         long baseNanos = base.toNanos();
@@ -221,7 +223,7 @@ public final class HedgeRun {
             response.setStatus(200);
             response.setContentLength(0);
         })) {
-            Caller caller = scenario.caller().apply(new Setup(client, server.uri("/work"), base, budgetRatio));
+            Caller caller = scenario.caller().apply(new Setup(client, server.uri("/work"), base, budgetRatio, timeout));
             return drive(caller, rate, duration, warmup);
         }
     }
@@ -242,6 +244,12 @@ public final class HedgeRun {
         AtomicInteger next = new AtomicInteger();
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
         long start = System.nanoTime();
+        // How late Stagger's timer runs hedges on this machine: a 10 ms wait every 20 ms
+        java.util.concurrent.ConcurrentLinkedQueue<Long> lateness = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        ticker.scheduleAtFixedRate(() -> {
+            long due = System.nanoTime() + 10_000_000L;
+            dev.stagger.Clock.system().schedule(() -> lateness.add(System.nanoTime() - due), 10_000_000L);
+        }, 0, 20, TimeUnit.MILLISECONDS);
         ticker.scheduleAtFixedRate(() -> {
             int i = next.getAndIncrement();
             if (i >= total) {
@@ -276,7 +284,9 @@ public final class HedgeRun {
         int measured = Math.max(0, calls - skip);
         double extra = measured == 0 ? 0 : (requests.sum() - measured) / (double) measured;
         Throwable first = firstFailure.get();
-        String notes = caller.report() + (first == null ? "" : "; first failure: " + first);
+        long[] late = lateness.stream().mapToLong(Long::longValue).sorted().toArray();
+        String notes = caller.report() + String.format(Locale.ROOT, "; timer late p50 %.1f p99 %.1f ms", ms(late, 0.5),
+                ms(late, 0.99)) + (first == null ? "" : "; first failure: " + first);
         return new Result(ms(recorded, 0.50), ms(recorded, 0.99), ms(recorded, 0.999), extra, calls, failed.get(), notes);
     }
 
