@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * stack trace costs more than the rest of scheduling a retry.
  */
 final class AsyncRetryExecution<T> extends RetryExecution<T>
-        implements Runnable, Ambient.Sink, Supplier<CompletableFuture<T>> {
+        implements Runnable, Ambient.Sink, Supplier<CompletableFuture<T>>, Promise.Owner {
     private static final VarHandle CURRENT;
     private static final VarHandle ENDED;
 
@@ -64,21 +64,10 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         if (retry.policy.deadlineNanos() > 0) {
             Ambient.needFrames(); // retries its operation starts are bounded by this call's deadline
         }
-        Ambient.Local local = Ambient.local();
-        Ambient.Sink to = local.sink(); // whom to tell how this ends: the thread, or the async call that starts this one
-        sink = to;
-        if (Ambient.framed()) {
-            Ambient.Frame around = local.top();
-            if (around != null) { // started inside another retry's attempt or a scope
-                if (around.nesting() == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
-                    promise.settleExceptionally(local.refuse(retry, around));
-                    return promise;
-                }
-                long deadlineAt = around.deadlineOn(retry.clock);
-                if (deadlineAt != Ambient.NO_DEADLINE) {
-                    sink = new Ambient.Outer(to, deadlineAt);
-                }
-            }
+        RetryNestingException refused = joinCaller();
+        if (refused != null) {
+            promise.settleExceptionally(refused);
+            return promise;
         }
         if (listeners.length > 0) {
             listenForCall(); // on the caller's thread, as the call begins
@@ -263,34 +252,13 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         }
     }
 
-    @SuppressWarnings("unchecked")
     private void completePromise() {
-        if (promise.isDone()) {
-            if (fallbackTakesEnd(endReason)) {
-                reportDeferredEnd(null); // cancelled after the end: nobody to answer, but the end is reported
-            }
-            return; // cancelled meanwhile: the end was already reported as CANCELLED
-        }
-        if (fallbackTakesEnd(endReason)) {
-            FallbackAnswer answer = answerWithFallback();
-            if (answer.failure != null) {
-                promise.settleExceptionally(answer.failure);
-            } else {
-                promise.settle((T) answer.value);
-            }
-            return;
-        }
-        if (refusal != null) {
-            promise.settleExceptionally(refusal);
-        } else if (endReason.isSuccess() || lastFailure == null) {
-            promise.settle((T) lastResult);
-        } else {
-            promise.settleExceptionally(finalFailure());
-        }
+        settle(promise);
     }
 
     /** The caller cancelled or completed its future: no further attempts. */
-    private void onCallerEnded() {
+    @Override
+    public void onCallerEnded() {
         Object now = CURRENT.getAndSet(this, null);
         if (now instanceof Clock.Cancellable) {
             ((Clock.Cancellable) now).cancel();
@@ -334,90 +302,5 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
             t = t.getCause();
         }
         return t;
-    }
-
-    /**
-     * The caller's future. Stagger completes it through {@link #settle} and
-     * {@link #settleExceptionally}; every public way to complete it (cancel, complete,
-     * completeExceptionally, obtrude, completeAsync, and orTimeout and completeOnTimeout, which go
-     * through complete and completeExceptionally) tells the execution the caller ended the call.
-     * Futures made from it ({@code thenApply} and the like) are plain {@code CompletableFuture}s.
-     */
-    static final class Promise<T> extends CompletableFuture<T> {
-        /** Dropped when the call ends, so a completed future kept by the caller holds no call state. */
-        private AsyncRetryExecution<T> execution;
-
-        Promise(AsyncRetryExecution<T> execution) {
-            this.execution = execution;
-        }
-
-        void settle(T value) {
-            execution = null;
-            super.complete(value);
-        }
-
-        void settleExceptionally(Throwable failure) {
-            execution = null;
-            super.completeExceptionally(failure);
-        }
-
-        private boolean endedByCaller(boolean completedNow) {
-            AsyncRetryExecution<T> e = execution;
-            if (completedNow && e != null) {
-                execution = null;
-                e.onCallerEnded();
-            }
-            return completedNow;
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            return endedByCaller(super.cancel(mayInterruptIfRunning));
-        }
-
-        @Override
-        public boolean complete(T value) {
-            return endedByCaller(super.complete(value));
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable ex) {
-            return endedByCaller(super.completeExceptionally(ex));
-        }
-
-        @Override
-        public void obtrudeValue(T value) {
-            super.obtrudeValue(value);
-            endedByCaller(true);
-        }
-
-        @Override
-        public void obtrudeException(Throwable ex) {
-            super.obtrudeException(ex);
-            endedByCaller(true);
-        }
-
-        @Override
-        public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
-            if (supplier == null || executor == null) {
-                throw new NullPointerException();
-            }
-            executor.execute(() -> {
-                T value;
-                try {
-                    value = supplier.get();
-                } catch (Throwable t) {
-                    completeExceptionally(t);
-                    return;
-                }
-                complete(value);
-            });
-            return this;
-        }
-
-        @Override
-        public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier) {
-            return completeAsync(supplier, defaultExecutor());
-        }
     }
 }

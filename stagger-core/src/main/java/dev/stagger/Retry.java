@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import dev.stagger.internal.Checks;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +67,8 @@ public final class Retry {
     final Fallback<?> fallback;
     final Clock clock;
     final RandomSource random;
+    /** The policy's hedging with its recent latencies; null when the policy does not hedge. */
+    final Hedging hedging;
     /** Decides what follows each attempt; built once per Retry, so a call allocates none. */
     final RetryEngine engine;
     /**
@@ -85,7 +88,7 @@ public final class Retry {
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
                   AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
-                  Fallback<?> fallback, Nesting nesting) {
+                  Fallback<?> fallback, Nesting nesting, Hedging hedging) {
         this.name = name;
         this.defaultBudget = defaultBudget;
         this.nesting = nesting;
@@ -98,7 +101,8 @@ public final class Retry {
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
-        this.fastPath = breaker == null && listeners.length == 0 && policy.acceptsAllResults();
+        this.hedging = policy.hedge().isEmpty() ? null : hedging != null ? hedging : new Hedging(policy.hedge().get(), clock);
+        this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
         if (nesting == Nesting.REFUSE) {
@@ -124,19 +128,19 @@ public final class Retry {
     public static Retry of(String name, RetryPolicy policy) {
         Checks.notNull("name", name);
         return new Retry(name, Checks.notNull("policy", policy), null, RetryBudget.shared(name), true, null,
-                NO_LISTENERS, Clock.system(), RandomSource.threadLocal(), null, Nesting.DEFER);
+                NO_LISTENERS, Clock.system(), RandomSource.threadLocal(), null, Nesting.DEFER, null);
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
         return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, defaultBudget, throttle, listeners,
-                clock, random, fallback, nesting);
+                clock, random, fallback, nesting, hedging);
     }
 
     /** Asks {@code budget} before every retry (never before a first attempt), instead of the default budget. */
     public Retry withBudget(RetryBudget budget) {
         return new Retry(name, policy, breaker, Checks.notNull("budget", budget), false, throttle, listeners, clock,
-                random, fallback, nesting);
+                random, fallback, nesting, hedging);
     }
 
     /**
@@ -145,7 +149,7 @@ public final class Retry {
      * during an outage and can keep a recovering downstream down (see the module README).
      */
     public Retry withoutBudget() {
-        return new Retry(name, policy, breaker, null, false, throttle, listeners, clock, random, fallback, nesting);
+        return new Retry(name, policy, breaker, null, false, throttle, listeners, clock, random, fallback, nesting, hedging);
     }
 
     /**
@@ -154,7 +158,7 @@ public final class Retry {
      */
     public Retry withNesting(Nesting nesting) {
         return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
-                Checks.notNull("nesting", nesting));
+                Checks.notNull("nesting", nesting), hedging);
     }
 
     /**
@@ -163,7 +167,7 @@ public final class Retry {
      */
     public Retry withThrottle(AdaptiveThrottle throttle) {
         return new Retry(name, policy, breaker, budget, defaultBudget, Checks.notNull("throttle", throttle), listeners,
-                clock, random, fallback, nesting);
+                clock, random, fallback, nesting, hedging);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -171,7 +175,7 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, more, clock, random, fallback, nesting);
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, more, clock, random, fallback, nesting, hedging);
     }
 
     /**
@@ -183,7 +187,7 @@ public final class Retry {
      */
     public Retry withFallback(Fallback<?> fallback) {
         return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random,
-                Checks.notNull("fallback", fallback), nesting);
+                Checks.notNull("fallback", fallback), nesting, hedging);
     }
 
     /**
@@ -195,13 +199,14 @@ public final class Retry {
         Checks.notNull("clock", clock);
         RetryBudget b = !defaultBudget || clock == this.clock ? budget
                 : clock == Clock.system() ? RetryBudget.shared(name) : RetryBudget.builder(name).clock(clock).build();
-        return new Retry(name, policy, breaker, b, defaultBudget, throttle, listeners, clock, random, fallback, nesting);
+        return new Retry(name, policy, breaker, b, defaultBudget, throttle, listeners, clock, random, fallback, nesting,
+                clock == this.clock ? hedging : null); // the latencies' windows run on the clock
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
         return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock,
-                Checks.notNull("random", random), fallback, nesting);
+                Checks.notNull("random", random), fallback, nesting, hedging);
     }
 
     public String name() {
@@ -233,6 +238,15 @@ public final class Retry {
 
     public Clock clock() {
         return clock;
+    }
+
+    /**
+     * The delay a hedged call starting now waits before its first hedge: the policy's fixed delay,
+     * or the percentile of this retry's recent latencies once warmed up (never below the floor);
+     * empty when the policy does not hedge. For integrations that size their own timers by it.
+     */
+    public java.util.Optional<Duration> hedgeDelay() {
+        return hedging == null ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofNanos(hedging.delayNanos()));
     }
 
     /** The fallback answering calls that end without success, if any. */
@@ -267,6 +281,9 @@ public final class Retry {
                 budget.onSuccess();
             }
             return result;
+        }
+        if (hedging != null) {
+            return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, true).await();
         }
         if (!needsFrame && !Ambient.framed(serial)) {
             return new RetryExecution<T>(this, operation, null).runSync();
@@ -317,6 +334,9 @@ public final class Retry {
 
     /** As {@link #call(Callable)}, giving the operation its {@link AttemptContext}. */
     public <T> T call(AttemptCallable<T> operation) throws Exception {
+        if (hedging != null) {
+            return new HedgedExecution<T>(this, Checks.notNull("operation", operation), true, true).await();
+        }
         if (!needsFrame && !Ambient.framed()) {
             return new RetryExecution<T>(this, null, operation).runSync();
         }
@@ -353,6 +373,9 @@ public final class Retry {
 
     /** Runs an asynchronous operation with retries. See the class comment. */
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
+        if (hedging != null) {
+            return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, false).start();
+        }
         return new AsyncRetryExecution<>(this, Checks.notNull("operation", operation), null).start();
     }
 
@@ -362,6 +385,9 @@ public final class Retry {
      * rather than computed by the caller. The context is valid while the attempt runs.
      */
     public <T> CompletableFuture<T> callAsync(Function<? super AttemptContext, ? extends CompletionStage<T>> operation) {
+        if (hedging != null) {
+            return new HedgedExecution<T>(this, Checks.notNull("operation", operation), true, false).start();
+        }
         return new AsyncRetryExecution<T>(this, null, Checks.notNull("operation", operation)).start();
     }
 

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * events only.
  */
 public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEvent.RetryScheduled,
-        RetryEvent.CallFinished, RetryEvent.Deferred {
+        RetryEvent.CallFinished, RetryEvent.Deferred, RetryEvent.HedgeSent, RetryEvent.HedgeWon,
+        RetryEvent.AttemptCancelled {
 
     /** The retry's name. */
     String name();
@@ -55,6 +56,36 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
      */
     record Deferred(String name, int attempt, String inner, int innerAttempts, EndReason innerReason,
                     Throwable failure) implements RetryEvent {
+    }
+
+    /**
+     * A hedged call sent a hedge: attempt {@code attempt} started while others were still running
+     * ({@link HedgePolicy}). The hedge has passed the breaker, the throttle and the budget.
+     *
+     * @param attempt the hedge's attempt number
+     * @param delay the hedge delay it was sent after (since the attempt before it started)
+     */
+    record HedgeSent(String name, int attempt, int maxAttempts, Duration delay) implements RetryEvent {
+    }
+
+    /**
+     * A hedged call was won by a hedge: the accepted outcome came from attempt {@code attempt}, which
+     * was not the first attempt of its round. Reported before the call's end.
+     *
+     * @param attempt the winning hedge's attempt number
+     * @param running attempts still running as it won (they are cancelled next)
+     */
+    record HedgeWon(String name, int attempt, int running) implements RetryEvent {
+    }
+
+    /**
+     * An attempt of a hedged call was cancelled while running, because another attempt won, a
+     * failure ended the call, or the caller cancelled it. Its outcome is discarded.
+     *
+     * @param attempt the cancelled attempt's number
+     * @param reason why the call ended
+     */
+    record AttemptCancelled(String name, int attempt, EndReason reason) implements RetryEvent {
     }
 
     /**

@@ -170,6 +170,32 @@ class RetryExecution<T> extends RetryEngine.Work {
         return this;
     }
 
+    /**
+     * As a call whose attempts run elsewhere starts, on the caller's thread: whom to tell how it
+     * ends (the thread, or the async call whose operation is starting it) and the deadline of what
+     * it runs inside.
+     *
+     * @return the refusal when this retry or the one around refuses nesting, else null
+     */
+    final RetryNestingException joinCaller() {
+        Ambient.Local local = Ambient.local();
+        Ambient.Sink to = local.sink();
+        sink = to;
+        if (Ambient.framed()) {
+            Ambient.Frame around = local.top();
+            if (around != null) { // started inside another retry's attempt or a scope
+                if (around.nesting() == Nesting.REFUSE || retry.nesting == Nesting.REFUSE) {
+                    return local.refuse(retry, around);
+                }
+                long deadlineAt = around.deadlineOn(retry.clock);
+                if (deadlineAt != Ambient.NO_DEADLINE) {
+                    sink = new Ambient.Outer(to, deadlineAt);
+                }
+            }
+        }
+        return null;
+    }
+
     /** A sync call without a frame whose first attempt began when the decisions' serial was {@code serial}. */
     final RetryExecution<T> since(long serial) {
         attemptSerial = (int) serial;
@@ -377,28 +403,42 @@ class RetryExecution<T> extends RetryEngine.Work {
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
     final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
+        Decision decision = recordAttempt(attempt, permit, result, failure, attemptNanos, null);
+        return retryOrEnd(decision, result, failure);
+    }
+
+    /**
+     * Has the engine classify attempt {@code number}'s outcome, applies the one-layer rule, keeps
+     * the failure, tells the breaker and the throttle and reports {@link RetryEvent.AttemptFinished}.
+     *
+     * @param inner what a retry inside this attempt decided, when known already (a hedged attempt on
+     *     another thread); null to look it up the usual way ({@link #takeInnerDecision()})
+     * @return the decision, after the one-layer rule
+     */
+    final Decision recordAttempt(int number, CircuitBreaker.Permit attemptPermit, Object result, Throwable failure,
+                                 long attemptNanos, Ambient.Decided inner) {
         RetryEngine engine = retry.engine;
         Decision decision = engine.classify(this, result, failure);
         if (failure != null && decision.isRetry()) {
             if (failure instanceof RetryNestingException) {
                 decision = Decision.stop();
             } else if (retry.nesting != Nesting.RETRY_AGAIN) {
-                Ambient.Decided inner = takeInnerDecision();
-                if (inner != null && inner.covers(failure)) {
+                Ambient.Decided decided = inner != null ? inner : takeInnerDecision();
+                if (decided != null && decided.covers(failure)) {
                     decision = Decision.stop(); // one layer retries a failure: the inner one has decided on it
-                    deferred(inner, failure);
+                    deferred(decided, failure);
                 }
             }
         }
         remember(lastFailure);
         if (retry.breaker != null) {
-            retry.breaker.record(permit, result, failure, attemptNanos);
+            retry.breaker.record(attemptPermit, result, failure, attemptNanos);
         }
         if (retry.throttle != null) {
             retry.throttle.record(result, failure, decision);
         }
         if (listeners.length > 0) {
-            RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, attempt, engine.maxAttempts,
+            RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, number, engine.maxAttempts,
                     Duration.ofNanos(Math.max(0, attemptNanos)), result, failure, decision);
             for (RetryListener l : listeners) {
                 try {
@@ -408,6 +448,17 @@ class RetryExecution<T> extends RetryEngine.Work {
                 }
             }
         }
+        return decision;
+    }
+
+    /**
+     * After a classified outcome with no attempt left running: the engine's wait before the next
+     * attempt, unless the breaker has opened or the budget refuses the retry; or the end.
+     *
+     * @return the wait before the next attempt, or {@link #END} when the call has ended
+     */
+    final long retryOrEnd(Decision decision, Object result, Throwable failure) {
+        RetryEngine engine = retry.engine;
         long delay = engine.next(this, decision);
         if (RetryEngine.isEnd(delay)) {
             EndReason reason = RetryEngine.endReason(delay);
@@ -471,7 +522,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     /** Keeps every failure for the caller's exception (the earlier ones become suppressed). */
-    private void remember(Throwable failure) {
+    final void remember(Throwable failure) {
         if (failure == null) {
             return;
         }
@@ -550,6 +601,33 @@ class RetryExecution<T> extends RetryEngine.Work {
         }
         notifyFinished(new RetryEvent.CallFinished(retry.name, endReason, attempt, retry.engine.maxAttempts,
                 elapsed(), answer.failure == null ? answer.value : null, answer.failure, answer.run));
+    }
+
+    /** Answers the caller's future once the call has ended (unless the caller ended it first). */
+    @SuppressWarnings("unchecked")
+    final void settle(Promise<T> promise) {
+        if (promise.isDone()) {
+            if (fallbackTakesEnd(endReason)) {
+                reportDeferredEnd(null); // cancelled after the end: nobody to answer, but the end is reported
+            }
+            return; // cancelled meanwhile: the end was already reported as CANCELLED
+        }
+        if (fallbackTakesEnd(endReason)) {
+            FallbackAnswer answer = answerWithFallback();
+            if (answer.failure != null) {
+                promise.settleExceptionally(answer.failure);
+            } else {
+                promise.settle((T) answer.value);
+            }
+            return;
+        }
+        if (refusal != null) {
+            promise.settleExceptionally(refusal);
+        } else if (endReason.isSuccess() || lastFailure == null) {
+            promise.settle((T) lastResult);
+        } else {
+            promise.settleExceptionally(finalFailure());
+        }
     }
 
     /** Sets the end reason if none is set yet; a sync call ends on one thread, so no atomics. */

@@ -19,6 +19,18 @@ public interface RetryListener {
     default void onCallFinished(RetryEvent.CallFinished event) {
     }
 
+    /** A hedged call sent a hedge ({@link HedgePolicy}). */
+    default void onHedgeSent(RetryEvent.HedgeSent event) {
+    }
+
+    /** A hedged call's accepted outcome came from a hedge. */
+    default void onHedgeWon(RetryEvent.HedgeWon event) {
+    }
+
+    /** A running attempt of a hedged call was cancelled: another won, or the call ended. */
+    default void onAttemptCancelled(RetryEvent.AttemptCancelled event) {
+    }
+
     /** A failure was left to the inner retry that decided on it (see {@link Nesting#DEFER}). */
     default void onDeferred(RetryEvent.Deferred event) {
     }

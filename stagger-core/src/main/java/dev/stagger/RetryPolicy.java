@@ -41,8 +41,10 @@ public final class RetryPolicy {
     private final boolean acceptsAllResults;
     private final long deadlineNanos;
     private final long attemptTimeoutNanos;
+    private final HedgePolicy hedge;
 
     private RetryPolicy(Builder b) {
+        this.hedge = b.hedge;
         this.maxAttempts = b.maxAttempts;
         this.backoff = b.backoff;
         this.deadlineNanos = b.deadline == null ? 0 : Checks.nanos(b.deadline);
@@ -96,6 +98,7 @@ public final class RetryPolicy {
         }
         b.deadline = deadline().orElse(null);
         b.attemptTimeout = attemptTimeout().orElse(null);
+        b.hedge = hedge;
         return b;
     }
 
@@ -117,6 +120,11 @@ public final class RetryPolicy {
 
     public Optional<Duration> attemptTimeout() {
         return attemptTimeoutNanos == 0 ? Optional.empty() : Optional.of(Duration.ofNanos(attemptTimeoutNanos));
+    }
+
+    /** The hedging of each call, if any: see {@link HedgePolicy}. */
+    public Optional<HedgePolicy> hedge() {
+        return Optional.ofNullable(hedge);
     }
 
     long deadlineNanos() {
@@ -141,7 +149,7 @@ public final class RetryPolicy {
     public String toString() {
         return "RetryPolicy{maxAttempts=" + maxAttempts + ", backoff=" + backoff + ", deadline="
                 + deadline().map(Duration::toString).orElse("none") + ", attemptTimeout="
-                + attemptTimeout().map(Duration::toString).orElse("none") + "}";
+                + attemptTimeout().map(Duration::toString).orElse("none") + (hedge != null ? ", hedge=" + hedge : "") + "}";
     }
 
     /** Builds a {@link RetryPolicy}. Not thread-safe. */
@@ -155,6 +163,7 @@ public final class RetryPolicy {
         private final List<Predicate<Object>> resultPredicates = new ArrayList<>();
         private Duration deadline;
         private Duration attemptTimeout;
+        private HedgePolicy hedge;
 
         private Builder() {
         }
@@ -247,7 +256,21 @@ public final class RetryPolicy {
             return this;
         }
 
+        /**
+         * Hedges each call: sends up to {@link HedgePolicy#maxHedges()} extra attempts while the
+         * first is slow, takes the first accepted outcome and cancels the rest; if every attempt
+         * fails with a retryable failure, backs off and starts again, as this policy says. Hedges
+         * count against {@link #maxAttempts(int)}. See {@link HedgePolicy}.
+         */
+        public Builder hedge(HedgePolicy hedge) {
+            this.hedge = Checks.notNull("hedge", hedge);
+            return this;
+        }
+
         public RetryPolicy build() {
+            if (hedge != null) {
+                Checks.atLeast("maxAttempts (hedges count as attempts)", maxAttempts, 2);
+            }
             return new RetryPolicy(this);
         }
     }

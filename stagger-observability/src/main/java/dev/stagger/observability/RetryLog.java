@@ -52,6 +52,13 @@ import org.slf4j.spi.LoggingEventBuilder;
  * WARN would bury the lines that matter). Calls refused before their first attempt (an open
  * circuit) write nothing: the breaker's metrics count them without flooding the log.
  *
+ * <p>A hedged call ({@link dev.stagger.HedgePolicy}) writes, at DEBUG (hedges are routine: about
+ * one call in twenty with a 95th-percentile delay), a line per hedge sent ({@code event}
+ * {@value #HEDGE}, {@code attempt}, {@code max_attempts}, {@code delay_ms}), per call won by a
+ * hedge ({@value #HEDGE_WON}, {@code attempt}, {@code running}) and per attempt cancelled
+ * ({@value #ATTEMPT_CANCELLED}, {@code attempt}, {@code reason}), each with {@code service} and
+ * {@code operation}.
+ *
  * <p>Immutable and thread-safe. Nothing is computed when the logger's level is off.
  */
 public final class RetryLog implements RetryListener {
@@ -63,6 +70,12 @@ public final class RetryLog implements RetryListener {
     public static final String FALLBACK = "fallback";
     /** The {@code event} value of a deferral line. */
     public static final String DEFERRED = "deferred";
+    /** The {@code event} value of a hedge-sent line. */
+    public static final String HEDGE = "hedge";
+    /** The {@code event} value of a line for a call won by a hedge. */
+    public static final String HEDGE_WON = "hedge_won";
+    /** The {@code event} value of a line for a hedged call's attempt cancelled. */
+    public static final String ATTEMPT_CANCELLED = "attempt_cancelled";
     /** The logger used unless {@link Builder#loggerName(String)} names another. */
     public static final String DEFAULT_LOGGER = "dev.stagger.retry";
 
@@ -126,6 +139,51 @@ public final class RetryLog implements RetryListener {
                 .addArgument(event.innerAttempts())
                 .addArgument(event.innerReason().name().toLowerCase(Locale.ROOT))
                 .log();
+    }
+
+    @Override
+    public void onHedgeSent(RetryEvent.HedgeSent event) {
+        LoggingEventBuilder line = hedgeLine(HEDGE, event.name(), event.attempt());
+        if (line != null) {
+            line.addKeyValue("max_attempts", event.maxAttempts()).addKeyValue("delay_ms", millis(event.delay()))
+                    .setMessage("{}: attempt {} slower than {} ms, hedge sent")
+                    .addArgument(target(service != null ? service : event.name(), operation))
+                    .addArgument(event.attempt() - 1).addArgument(millis(event.delay())).log();
+        }
+    }
+
+    @Override
+    public void onHedgeWon(RetryEvent.HedgeWon event) {
+        LoggingEventBuilder line = hedgeLine(HEDGE_WON, event.name(), event.attempt());
+        if (line != null) {
+            line.addKeyValue("running", event.running())
+                    .setMessage("{}: hedge (attempt {}) answered first")
+                    .addArgument(target(service != null ? service : event.name(), operation))
+                    .addArgument(event.attempt()).log();
+        }
+    }
+
+    @Override
+    public void onAttemptCancelled(RetryEvent.AttemptCancelled event) {
+        String reasonTag = event.reason().name().toLowerCase(Locale.ROOT);
+        LoggingEventBuilder line = hedgeLine(ATTEMPT_CANCELLED, event.name(), event.attempt());
+        if (line != null) {
+            line.addKeyValue("reason", reasonTag)
+                    .setMessage("{}: attempt {} cancelled ({})")
+                    .addArgument(target(service != null ? service : event.name(), operation))
+                    .addArgument(event.attempt()).addArgument(reasonTag).log();
+        }
+    }
+
+    /** A DEBUG line with {@code event}, {@code service}, {@code operation} and {@code attempt}; null when DEBUG is off. */
+    private LoggingEventBuilder hedgeLine(String event, String name, int attempt) {
+        if (!logger.isEnabledForLevel(Level.DEBUG)) {
+            return null;
+        }
+        LoggingEventBuilder line = logger.atLevel(Level.DEBUG).addKeyValue("event", event);
+        line = addIfKnown(line, "service", service != null ? service : name);
+        line = addIfKnown(line, "operation", operation);
+        return line.addKeyValue("attempt", attempt);
     }
 
     @Override

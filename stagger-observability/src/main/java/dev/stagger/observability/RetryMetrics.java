@@ -57,6 +57,13 @@ import java.util.WeakHashMap;
  *       <td>how long each attempt ran, by its number</td></tr>
  *   <tr><td>{@value #RETRY_DELAY}</td><td>timer</td><td></td>
  *       <td>waits actually scheduled before a retry; percentiles 0.5, 0.9, 0.99</td></tr>
+ *   <tr><td>{@value #HEDGES_SENT}</td><td>counter</td><td></td>
+ *       <td>hedges a hedged call sent ({@link dev.stagger.HedgePolicy}); Prometheus
+ *       {@code stagger_hedges_sent_total}. The three hedge counters are made on the first hedge event.</td></tr>
+ *   <tr><td>{@value #HEDGES_WON}</td><td>counter</td><td></td>
+ *       <td>hedged calls whose accepted outcome came from a hedge, not the round's first attempt</td></tr>
+ *   <tr><td>{@value #HEDGES_CANCELLED}</td><td>counter</td><td></td>
+ *       <td>running attempts of hedged calls cancelled because another won or the call ended</td></tr>
  *   <tr><td>{@value #CIRCUIT_STATE}</td><td>gauge</td><td></td>
  *       <td>0 closed, 1 half-open, 2 open</td></tr>
  *   <tr><td>{@value #CIRCUIT_TRANSITIONS}</td><td>counter</td><td>{@code from}, {@code to}</td>
@@ -102,6 +109,12 @@ public final class RetryMetrics {
     public static final String ATTEMPT_DURATION = "stagger.attempt.duration";
     /** Waits scheduled before retries, tagged {@code name}. */
     public static final String RETRY_DELAY = "stagger.retry.delay";
+    /** Hedges sent by hedged calls, tagged {@code name}. */
+    public static final String HEDGES_SENT = "stagger.hedges.sent";
+    /** Hedged calls won by a hedge, tagged {@code name}. */
+    public static final String HEDGES_WON = "stagger.hedges.won";
+    /** Running attempts of hedged calls cancelled, tagged {@code name}. */
+    public static final String HEDGES_CANCELLED = "stagger.hedges.cancelled";
     /** Breaker state: 0 closed, 1 half-open, 2 open. */
     public static final String CIRCUIT_STATE = "stagger.circuit.state";
     /** Breaker transitions, tagged {@code from} and {@code to}. */

@@ -44,6 +44,8 @@ public final class RetryMeters implements RetryListener {
     /** Deferred failures by inner retry name; made on first use. */
     private final ConcurrentHashMap<String, Counter> deferred = new ConcurrentHashMap<>();
     private final Consumer<AdaptiveThrottle> bindThrottle;
+    /** Hedges sent, won and cancelled; made on the first hedge event (most retries never hedge). */
+    private volatile Counter[] hedges;
     private volatile CircuitBreaker boundBreaker;
     private volatile RetryBudget boundBudget;
     private volatile AdaptiveThrottle boundThrottle;
@@ -137,6 +139,37 @@ public final class RetryMeters implements RetryListener {
                 .description("Failures not retried because an inner retry had decided on them")
                 .tags(tags).tag("inner", inner)
                 .register(registry)).increment();
+    }
+
+    @Override
+    public void onHedgeSent(RetryEvent.HedgeSent event) {
+        hedgeCounters()[0].increment();
+    }
+
+    @Override
+    public void onHedgeWon(RetryEvent.HedgeWon event) {
+        hedgeCounters()[1].increment();
+    }
+
+    @Override
+    public void onAttemptCancelled(RetryEvent.AttemptCancelled event) {
+        hedgeCounters()[2].increment();
+    }
+
+    private Counter[] hedgeCounters() {
+        Counter[] h = hedges;
+        if (h == null) { // registering twice returns the same counters, so a race is harmless
+            h = new Counter[] {
+                Counter.builder(RetryMetrics.HEDGES_SENT).description("Hedges sent while an attempt was slow")
+                        .baseUnit("hedges").tags(tags).register(registry),
+                Counter.builder(RetryMetrics.HEDGES_WON).description("Hedged calls won by a hedge")
+                        .tags(tags).register(registry),
+                Counter.builder(RetryMetrics.HEDGES_CANCELLED)
+                        .description("Running attempts of hedged calls cancelled: another won or the call ended")
+                        .baseUnit("attempts").tags(tags).register(registry)};
+            hedges = h;
+        }
+        return h;
     }
 
     private Counter fallbackCounter(String kind, EndReason reason) {

@@ -1,0 +1,340 @@
+package dev.stagger.benchmarks.hedge;
+
+import dev.stagger.Backoff;
+import dev.stagger.HedgePolicy;
+import dev.stagger.Retry;
+import dev.stagger.RetryBudget;
+import dev.stagger.RetryEvent;
+import dev.stagger.RetryListener;
+import dev.stagger.RetryPolicy;
+import dev.stagger.benchmarks.HarnessArgs;
+import dev.stagger.shedding.overload.LoopbackServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * Hedged requests against a long tail, in a real server (a harness, not JMH). Jetty on 127.0.0.1
+ * answers a GET after {@code --base-ms} (uniform within ±20 %), except {@code --slow-share} of
+ * requests (2 %), which take {@code --slow-factor} times longer (20x). An open-loop generator sends
+ * {@code --rate} calls per second for {@code --seconds} through the JDK {@code HttpClient}
+ * ({@code sendAsync}, HTTP/1.1), each call timed from its scheduled start; the first
+ * {@code --warmup} seconds are not recorded. Scenarios, each on a fresh server and a fresh
+ * {@link Retry} (so a percentile delay learns from nothing), interleaved round by round:
+ * <ul>
+ *   <li>no hedging (the same client without a Retry);</li>
+ *   <li>a fixed delay of twice the base latency;</li>
+ *   <li>a delay at the 95th percentile of recent latencies (fixed delay during a warm-up of 100);</li>
+ *   <li>overload: the server limited to {@code --permits} requests at a time (a fair semaphore, so
+ *       others queue) and driven at {@code --overload} times its capacity, without hedging, with a
+ *       p95 hedge and no budget, and with a p95 hedge and a budget of {@code --budget-ratio}
+ *       (hedges spend it; its floor is 1 per second).</li>
+ * </ul>
+ * Extra requests are the requests sent beyond one per call, as a share of the recorded calls (a
+ * cancelled hedge still counts: with the JDK client it may already have reached the server).
+ * Calls that fail (the {@code --timeout-ms} request timeout, 5 s, at overload) count in the extra requests they sent but
+ * not in the latencies, which are those of calls answered.
+ * With {@code --rounds} above 1 each figure is the median over rounds, with the spread (min–max)
+ * of p99 and extra requests. All traffic stays on loopback; the run ends by itself.
+ */
+public final class HedgeRun {
+    private HedgeRun() {
+    }
+
+    /** One configuration: the server's shape, the rate and how calls are made. */
+    private record Scenario(String name, boolean overload, Function<Setup, Caller> caller) {
+    }
+
+    /** What a scenario's caller is built from. */
+    private record Setup(HttpClient client, URI uri, Duration base, double budgetRatio, Duration timeout) {
+    }
+
+    /** Makes one call, counting each request it sends in {@code requests}. */
+    @FunctionalInterface
+    private interface Caller {
+        CompletableFuture<?> call(LongAdder requests);
+
+        /** What the caller's retry saw: hedges sent and won, and its hedge delay now; empty for none. */
+        default String report() {
+            return "";
+        }
+    }
+
+    /** One run of one scenario. */
+    private record Result(double p50, double p99, double p999, double extra, int calls, int failed, String notes) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        HarnessArgs a = new HarnessArgs(args);
+        double rate = a.positive("--rate", 50.0);
+        Duration duration = Duration.ofSeconds(a.positive("--seconds", 20));
+        Duration warmup = Duration.ofSeconds(a.positive("--warmup", 5));
+        Duration base = Duration.ofMillis(a.positive("--base-ms", 50));
+        double slowShare = a.positive("--slow-share", 0.02);
+        int slowFactor = a.positive("--slow-factor", 20);
+        int permits = a.positive("--permits", 2);
+        double overload = a.positive("--overload", 1.05);
+        double budgetRatio = a.positive("--budget-ratio", 0.05);
+        int rounds = a.positive("--rounds", 3);
+        Duration timeout = Duration.ofMillis(a.positive("--timeout-ms", 5000));
+
+        double meanServiceSeconds = base.toNanos() / 1e9 * ((1 - slowShare) + slowShare * slowFactor);
+        double capacity = permits / meanServiceSeconds;
+        List<Scenario> scenarios = List.of(
+                new Scenario("no hedging", false, s -> plain(s)),
+                new Scenario(String.format(Locale.ROOT, "fixed delay %d ms", base.toMillis() * 2), false,
+                        s -> hedged(s, HedgePolicy.after(s.base().multipliedBy(2)), false)),
+                new Scenario("p95 delay", false, s -> hedged(s, p95(s), false)),
+                new Scenario(String.format(Locale.ROOT, "overload %.1fx, no hedging", overload), true, s -> plain(s)),
+                new Scenario(String.format(Locale.ROOT, "overload %.1fx, p95, no budget", overload), true,
+                        s -> hedged(s, p95(s), false)),
+                new Scenario(String.format(Locale.ROOT, "overload %.1fx, p95, budget %.0f %%", overload, budgetRatio * 100),
+                        true, s -> hedged(s, p95(s), true)));
+
+        System.out.printf(Locale.ROOT, "hedging: %.0f calls/s for %d s (%d s warm-up), base %d ms, %.0f %% %dx slower;"
+                        + " overload: %d permits (capacity %.0f/s) at %.1fx%n",
+                rate, duration.toSeconds(), warmup.toSeconds(), base.toMillis(), slowShare * 100, slowFactor, permits,
+                capacity, overload);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
+        // One unrecorded run to warm the JVM up.
+        runOnce(scenarios.get(2), client, rate, Duration.ofSeconds(3), Duration.ofSeconds(1), base, slowShare,
+                slowFactor, 0, budgetRatio, timeout);
+        Map<String, List<Result>> results = new LinkedHashMap<>();
+        for (int r = 0; r < rounds; r++) {
+            for (Scenario s : scenarios) {
+                double offered = s.overload() ? capacity * overload : rate;
+                Result result = runOnce(s, client, offered, duration, warmup, base, slowShare, slowFactor,
+                        s.overload() ? permits : 0, budgetRatio, timeout);
+                results.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(result);
+                System.out.printf(Locale.ROOT, "  round %d  %-34s p50 %7.1f  p99 %7.1f  p999 %7.1f ms  extra %5.1f %%"
+                                + "  (%d calls, %d failed) %s%n", r + 1, s.name(), result.p50(), result.p99(), result.p999(),
+                        result.extra() * 100, result.calls(), result.failed(), result.notes());
+            }
+        }
+        print(results, rounds);
+    }
+
+    private static HedgePolicy p95(Setup s) {
+        return HedgePolicy.builder().delay(s.base().multipliedBy(2)).percentile(95).warmup(100)
+                .floor(Duration.ofMillis(1)).build();
+    }
+
+    private static Caller plain(Setup s) {
+        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(s.timeout()).build();
+        return requests -> {
+            requests.increment();
+            return s.client().sendAsync(request, HttpResponse.BodyHandlers.discarding());
+        };
+    }
+
+    private static Caller hedged(Setup s, HedgePolicy hedge, boolean budgeted) {
+        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(s.timeout()).build();
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(2).backoff(Backoff.none()).hedge(hedge).build();
+        Retry retry = Retry.of("hedge-run", policy);
+        retry = budgeted
+                ? retry.withBudget(RetryBudget.builder("hedge-run-budget").ratio(s.budgetRatio()).maxTokens(10)
+                        .minRetriesPerSecond(1).build())
+                : retry.withoutBudget();
+        LongAdder sent = new LongAdder();
+        LongAdder won = new LongAdder();
+        java.util.concurrent.ConcurrentLinkedQueue<Long> durations = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        Retry r = retry.withListener(new RetryListener() {
+            @Override
+            public void onHedgeSent(RetryEvent.HedgeSent event) {
+                sent.increment();
+            }
+
+            @Override
+            public void onHedgeWon(RetryEvent.HedgeWon event) {
+                won.increment();
+            }
+
+            @Override
+            public void onAttemptFinished(RetryEvent.AttemptFinished event) {
+                if (!event.failed()) {
+                    durations.add(event.duration().toNanos());
+                }
+            }
+        });
+        return new Caller() {
+            @Override
+            public CompletableFuture<?> call(LongAdder requests) {
+                return r.callAsync(() -> {
+                    requests.increment();
+                    return s.client().sendAsync(request, HttpResponse.BodyHandlers.discarding());
+                });
+            }
+
+            @Override
+            public String report() {
+                long[] d = durations.stream().mapToLong(Long::longValue).sorted().toArray();
+                return String.format(Locale.ROOT, "hedges sent %d, won %d, delay now %.1f ms; winners' attempt p50 %.1f p95 %.1f p99 %.1f",
+                        sent.sum(), won.sum(), r.hedgeDelay().orElseThrow().toNanos() / 1e6, ms(d, 0.5), ms(d, 0.95), ms(d, 0.99));
+            }
+        };
+    }
+
+    private static Result runOnce(Scenario scenario, HttpClient client, double rate, Duration duration, Duration warmup,
+                                  Duration base, double slowShare, int slowFactor, int permits, double budgetRatio,
+                                  Duration timeout)
+            throws Exception {
+        Semaphore capacity = permits > 0 ? new Semaphore(permits, true) : null;
+        long baseNanos = base.toNanos();
+        try (LoopbackServer server = LoopbackServer.start((request, response) -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            long nanos = (long) (baseNanos * (0.8 + 0.4 * random.nextDouble()));
+            if (random.nextDouble() < slowShare) {
+                nanos *= slowFactor;
+            }
+            try {
+                if (capacity != null) {
+                    capacity.acquire();
+                }
+                try {
+                    TimeUnit.NANOSECONDS.sleep(nanos);
+                } finally {
+                    if (capacity != null) {
+                        capacity.release();
+                    }
+                }
+            } catch (InterruptedException stopping) {
+                Thread.currentThread().interrupt();
+                response.setStatus(503);
+                return;
+            }
+            response.setStatus(200);
+            response.setContentLength(0);
+        })) {
+            Caller caller = scenario.caller().apply(new Setup(client, server.uri("/work"), base, budgetRatio, timeout));
+            return drive(caller, rate, duration, warmup);
+        }
+    }
+
+    /** Open loop: one call per tick, each timed from its tick; waits up to 5 s for the last calls. */
+    private static Result drive(Caller caller, double rate, Duration duration, Duration warmup)
+            throws InterruptedException {
+        LongAdder requests = new LongAdder();
+        LongAdder unrecorded = new LongAdder();
+        long period = (long) (1e9 / rate);
+        int total = (int) (duration.toNanos() / period);
+        int skip = (int) (warmup.toNanos() / period);
+        long[] latencies = new long[total];
+        Arrays.fill(latencies, -1);
+        AtomicInteger failed = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Throwable> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicInteger done = new AtomicInteger();
+        AtomicInteger next = new AtomicInteger();
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+        long start = System.nanoTime();
+        // How late Stagger's timer runs hedges on this machine: a 10 ms wait every 20 ms
+        java.util.concurrent.ConcurrentLinkedQueue<Long> lateness = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        ticker.scheduleAtFixedRate(() -> {
+            long due = System.nanoTime() + 10_000_000L;
+            dev.stagger.Clock.system().schedule(() -> lateness.add(System.nanoTime() - due), 10_000_000L);
+        }, 0, 20, TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(() -> {
+            int i = next.getAndIncrement();
+            if (i >= total) {
+                return;
+            }
+            long due = start + i * period;
+            CompletableFuture<?> f;
+            try {
+                f = caller.call(i < skip ? unrecorded : requests);
+            } catch (RuntimeException e) {
+                failed.incrementAndGet();
+                done.incrementAndGet();
+                return;
+            }
+            f.whenComplete((v, t) -> {
+                if (t != null) {
+                    failed.incrementAndGet();
+                    firstFailure.compareAndSet(null, t);
+                } else {
+                    latencies[i] = System.nanoTime() - due;
+                }
+                done.incrementAndGet();
+            });
+        }, 0, period, TimeUnit.NANOSECONDS);
+        long stopBy = start + duration.toNanos() + TimeUnit.SECONDS.toNanos(5);
+        while (done.get() < total && System.nanoTime() < stopBy) {
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        ticker.shutdownNow();
+        int calls = Math.min(next.get(), total);
+        long[] recorded = Arrays.stream(Arrays.copyOfRange(latencies, skip, calls)).filter(x -> x >= 0).sorted().toArray();
+        int measured = Math.max(0, calls - skip);
+        double extra = measured == 0 ? 0 : (requests.sum() - measured) / (double) measured;
+        Throwable first = firstFailure.get();
+        long[] late = lateness.stream().mapToLong(Long::longValue).sorted().toArray();
+        String notes = caller.report() + String.format(Locale.ROOT, "; timer late p50 %.1f p99 %.1f ms", ms(late, 0.5),
+                ms(late, 0.99)) + (first == null ? "" : "; first failure: " + first);
+        return new Result(ms(recorded, 0.50), ms(recorded, 0.99), ms(recorded, 0.999), extra, calls, failed.get(), notes);
+    }
+
+    private static double ms(long[] sorted, double q) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.max(1, Math.ceil(q * sorted.length));
+        return sorted[rank - 1] / 1e6;
+    }
+
+    private static void print(Map<String, List<Result>> results, int rounds) {
+        System.out.println();
+        System.out.printf("| Scenario (median of %d rounds) | p50 ms | p99 ms (spread) | p999 ms | p99 / unhedged | extra requests (spread) |%n",
+                rounds);
+        System.out.println("|---|---|---|---|---|---|");
+        List<Result> unhedged = null;
+        for (Map.Entry<String, List<Result>> e : results.entrySet()) {
+            List<Result> rs = e.getValue();
+            if (e.getKey().endsWith("no hedging")) {
+                unhedged = rs;
+            }
+            double[] ratios = new double[rs.size()];
+            for (int i = 0; i < rs.size(); i++) {
+                ratios[i] = unhedged == null ? Double.NaN : rs.get(i).p99() / unhedged.get(i).p99();
+            }
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f (%.1f–%.1f) | %.1f | %.2f | %.1f %% (%.1f–%.1f) |%n", e.getKey(),
+                    median(rs, Result::p50), median(rs, Result::p99), min(rs, Result::p99), max(rs, Result::p99),
+                    median(rs, Result::p999), median(ratios), 100 * median(rs, Result::extra),
+                    100 * min(rs, Result::extra), 100 * max(rs, Result::extra));
+        }
+    }
+
+    private static double median(List<Result> rs, java.util.function.ToDoubleFunction<Result> f) {
+        return median(rs.stream().mapToDouble(f).toArray());
+    }
+
+    private static double median(double[] xs) {
+        double[] s = xs.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    private static double min(List<Result> rs, java.util.function.ToDoubleFunction<Result> f) {
+        return rs.stream().mapToDouble(f).min().orElse(Double.NaN);
+    }
+
+    private static double max(List<Result> rs, java.util.function.ToDoubleFunction<Result> f) {
+        return rs.stream().mapToDouble(f).max().orElse(Double.NaN);
+    }
+}

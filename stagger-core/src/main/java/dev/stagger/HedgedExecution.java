@@ -1,0 +1,516 @@
+package dev.stagger;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * One hedged call ({@link HedgePolicy}), sync or async: rounds of attempts running side by side,
+ * the next hedge armed on the clock while any attempt of the round runs, and a backoff between
+ * rounds when every attempt of one failed with a retryable failure.
+ *
+ * <p>Outcomes arrive on whatever threads the attempts finish on; every decision is taken under one
+ * {@link ReentrantLock} (never held while an operation runs or a future is cancelled), by the same
+ * {@link RetryEngine} rules and guards as a retrying call: the engine classifies each outcome, an
+ * accepted one wins, a stopped one ends the call, and the end of a round is decided by
+ * {@link #retryOrEnd}. A sync call runs its attempts on the policy's executor and waits on its
+ * future, so a slow attempt that ignores interrupts never holds the caller once a hedge has won.
+ */
+final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Hedging hedging;
+    private final boolean sync;
+    private final Promise<T> promise;
+    /** The attempts running, in the order they started; {@link #live} of them. */
+    private final Attempt[] running = new Attempt[HedgePolicy.MAX_HEDGES + 1];
+    private int live;
+    /** Attempts started in the current round. */
+    private int inRound;
+    /** Counts rounds, so a hedge armed in one never fires in the next. */
+    private int round;
+    private Clock.Cancellable timer;
+    private long armedDelay;
+
+    /**
+     * @param operation a {@link Callable} or {@link AttemptCallable} when {@code sync}, else a
+     *     {@link Supplier} or a {@link Function} of the context returning a {@link CompletionStage}
+     */
+    HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync) {
+        super(retry, operation, readsContext);
+        this.hedging = retry.hedging;
+        this.sync = sync;
+        this.promise = new Promise<>(this);
+    }
+
+    /** Starts the call; the future completes with the caller's answer. */
+    CompletableFuture<T> start() {
+        begin();
+        if (retry.policy.deadlineNanos() > 0) {
+            Ambient.needFrames(); // retries inside its attempts are bounded by this call's deadline
+        }
+        RetryNestingException refused = joinCaller();
+        if (refused != null) {
+            promise.settleExceptionally(refused);
+            return promise;
+        }
+        if (listeners.length > 0) {
+            listenForCall();
+        }
+        startRound();
+        return promise;
+    }
+
+    /** A sync call: starts it and waits for its answer on the caller's thread. */
+    T await() throws Exception {
+        start();
+        try {
+            return promise.get();
+        } catch (ExecutionException e) {
+            throw Retry.<Exception>sneaky(e.getCause());
+        } catch (InterruptedException e) {
+            Future<?>[] losers;
+            Throwable last;
+            lock.lock();
+            try {
+                losers = endNow(EndReason.INTERRUPTED);
+                last = lastFailure;
+            } finally {
+                lock.unlock();
+            }
+            cancel(losers);
+            Thread.currentThread().interrupt(); // keep the interrupt status, as a retrying call does
+            throw Retry.<Exception>sneaky(last != null ? last : e);
+        }
+    }
+
+    // ---- rounds and hedges ----
+
+    private void startRound() {
+        Attempt first = null;
+        int r;
+        lock.lock();
+        try {
+            if (endReason != null) {
+                return;
+            }
+            r = ++round;
+            inRound = 0;
+            if (beforeAttempt()) {
+                first = track(attempt, false, permit);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (first == null) {
+            settle(promise); // the breaker or the throttle refused the round's first attempt: ended
+            return;
+        }
+        arm(r); // before the attempt runs: its delay counts from its start
+        launch(first);
+    }
+
+    /** The backoff after a failed round is over. */
+    private void nextRound() {
+        try {
+            startRound();
+        } catch (Throwable t) {
+            failOnEscape(t);
+        }
+    }
+
+    /** Arms the next hedge of round {@code r}, when one may follow and the deadline leaves time for its delay. */
+    private void arm(int r) {
+        lock.lock();
+        try {
+            if (endReason != null || r != round || live == 0 || inRound > hedging.policy.maxHedges()
+                    || attempt >= retry.engine.maxAttempts) {
+                return;
+            }
+            long delay = hedging.delayNanos();
+            long remaining = remainingNanos();
+            if (remaining >= 0 && remaining <= delay) {
+                return; // the deadline would pass before the hedge is sent
+            }
+            armedDelay = delay;
+            timer = retry.clock.schedule(new Tick(r), delay);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The delay of round {@code r} is over: sends a hedge if the guards allow one. */
+    private void hedge(int r) {
+        Attempt a;
+        lock.lock();
+        try {
+            timer = null;
+            if (endReason != null || r != round || live == 0 || inRound > hedging.policy.maxHedges()
+                    || attempt >= retry.engine.maxAttempts) {
+                return;
+            }
+            CircuitBreaker.Permit p = null;
+            CircuitBreaker breaker = retry.breaker;
+            if (breaker != null && !(p = breaker.tryAcquirePermission()).isGranted()) {
+                return; // no hedge while the breaker refuses; the running attempts go on
+            }
+            AdaptiveThrottle throttle = retry.throttle;
+            if (throttle != null && !throttle.tryAcquire()) {
+                release(p);
+                return;
+            }
+            RetryBudget budget = retry.budget;
+            if (budget != null && !budget.tryAcquireRetry()) {
+                release(p);
+                return;
+            }
+            attempt++;
+            a = track(attempt, true, p);
+            if (listeners.length > 0) {
+                RetryEvent.HedgeSent e = new RetryEvent.HedgeSent(retry.name, a.number, retry.engine.maxAttempts,
+                        Duration.ofNanos(armedDelay));
+                for (RetryListener l : listeners) {
+                    try {
+                        l.onHedgeSent(e);
+                    } catch (RuntimeException ignored) {
+                        // listeners must not change the call's outcome
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        arm(r);
+        launch(a);
+    }
+
+    private void release(CircuitBreaker.Permit p) {
+        if (p != null) {
+            retry.breaker.releasePermission(p); // the hedge never happened
+        }
+    }
+
+    /** Registers a new running attempt; under the lock. */
+    private Attempt track(int number, boolean isHedge, CircuitBreaker.Permit p) {
+        Attempt a = new Attempt(this, number, isHedge, p, retry.clock.nanoTime());
+        running[live++] = a;
+        inRound++;
+        return a;
+    }
+
+    /** Starts an attempt's operation; never under the lock. */
+    @SuppressWarnings("unchecked")
+    private void launch(Attempt a) {
+        if (a.done) {
+            return; // the call ended while this attempt was being set up
+        }
+        if (sync) {
+            FutureTask<Void> task = new FutureTask<>(a, null);
+            a.handle = task;
+            try {
+                retry.hedging.policy.executor().execute(task);
+            } catch (RuntimeException rejected) {
+                outcome(a, null, rejected);
+            }
+            return;
+        }
+        CompletableFuture<T> future;
+        try {
+            CompletionStage<T> stage = readsContext
+                    ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
+                    : ((Supplier<? extends CompletionStage<T>>) operation).get();
+            if (stage == null) {
+                throw new NullPointerException("operation returned a null CompletionStage");
+            }
+            future = stage.toCompletableFuture();
+        } catch (Throwable t) {
+            outcome(a, null, t);
+            return;
+        }
+        a.handle = future;
+        future.handle((value, failure) -> {
+            outcome(a, value, unwrap(failure));
+            return null;
+        });
+        if (a.done) {
+            future.cancel(true); // the call ended while this attempt was starting
+        }
+    }
+
+    /** An attempt's outcome, on the thread it finished on. */
+    private void outcome(Attempt a, Object value, Throwable failure) {
+        Future<?>[] losers = null;
+        boolean ended = false;
+        long wait = END;
+        try {
+            lock.lock();
+            try {
+                if (a.done) {
+                    hedging.policy.discard(value); // cancelled, or the call ended: nobody receives it
+                    return;
+                }
+                a.done = true;
+                forget(a);
+                long took = retry.clock.nanoTime() - a.startNanos;
+                Decision decision = recordAttempt(a.number, a.permit, value, failure, took, a.inner);
+                if (decision.kind() != Decision.Kind.RETRY) {
+                    int made = attempt;
+                    attempt = a.number; // SUCCESS or RECOVERED by the winner's number, one rule in the engine
+                    long next = retry.engine.next(this, decision);
+                    attempt = made;
+                    EndReason reason = RetryEngine.endReason(next);
+                    if (reason.isSuccess()) {
+                        hedging.observed(took);
+                        long now = a.startNanos + took;
+                        for (int i = 0; i < live; i++) {
+                            hedging.observed(now - running[i].startNanos); // a loser took at least this long
+                        }
+                        if (a.hedge) {
+                            hedgeWon(a);
+                        }
+                        if (retry.budget != null) {
+                            retry.budget.onSuccess();
+                        }
+                    }
+                    losers = endNow(reason);
+                    ended = true;
+                } else if (live == 0) {
+                    cancelTimer();
+                    wait = retryOrEnd(decision, value, failure);
+                    ended = wait == END;
+                }
+                // else a retryable failure while other attempts run: they may still win
+            } finally {
+                lock.unlock();
+            }
+            cancel(losers);
+            if (ended) {
+                settle(promise);
+            } else if (wait == 0) {
+                startRound();
+            } else if (wait != END) {
+                retry.clock.schedule(this::nextRound, wait);
+            }
+        } catch (Throwable escaped) {
+            failOnEscape(escaped);
+        }
+    }
+
+    /** An Error from a listener or a classifier: the caller's future fails with it, as a sync call would throw it. */
+    private void failOnEscape(Throwable t) {
+        Future<?>[] losers;
+        lock.lock();
+        try {
+            losers = endNow(EndReason.NOT_RETRYABLE);
+        } finally {
+            lock.unlock();
+        }
+        cancel(losers);
+        promise.settleExceptionally(t);
+    }
+
+    private void hedgeWon(Attempt a) {
+        if (listeners.length == 0) {
+            return;
+        }
+        RetryEvent.HedgeWon e = new RetryEvent.HedgeWon(retry.name, a.number, live);
+        for (RetryListener l : listeners) {
+            try {
+                l.onHedgeWon(e);
+            } catch (RuntimeException ignored) {
+                // listeners must not change the call's outcome
+            }
+        }
+    }
+
+    /**
+     * Ends the call with {@code reason} (unless it has ended): no more hedges or rounds, and every
+     * running attempt marked cancelled. Under the lock.
+     *
+     * @return the running attempts' handles, to cancel once the lock is released; null for none
+     */
+    private Future<?>[] endNow(EndReason reason) {
+        if (endReason != null) {
+            return null;
+        }
+        cancelTimer();
+        round++; // a round's pending start or hedge does nothing now
+        Future<?>[] handles = null;
+        for (int i = 0; i < live; i++) {
+            Attempt a = running[i];
+            running[i] = null;
+            a.done = true;
+            release(a.permit);
+            if (a.handle != null) {
+                if (handles == null) {
+                    handles = new Future<?>[live];
+                }
+                handles[i] = a.handle;
+            }
+            if (listeners.length > 0) {
+                RetryEvent.AttemptCancelled e = new RetryEvent.AttemptCancelled(retry.name, a.number, reason);
+                for (RetryListener l : listeners) {
+                    try {
+                        l.onAttemptCancelled(e);
+                    } catch (RuntimeException ignored) {
+                        // listeners must not change the call's outcome
+                    }
+                }
+            }
+        }
+        live = 0;
+        end(reason);
+        return handles;
+    }
+
+    private static void cancel(Future<?>[] handles) {
+        if (handles == null) {
+            return;
+        }
+        for (Future<?> f : handles) {
+            if (f != null) {
+                f.cancel(true); // interrupts a sync attempt's thread; cancels an async attempt's future
+            }
+        }
+    }
+
+    private void cancelTimer() {
+        Clock.Cancellable t = timer;
+        if (t != null) {
+            timer = null;
+            t.cancel();
+        }
+    }
+
+    private void forget(Attempt a) {
+        for (int i = 0; i < live; i++) {
+            if (running[i] == a) {
+                System.arraycopy(running, i + 1, running, i, live - i - 1);
+                running[--live] = null;
+                return;
+            }
+        }
+    }
+
+    /** The caller cancelled or completed the future: no more attempts, the running ones cancelled. */
+    @Override
+    public void onCallerEnded() {
+        Future<?>[] losers;
+        lock.lock();
+        try {
+            losers = endNow(EndReason.CANCELLED);
+        } finally {
+            lock.unlock();
+        }
+        cancel(losers);
+    }
+
+    @Override
+    boolean claimEnd(EndReason reason) {
+        lock.lock(); // held already on every path but a refusal in beforeAttempt, which holds it too
+        try {
+            return super.claimEnd(reason);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The deadline of this call and of what it runs inside, on the retry's clock; NO_DEADLINE for none. */
+    private long deadlineAt() {
+        long at = outerDeadlineAt();
+        long own = retry.policy.deadlineNanos();
+        return own > 0 ? Math.min(at, startNanos() + own) : at;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** The hedge timer of one round. */
+    private final class Tick implements Runnable {
+        private final int round;
+
+        Tick(int round) {
+            this.round = round;
+        }
+
+        @Override
+        public void run() {
+            try {
+                hedge(round);
+            } catch (Throwable t) {
+                failOnEscape(t);
+            }
+        }
+    }
+
+    /** One running attempt; a sync one is also the task its executor runs. */
+    private static final class Attempt implements Runnable {
+        final HedgedExecution<?> call;
+        final int number;
+        final boolean hedge;
+        final CircuitBreaker.Permit permit;
+        final long startNanos;
+        /** What cancels it; set before it can finish (sync) or once its future exists (async). */
+        volatile Future<?> handle;
+        /** Set under the lock once its outcome is taken or it is cancelled. */
+        volatile boolean done;
+        /** What a sync retry inside it decided, read on its thread as it ended. */
+        Ambient.Decided inner;
+
+        Attempt(HedgedExecution<?> call, int number, boolean hedge, CircuitBreaker.Permit permit, long startNanos) {
+            this.call = call;
+            this.number = number;
+            this.hedge = hedge;
+            this.permit = permit;
+            this.startNanos = startNanos;
+        }
+
+        /** Runs a sync attempt on the executor's thread, inside this call as a retry in it sees it. */
+        @Override
+        public void run() {
+            if (done) {
+                return;
+            }
+            call.runAttempt(this);
+        }
+    }
+
+    /** Runs sync attempt {@code a} on the executor's thread, inside this call as a retry in it sees it. */
+    @SuppressWarnings("unchecked")
+    private void runAttempt(Attempt a) {
+        long serial = Ambient.serial();
+        Ambient.Local local = null;
+        Object result = null;
+        Throwable failure = null;
+        try {
+            if (Ambient.framed(serial)) {
+                Ambient.Local l = Ambient.local();
+                Ambient.Frame frame = l.enter(retry);
+                local = l;
+                frame.limit(deadlineAt());
+            }
+            result = readsContext ? ((AttemptCallable<T>) operation).call(this) : ((Callable<T>) operation).call();
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            if (local != null) {
+                local.exit();
+            }
+        }
+        if (failure != null) {
+            a.inner = Ambient.local().since(serial);
+        }
+        outcome(a, result, failure);
+    }
+}
