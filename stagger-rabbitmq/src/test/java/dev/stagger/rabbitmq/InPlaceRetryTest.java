@@ -46,17 +46,32 @@ class InPlaceRetryTest extends ConsumerTestBase {
         };
     }
 
+    /** Starts a consumer of {@code queue} on the virtual clock, one handler thread, the one-minute level only. */
+    private RabbitConsumer startOnClock(String queue, MessageHandler handler, RetryPolicy policy) throws IOException {
+        return start(RabbitConsumer.builder(queue, TestBroker.factory(), handler).policy(policy).delayLevels(ONE_MINUTE)
+                .clock(clock).concurrency(1));
+    }
+
+    /** {@link #startOnClock} on a queue of its own, and one message published whose first retry is then decided. */
+    private RabbitConsumer startAndFailOnce(String what, MessageHandler handler, RetryPolicy policy) throws Exception {
+        RabbitConsumer consumer = startOnClock(TestBroker.uniqueQueue(what), handler, policy);
+        TestBroker.publish(channel, consumer.queue(), what + "-1", "x");
+        awaitRetried(1);
+        return consumer;
+    }
+
+    private void awaitRetried(int n) throws Exception {
+        TestBroker.await(n + " retries decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == n);
+    }
+
     private String delayQueue(RabbitConsumer consumer) {
         return consumer.delayQueues().get(0);
     }
 
     @Test
     void aShortRetryRunsAgainAfterItsWaitOnTheClockWithoutACopy() throws Exception {
-        String queue = TestBroker.uniqueQueue("inplace");
-        RabbitConsumer consumer = start(RabbitConsumer.builder(queue, TestBroker.factory(), failingUntil(3))
-                .policy(fixed(5, 20)).delayLevels(ONE_MINUTE).clock(clock).concurrency(1));
-        TestBroker.publish(channel, queue, "p1", "x");
-        TestBroker.await("the first retry decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
+        RabbitConsumer consumer = startAndFailOnce("inplace", failingUntil(3), fixed(5, 20));
+        String queue = consumer.queue();
         assertThat(events(MessageOutcome.RETRIED).get(0).delay()).isEqualTo(Duration.ofMillis(20));
 
         clock.advance(Duration.ofMillis(19));
@@ -64,7 +79,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         assertThat(seen).containsExactly("1/0");
 
         clock.advance(Duration.ofMillis(1));
-        TestBroker.await("the second retry decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 2);
+        awaitRetried(2);
         clock.advance(Duration.ofMillis(20));
         TestBroker.await("the third attempt succeeded", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
 
@@ -81,13 +96,10 @@ class InPlaceRetryTest extends ConsumerTestBase {
      */
     @Test
     void aRetryBeyondTheBudgetIsACopyCarryingTheAttemptsMadeInPlace() throws Exception {
-        String queue = TestBroker.uniqueQueue("inplace-budget");
-        RabbitConsumer consumer = start(RabbitConsumer.builder(queue, TestBroker.factory(), failingUntil(0))
-                .policy(fixed(10, 20)).delayLevels(ONE_MINUTE).clock(clock).concurrency(1));
-        TestBroker.publish(channel, queue, "b1", "x");
-        TestBroker.await("the first retry decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
+        RabbitConsumer consumer = startAndFailOnce("inplace-budget", failingUntil(0), fixed(10, 20));
+        String queue = consumer.queue();
         clock.advance(Duration.ofMillis(20));
-        TestBroker.await("the second retry decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 2);
+        awaitRetried(2);
         clock.advance(Duration.ofMillis(20));
         TestBroker.await("the copy in the delay queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, delayQueue(consumer)) == 1);
@@ -141,7 +153,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
                         .deadline(Duration.ofMillis(30)).build())
                 .delayLevels(ONE_MINUTE).clock(clock).concurrency(1));
         TestBroker.publish(channel, queue, "d1", "x");
-        TestBroker.await("the first retry decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
+        awaitRetried(1);
         clock.advance(Duration.ofMillis(20));
         TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         assertThat(seen).containsExactly("1/0", "2/1");
@@ -175,11 +187,8 @@ class InPlaceRetryTest extends ConsumerTestBase {
     /** Closing while a retry waits in place publishes it as its copy: attempt and history kept, the original acknowledged. */
     @Test
     void closingPublishesARetryWaitingInPlaceAsItsCopy() throws Exception {
-        String queue = TestBroker.uniqueQueue("inplace-close");
-        RabbitConsumer consumer = start(RabbitConsumer.builder(queue, TestBroker.factory(), failingUntil(0))
-                .policy(fixed(5, 20)).delayLevels(ONE_MINUTE).clock(clock).concurrency(1));
-        TestBroker.publish(channel, queue, "w1", "x");
-        TestBroker.await("the retry waiting in place", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
+        RabbitConsumer consumer = startAndFailOnce("inplace-close", failingUntil(0), fixed(5, 20));
+        String queue = consumer.queue();
         consumer.close();
 
         assertThat(seen).containsExactly("1/0");
@@ -211,7 +220,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         }).policy(fixed(5, 20)).delayLevels(ONE_MINUTE).clock(clock).concurrency(1)
                 .shutdownTimeout(Duration.ofMillis(100)));
         TestBroker.publish(channel, queue, "f1", "x");
-        TestBroker.await("the retry waiting in place", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
+        awaitRetried(1);
         clock.advance(Duration.ofMillis(20));
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         consumer.close();
