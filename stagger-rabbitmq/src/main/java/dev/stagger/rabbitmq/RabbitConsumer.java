@@ -93,6 +93,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private final Duration shutdownTimeout;
     private final Duration confirmTimeout;
     private final Duration maxDelay;
+    private final Duration retryInPlace;
     private final Nesting nesting;
     private final boolean declareQueue;
     private final MessageListener[] listeners;
@@ -104,6 +105,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean forced;
     private Connection connection;
+    private Channel consuming;
     private ExecutorService handlers;
     private DeliveryProcessor processor;
     private boolean started;
@@ -120,6 +122,7 @@ public final class RabbitConsumer implements AutoCloseable {
         this.shutdownTimeout = b.shutdownTimeout;
         this.confirmTimeout = b.confirmTimeout;
         this.maxDelay = b.maxDelay;
+        this.retryInPlace = b.retryInPlace;
         this.nesting = b.nesting;
         this.declareQueue = b.declareQueue;
         this.listeners = b.listeners.toArray(new MessageListener[0]);
@@ -189,10 +192,12 @@ public final class RabbitConsumer implements AutoCloseable {
                 Connection open = connection;
                 processor = new DeliveryProcessor(name, topology, consume, publisher,
                         new RetryStep(name, policy, clock, random, nesting), handler, listeners, clock, random, confirmTimeout,
-                        maxDelay, connection.getFrameMax(), () -> redeclare(open), handlers, () -> closing, () -> forced);
+                        maxDelay, connection.getFrameMax(), () -> redeclare(open), retryInPlace, handlers, () -> closing,
+                        () -> forced);
                 DeliveryProcessor settle = processor;
                 ExecutorService pool = handlers;
                 consume.basicQos(prefetch);
+                consuming = consume;
                 consume.basicConsume(queue, false, name, new DefaultConsumer(consume) {
                     @Override
                     public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
@@ -252,7 +257,8 @@ public final class RabbitConsumer implements AutoCloseable {
      * Stops gracefully: no new deliveries; deliveries received but not started are returned to the
      * queue unopened; running handlers get {@link Builder#shutdownTimeout} to finish (and their
      * outcome is settled as usual), after which they are interrupted and their messages returned
-     * without counting the attempt. Then the connection closes. Idempotent.
+     * without counting the attempt; retries waiting {@link Builder#retryInPlace in place} are
+     * published as the copies they stand for. Then the connection closes. Idempotent.
      */
     @Override
     public void close() {
@@ -262,6 +268,7 @@ public final class RabbitConsumer implements AutoCloseable {
                 return;
             }
             closing = true;
+            stopDeliveries();
             if (handlers != null) {
                 handlers.shutdown();
                 try {
@@ -272,6 +279,7 @@ public final class RabbitConsumer implements AutoCloseable {
                     }
                     // copies published but not yet confirmed: their originals are acknowledged as the confirms arrive
                     if (processor != null) {
+                        processor.releaseWaits(); // in-place retries still waiting go out as their copies
                         processor.awaitSettled(confirmTimeout);
                     }
                 } catch (InterruptedException e) {
@@ -283,6 +291,20 @@ public final class RabbitConsumer implements AutoCloseable {
             closeQuietly();
         } finally {
             lifecycle.unlock();
+        }
+    }
+
+    /**
+     * Cancels the subscription, so that what the consumer returns or publishes to the work queue
+     * while it closes goes to other consumers, not back to this one.
+     */
+    private void stopDeliveries() {
+        if (consuming != null && consuming.isOpen()) {
+            try {
+                consuming.basicCancel(name);
+            } catch (IOException | RuntimeException gone) {
+                // the channel is closing anyway: it stops its deliveries with it
+            }
         }
     }
 
@@ -314,6 +336,7 @@ public final class RabbitConsumer implements AutoCloseable {
         private Duration shutdownTimeout = Duration.ofSeconds(30);
         private Duration confirmTimeout = Duration.ofSeconds(30);
         private Duration maxDelay = Duration.ofDays(1);
+        private Duration retryInPlace = Duration.ofMillis(50);
         private Nesting nesting = Nesting.DEFER;
         private boolean declareQueue = true;
         private final List<MessageListener> listeners = new ArrayList<>();
@@ -420,6 +443,26 @@ public final class RabbitConsumer implements AutoCloseable {
             if (maxDelay.toMillis() < 1) {
                 throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
             }
+            return this;
+        }
+
+        /**
+         * How long the retries of one delivery may wait <em>in place</em>, in all; default 50 ms,
+         * {@link Duration#ZERO} for never. A retry whose wait (as the policy's backoff chose it,
+         * in whole milliseconds) still fits in this budget, and is at most the fourth made in
+         * place for the delivery, publishes no copy: the original stays unacknowledged, in its
+         * prefetch slot, and the handler runs it again on a handler thread when the wait is over
+         * on the consumer's clock, with the headers the copy would have carried (attempt, error
+         * history, due time). Longer waits, later retries and dead letters go through the broker
+         * as before. A short retry then costs no publish and no wait for the broker's confirm.
+         *
+         * <p>A redelivered message is never retried in place. A consumer that dies while a retry
+         * waits in place leaves the original to be redelivered with the headers it had: the
+         * attempts made in place since (at most four) are made again; a closing consumer
+         * publishes each waiting retry as its copy, so nothing is counted twice or lost.
+         */
+        public Builder retryInPlace(Duration budget) {
+            this.retryInPlace = Checks.nonNegative("retryInPlace", budget);
             return this;
         }
 

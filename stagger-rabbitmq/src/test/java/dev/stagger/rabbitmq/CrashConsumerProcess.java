@@ -21,10 +21,12 @@ import javax.sql.DataSource;
  * PostgreSQL of {@link TestDatabases}, tables {@code stagger_crash_effects_SUFFIX} and
  * {@code stagger_crash_SUFFIX_inbox}). MODE is {@code inbox}
  * (the effect and the inbox row in one transaction) or {@code plain} (the effect alone). Every
- * tenth message fails its first attempt and is retried through a delay queue. At the CRASH_AT-th
+ * tenth message fails its first attempt and is retried, in place (10 ms) except at the crash point
+ * {@code after-republish}, where it goes through a delay queue. At the CRASH_AT-th
  * time this process reaches CRASH_POINT ({@code before-commit}: the effect written but not
  * committed; {@code after-commit}: committed, the handler not yet returned; {@code after-republish}:
- * a retry's copy confirmed by the broker, the original not yet acknowledged; {@code none}) it
+ * a retry's copy confirmed by the broker, the original not yet acknowledged, with every retry a copy;
+ * {@code in-place-wait}: a retry made in place about to wait, the original unacknowledged; {@code none}) it
  * prints "crash-point" and stops that thread, and the test kills the process with SIGKILL.
  * Prints "ready" once consuming; SIGTERM closes the consumer gracefully.
  */
@@ -97,9 +99,14 @@ public final class CrashConsumerProcess {
                 .policy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .delayLevels(TestBroker.levels(10, 100))
                 .concurrency(4).prefetch(50).shutdownTimeout(Duration.ofSeconds(5))
+                // after-republish needs the copies; otherwise the 10 ms retries are made in place
+                .retryInPlace(crashPoint.equals("after-republish") ? Duration.ZERO : Duration.ofMillis(50))
                 .messageListener(e -> {
-                    if (e.outcome() == MessageOutcome.RETRIED && crashPoint.equals("after-republish")) {
-                        point.run(); // told after the copy is confirmed and before the original is acknowledged
+                    if (e.outcome() == MessageOutcome.RETRIED
+                            && (crashPoint.equals("after-republish") || crashPoint.equals("in-place-wait"))) {
+                        // a copy: told after it is confirmed and before the original is acknowledged;
+                        // in place: told when the retry starts to wait, the original unacknowledged
+                        point.run();
                     }
                 })
                 .build();

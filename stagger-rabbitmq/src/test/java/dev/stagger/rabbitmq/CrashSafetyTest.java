@@ -24,19 +24,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Consumers in separate JVMs killed with {@code kill -9} while handling messages and between a
- * retry's confirmed republish and the original's acknowledgement. Every message must take effect
+ * Consumers in separate JVMs killed with {@code kill -9} while handling messages, between a
+ * retry's confirmed republish and the original's acknowledgement, and while a retry made in place
+ * waits (the original unacknowledged, no copy published). Every message must take effect
  * (0 lost); with the inbox, exactly once (0 duplicate effects); without it, the duplicates are
  * counted and printed. The effects and the inbox are in SQLite, and, for the inbox run, in
  * PostgreSQL as well (tables unique to the run, dropped after it).
  *
  * <p>The message count is {@code -Dstagger.crash.messages}, default 10,000 (the figure in the
- * README was obtained with it); {@code -Dstagger.crash.kills} sets the kills per run (default 6).
+ * README was obtained with it); {@code -Dstagger.crash.kills} sets the kills per run (default 8).
  */
 class CrashSafetyTest {
     private static final int MESSAGES = Integer.getInteger("stagger.crash.messages", 10_000);
-    private static final int KILLS = Integer.getInteger("stagger.crash.kills", 6);
-    private static final List<String> POINTS = List.of("before-commit", "after-commit", "after-republish");
+    private static final int KILLS = Integer.getInteger("stagger.crash.kills", 8);
+    private static final List<String> POINTS = List.of("before-commit", "after-commit", "after-republish", "in-place-wait");
     private static final Duration RUN_LIMIT = Duration.ofSeconds(120);
 
     @TempDir
@@ -125,8 +126,9 @@ class CrashSafetyTest {
         int kills = 0;
         for (int k = 0; k < KILLS; k++) {
             String point = POINTS.get(k % POINTS.size());
-            // retried messages are a tenth of all: their crash point comes a tenth as often
-            int bound = Math.max(2, MESSAGES / KILLS / (point.equals("after-republish") ? 20 : 2));
+            // retried messages are a tenth of all: their crash points come a tenth as often
+            boolean retryPoint = point.equals("after-republish") || point.equals("in-place-wait");
+            int bound = Math.max(2, MESSAGES / KILLS / (retryPoint ? 20 : 2));
             int at = 1 + random.nextInt(bound);
             child = start(db, mode, point, at);
             BufferedReader out = reader(child);

@@ -71,7 +71,7 @@ class FailedCopyTest extends ConsumerTestBase {
                 throw new IOException("first attempt fails");
             }
         }).policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
-                .delayLevels(FAST_LEVELS));
+                .delayLevels(FAST_LEVELS).retryInPlace(Duration.ZERO)); // the retry through its delay queue
         for (String q : consumer.delayQueues()) {
             TestBroker.deleteQueues(connection, q);
         }
@@ -131,7 +131,7 @@ class FailedCopyTest extends ConsumerTestBase {
             calls.incrementAndGet();
             throw new IOException("downstream down");
         }).policy(RetryPolicy.builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
-                .delayLevels(TestBroker.levels(10)));
+                .delayLevels(TestBroker.levels(10)).retryInPlace(Duration.ZERO)); // the retry through its delay queue
         String delayQueue = consumer.delayQueues().get(0);
         TestBroker.deleteQueues(connection, delayQueue);
         channel.queueDeclare(delayQueue, true, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));

@@ -89,7 +89,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
             }
             gap.put(id, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failedAt.get(id)));
             secondAttempts.add(id);
-        }).policy(policy).concurrency(1));
+        }).policy(policy).concurrency(1).retryInPlace(Duration.ZERO)); // both through their delay queues
         TestBroker.publish(channel, queue, "long", "l");
         TestBroker.await("the long retry scheduled", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
         TestBroker.publish(channel, queue, "short", "s");

@@ -25,13 +25,14 @@ import java.util.concurrent.TimeUnit;
  * the same run, each draining the same backlog of persistent messages from a durable queue on the
  * local broker: a plain amqp-client consumer (manual ack of each message on the delivery thread),
  * a {@link RabbitConsumer} with a no-op handler, and a {@link RabbitConsumer} whose handler fails
- * the first attempt of every tenth message (retried through a 10 ms delay queue, with the
- * republish confirmed before the ack). Messages/s is backlog / time from start to the last
+ * the first attempt of every tenth message (a 10 ms wait: retried in place by default, or, with
+ * {@code --retry-in-place-ms 0}, through a 10 ms delay queue, the republish confirmed before the ack). Messages/s is backlog / time from start to the last
  * success. Each consumer runs {@code --rounds} times, interleaved; the table shows the median and
  * the spread (min-max), and each median as a ratio to the plain consumer's.
  *
  * <p>Arguments (all optional): {@code --messages 50000 --rounds 3 --prefetch 250 --concurrency 4
- * --host 127.0.0.1 --port 5672}. Queues get unique names and are deleted afterwards.
+ * --host 127.0.0.1 --port 5672 --retry-in-place-ms N} (the last: the {@code RabbitConsumer.Builder.retryInPlace}
+ * budget; default the consumer's own). Queues get unique names and are deleted afterwards.
  */
 public final class RabbitThroughput {
     private RabbitThroughput() {
@@ -47,14 +48,16 @@ public final class RabbitThroughput {
         int rounds = intArg(args, "--rounds", 3);
         int prefetch = intArg(args, "--prefetch", 250);
         int concurrency = intArg(args, "--concurrency", 4);
+        // -1: the consumer's default; 0: every retry a copy through the delay queue
+        int inPlaceMillis = intArg(args, "--retry-in-place-ms", -1);
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost(arg(args, "--host", "127.0.0.1"));
         factory.setPort(intArg(args, "--port", 5672));
 
         Map<String, Consumer> consumers = new LinkedHashMap<>();
         consumers.put("amqp-client, plain consumer", (f, q, n) -> plain(f, q, n, prefetch));
-        consumers.put("Stagger RabbitConsumer, no-op", (f, q, n) -> stagger(f, q, n, prefetch, concurrency, false));
-        consumers.put("Stagger, 10% fail once (retried)", (f, q, n) -> stagger(f, q, n, prefetch, concurrency, true));
+        consumers.put("Stagger RabbitConsumer, no-op", (f, q, n) -> stagger(f, q, n, prefetch, concurrency, false, inPlaceMillis));
+        consumers.put("Stagger, 10% fail once (retried)", (f, q, n) -> stagger(f, q, n, prefetch, concurrency, true, inPlaceMillis));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         consumers.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
 
@@ -74,8 +77,9 @@ public final class RabbitThroughput {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%n%d persistent messages, prefetch %d, Stagger concurrency %d, %d round(s)%n",
-                messages, prefetch, concurrency, rounds);
+        System.out.printf(Locale.ROOT, "%n%d persistent messages, prefetch %d, Stagger concurrency %d, retries in place %s,"
+                + " %d round(s)%n", messages, prefetch, concurrency, inPlaceMillis < 0 ? "by default"
+                : inPlaceMillis == 0 ? "never" : "up to " + inPlaceMillis + " ms", rounds);
         System.out.printf(Locale.ROOT, "%-34s %14s %22s %10s%n", "consumer", "median msg/s", "spread (min-max)", "vs plain");
         double plain = median(rates.values().iterator().next());
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
@@ -106,15 +110,19 @@ public final class RabbitThroughput {
     }
 
     private static long stagger(ConnectionFactory factory, String queue, int messages, int prefetch, int concurrency,
-                                boolean failSome) throws Exception {
+                                boolean failSome, int inPlaceMillis) throws Exception {
         CountDownLatch done = new CountDownLatch(messages);
-        RabbitConsumer consumer = RabbitConsumer.builder(queue, factory, m -> {
+        RabbitConsumer.Builder builder = RabbitConsumer.builder(queue, factory, m -> {
             if (failSome && m.attempt() == 1 && m.body()[0] == 0) {
                 throw new IOException("first attempt fails");
             }
             done.countDown();
         }).policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
-                .delayLevels(List.of(Duration.ofMillis(10))).prefetch(prefetch).concurrency(concurrency).build();
+                .delayLevels(List.of(Duration.ofMillis(10))).prefetch(prefetch).concurrency(concurrency);
+        if (inPlaceMillis >= 0) {
+            builder.retryInPlace(Duration.ofMillis(inPlaceMillis));
+        }
+        RabbitConsumer consumer = builder.build();
         long t0 = System.nanoTime();
         consumer.start();
         try {

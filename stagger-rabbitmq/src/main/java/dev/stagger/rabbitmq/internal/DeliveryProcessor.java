@@ -10,6 +10,7 @@ import dev.stagger.EndReason;
 import dev.stagger.Jitter;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryScope;
+import dev.stagger.internal.Checks;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageHandler;
@@ -19,9 +20,13 @@ import dev.stagger.rabbitmq.MessageOutcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -57,7 +62,15 @@ import java.util.function.BooleanSupplier;
  * or a clock that moved) is delayed again for what remains, without running the handler or
  * counting an attempt, unless its due time lies further ahead than the policy allows (past its
  * deadline, or more than the consumer's maximum delay from now): that is dead-lettered with
- * {@code DUE_AT_OUT_OF_RANGE}. Thread-safe: called on the consumer's handler threads.
+ * {@code DUE_AT_OUT_OF_RANGE}.
+ *
+ * <p>A retry whose wait fits the in-place budget (and is at most the {@value #MAX_IN_PLACE}th made
+ * in place for the delivery) is not published: its copy's headers are kept in memory, the original
+ * stays unacknowledged, and after the wait on the clock (no thread held) the handler runs with
+ * those headers as if the copy had come back. Its outcome is settled as any delivery's, against the
+ * original's tag. A redelivered message is never retried in place; a closing consumer publishes the
+ * waiting ones as their copies ({@link #releaseWaits}); a closed channel drops them (the broker has
+ * the originals back). Thread-safe: called on the consumer's handler threads.
  */
 public final class DeliveryProcessor {
     /** Room in a frame for the properties other than the headers and for the frame's own fields. */
@@ -67,6 +80,8 @@ public final class DeliveryProcessor {
     static final String UNPUBLISHABLE = "UNPUBLISHABLE";
     static final String DUE_AT_OUT_OF_RANGE = "DUE_AT_OUT_OF_RANGE";
     static final String DEFERRED = "DEFERRED";
+    /** The most retries of one delivery made in place, whatever the budget. */
+    static final int MAX_IN_PLACE = 4;
     /** The wait before a message whose copy could not be published goes back to the queue. */
     static final Backoff GIVE_BACK = Backoff.exponential(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(30))
             .jitter(Jitter.equal());
@@ -90,6 +105,7 @@ public final class DeliveryProcessor {
     private final long maxDelayMillis;
     private final long maxHeadersBytes;
     private final Redeclare redeclare;
+    private final long inPlaceNanos;
     private final Executor settler;
     private final BooleanSupplier closing;
     private final BooleanSupplier forced;
@@ -97,12 +113,17 @@ public final class DeliveryProcessor {
     private final ReentrantLock settling = new ReentrantLock();
     private final Condition settled = settling.newCondition();
     private int unsettled;
+    /** In-place retries waiting for their time, each until it runs, is released, or its channel closes. */
+    private final Set<InPlace> waiting = new HashSet<>();
+    /** Set by {@link #releaseWaits}: an in-place retry decided after it is published as a copy at once. */
+    private boolean released;
 
     /**
      * @param random the randomness of the give-back back-off's jitter
      * @param maxDelay the longest wait a retry may have; a due time further ahead is out of range
      * @param frameMax the connection's negotiated frame size in bytes, 0 for no limit
      * @param redeclare declares the queues again when a copy's queue is gone
+     * @param inPlace how long a delivery's retries may wait in place in all (0: never in place)
      * @param settler runs what follows a failed copy (never the connection's own thread)
      * @param closing true once the consumer stops: deliveries not yet started are returned unopened
      * @param forced true once a shutdown timed out and interrupted the handlers still running
@@ -110,7 +131,8 @@ public final class DeliveryProcessor {
     public DeliveryProcessor(String name, Topology topology, Channel channel, ConfirmingPublisher publisher,
                              RetryStep step, MessageHandler handler, MessageListener[] listeners, Clock clock,
                              RandomSource random, Duration confirmTimeout, Duration maxDelay, int frameMax,
-                             Redeclare redeclare, Executor settler, BooleanSupplier closing, BooleanSupplier forced) {
+                             Redeclare redeclare, Duration inPlace, Executor settler, BooleanSupplier closing,
+                             BooleanSupplier forced) {
         this.name = name;
         this.topology = topology;
         this.channel = channel;
@@ -124,9 +146,11 @@ public final class DeliveryProcessor {
         this.maxDelayMillis = maxDelay.toMillis();
         this.maxHeadersBytes = frameMax <= 0 ? Long.MAX_VALUE : frameMax - OTHER_PROPERTIES_BYTES;
         this.redeclare = redeclare;
+        this.inPlaceNanos = Checks.nanos(inPlace);
         this.settler = settler;
         this.closing = closing;
         this.forced = forced;
+        channel.addShutdownListener(cause -> channelClosed());
     }
 
     /** One delivery being settled: what the listener is told and what is acknowledged. */
@@ -144,14 +168,41 @@ public final class DeliveryProcessor {
                         EndReason reason, boolean lastResort) {
     }
 
+    /**
+     * A delivery as the handler is to see it: the broker's own, or a retry of it made in place,
+     * whose properties carry the headers its copy would have carried (attempt, history, due time).
+     *
+     * @param inPlace the retries of this delivery made in place so far (0: the broker's delivery as it came)
+     * @param waitedNanos what those retries waited, in all
+     */
+    private record Received(long tag, boolean redelivered, AMQP.BasicProperties properties, byte[] body, int inPlace,
+                            long waitedNanos) {
+    }
+
+    /** An in-place retry waiting for its time; whoever takes it from {@link #waiting} first deals with it. */
+    private static final class InPlace {
+        final Received received;
+        volatile Clock.Cancellable timer;
+
+        InPlace(Received received) {
+            this.received = received;
+        }
+    }
+
     public void process(Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
-        long tag = envelope.getDeliveryTag();
+        handle(new Received(envelope.getDeliveryTag(), envelope.isRedeliver(), properties, body, 0, 0));
+    }
+
+    private void handle(Received r) {
+        long tag = r.tag();
+        AMQP.BasicProperties properties = r.properties();
+        byte[] body = r.body();
         Map<String, Object> headers = properties.getHeaders();
         int attempt = HeaderCodec.attempt(headers);
         if (closing.getAsBoolean()) {
             // the consumer stops: the broker takes the message back for another consumer, once
             tell(properties, attempt, MessageOutcome.RETURNED, 0, -1, Duration.ZERO, null, null);
-            giveBack(tag);
+            giveBack(r);
             return;
         }
         long now = clock.currentTimeMillis();
@@ -160,8 +211,12 @@ public final class DeliveryProcessor {
             long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, -1);
             Delivery d = new Delivery(tag, properties, body, attempt, firstAt, null, 0);
             Copy outOfRange = dueAtOutOfRange(headers, firstAt, dueAt, now);
+            long leftNanos = nanosOfMillis(dueAt - now);
             if (outOfRange != null) {
                 start(d, outOfRange);
+            } else if (r.inPlace() > 0 && fitsInPlace(r, leftNanos)) {
+                // an in-place retry whose time has not come on the wall clock: waits what remains, not an attempt
+                waitInPlace(new Received(tag, false, properties, body, r.inPlace(), r.waitedNanos() + leftNanos), leftNanos);
             } else {
                 Map<String, Object> copy = HeaderCodec.copyForRepublish(headers);
                 start(d, new Copy(topology.delayQueue(topology.levelFor(dueAt - now)), copy, null, Duration.ZERO, null,
@@ -170,7 +225,7 @@ public final class DeliveryProcessor {
             return;
         }
         long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, now);
-        Message message = new Message(topology.queue(), body, properties, envelope.isRedeliver(), attempt,
+        Message message = new Message(topology.queue(), body, properties, r.redelivered(), attempt,
                 Instant.ofEpochMilli(firstAt), HeaderCodec.history(headers));
         long started = clock.nanoTime();
         Throwable failure = null;
@@ -193,12 +248,142 @@ public final class DeliveryProcessor {
         if (forced.getAsBoolean() || failure instanceof InterruptedException && closing.getAsBoolean()) {
             // stopped by the shutdown, not the message's fault: give it back without counting the attempt
             tell(properties, attempt, MessageOutcome.RETURNED, handlerNanos, firstAt, Duration.ZERO, null, failure);
-            giveBack(tag);
+            giveBack(r);
             return;
         }
         Delivery d = new Delivery(tag, properties, body, attempt, firstAt, failure, handlerNanos);
         Optional<RetryScope.Outcome> inner = step.defers() ? scope.decidedOn(failure) : Optional.empty();
-        start(d, inner.isPresent() ? deferred(d, inner.get()) : copyAfterFailure(d));
+        Copy copy = inner.isPresent() ? deferred(d, inner.get()) : copyAfterFailure(d);
+        if (copy.outcome() == MessageOutcome.RETRIED && r.inPlace() < MAX_IN_PLACE) {
+            // the wait the engine chose, in whole milliseconds as the copy's due time has it
+            long waitNanos = nanosOfMillis(HeaderCodec.number(copy.headers(), MessageHeaders.DUE_AT, now) - now);
+            if (fitsInPlace(r, waitNanos)) {
+                tell(properties, attempt, MessageOutcome.RETRIED, handlerNanos, firstAt, copy.delay(), null, failure);
+                waitInPlace(new Received(tag, false, properties.builder().headers(copy.headers()).build(), body,
+                        r.inPlace() + 1, r.waitedNanos() + waitNanos), waitNanos);
+                return;
+            }
+        }
+        start(d, copy);
+    }
+
+    /**
+     * Whether {@code r} may wait {@code waitNanos} more in place: not while closing, never for a
+     * redelivered message (it may have been retried in place before a crash: from here on its
+     * attempts are counted in copies only), and only within the in-place budget.
+     */
+    private boolean fitsInPlace(Received r, long waitNanos) {
+        return !r.redelivered() && !closing.getAsBoolean() && waitNanos <= inPlaceNanos - r.waitedNanos();
+    }
+
+    private static long nanosOfMillis(long millis) {
+        return millis > Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : Math.max(0, millis) * 1_000_000;
+    }
+
+    /**
+     * Waits {@code nanos} on the clock (holding no thread; the original stays unacknowledged, in
+     * its prefetch slot), then runs {@code next} on a handler thread. After {@link #releaseWaits}
+     * publishes its copy at once instead.
+     */
+    private void waitInPlace(Received next, long nanos) {
+        InPlace w = new InPlace(next);
+        boolean now;
+        settling.lock();
+        try {
+            now = released;
+            if (!now) {
+                waiting.add(w);
+            }
+        } finally {
+            settling.unlock();
+        }
+        if (now) {
+            publishInstead(next);
+            return;
+        }
+        w.timer = clock.schedule(() -> {
+            try {
+                settler.execute(() -> {
+                    if (take(w)) {
+                        handle(w.received);
+                    }
+                });
+            } catch (RejectedExecutionException stopping) {
+                // the consumer is closing: releaseWaits publishes its copy
+            }
+        }, nanos);
+    }
+
+    private boolean take(InPlace w) {
+        settling.lock();
+        try {
+            return waiting.remove(w);
+        } finally {
+            settling.unlock();
+        }
+    }
+
+    /** Takes every waiting in-place retry. */
+    private List<InPlace> takeAll() {
+        List<InPlace> all = new ArrayList<>(waiting);
+        waiting.clear();
+        for (InPlace w : all) {
+            Clock.Cancellable timer = w.timer;
+            if (timer != null) {
+                timer.cancel();
+            }
+        }
+        return all;
+    }
+
+    /**
+     * For a closing consumer: each in-place retry still waiting (and any decided from now on) is
+     * published as the copy it stands for (to the delay queue for what remains of its wait, or the
+     * work queue), its original acknowledged on the confirm as for any copy; its attempt count and
+     * history travel in the copy.
+     */
+    public void releaseWaits() {
+        List<InPlace> all;
+        settling.lock();
+        try {
+            released = true;
+            all = takeAll();
+        } finally {
+            settling.unlock();
+        }
+        for (InPlace w : all) {
+            publishInstead(w.received);
+        }
+    }
+
+    /** The consume channel closed: the broker has taken back the originals of the waiting in-place retries. */
+    private void channelClosed() {
+        settling.lock();
+        try {
+            takeAll();
+        } finally {
+            settling.unlock();
+        }
+    }
+
+    /** Returns {@code r} to the queue: the broker's delivery as it is, an in-place retry as the copy it stands for. */
+    private void giveBack(Received r) {
+        if (r.inPlace() > 0) {
+            publishInstead(r);
+        } else {
+            giveBack(r.tag());
+        }
+    }
+
+    /** Publishes an in-place retry as the copy it stands for, and acknowledges the original on the confirm. */
+    private void publishInstead(Received r) {
+        Map<String, Object> headers = r.properties().getHeaders();
+        long now = clock.currentTimeMillis();
+        long dueAt = HeaderCodec.number(headers, MessageHeaders.DUE_AT, 0);
+        String target = dueAt > now ? topology.delayQueue(topology.levelFor(dueAt - now)) : topology.queue();
+        start(new Delivery(r.tag(), r.properties(), r.body(), HeaderCodec.attempt(headers),
+                HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, -1), null, 0),
+                new Copy(target, HeaderCodec.copyForRepublish(headers), null, Duration.ZERO, null, false));
     }
 
     /** The dead letter for a failure a retry inside the handler already decided on: one layer retries a failure. */
