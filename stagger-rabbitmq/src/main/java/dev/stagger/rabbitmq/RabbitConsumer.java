@@ -11,9 +11,10 @@ import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.DelayLevels;
+import dev.stagger.internal.RetryStep;
 import dev.stagger.rabbitmq.internal.ConfirmingPublisher;
 import dev.stagger.rabbitmq.internal.DeliveryProcessor;
-import dev.stagger.rabbitmq.internal.RetryStep;
 import dev.stagger.rabbitmq.internal.Topology;
 import java.io.IOException;
 import java.time.Duration;
@@ -114,7 +115,7 @@ public final class RabbitConsumer implements AutoCloseable {
         this.handler = b.handler;
         this.queue = b.queue != null ? b.queue : b.name;
         this.policy = b.policy;
-        this.levelsMillis = b.levels.stream().mapToLong(Duration::toMillis).toArray();
+        this.levelsMillis = DelayLevels.millis(b.levels);
         this.prefetch = b.prefetch;
         this.concurrency = b.concurrency;
         this.shutdownTimeout = b.shutdownTimeout;
@@ -350,24 +351,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * place (delete them once empty).
          */
         public Builder delayLevels(List<Duration> levels) {
-            Objects.requireNonNull(levels, "delayLevels must not be null");
-            if (levels.isEmpty() || levels.size() > 100) {
-                throw new IllegalArgumentException("delayLevels must have 1 to 100 levels, got " + levels.size());
-            }
-            List<Duration> sorted = new ArrayList<>(levels);
-            for (Duration d : sorted) {
-                Objects.requireNonNull(d, "delayLevels must not contain null");
-                if (d.toMillis() < 1 || d.toNanos() % 1_000_000 != 0) {
-                    throw new IllegalArgumentException("delayLevels must be whole milliseconds of at least 1 ms, got " + d);
-                }
-            }
-            sorted.sort(null);
-            for (int i = 1; i < sorted.size(); i++) {
-                if (sorted.get(i).equals(sorted.get(i - 1))) {
-                    throw new IllegalArgumentException("delayLevels must not repeat a level, got " + sorted.get(i) + " twice");
-                }
-            }
-            this.levels = List.copyOf(sorted);
+            this.levels = DelayLevels.check("delayLevels", levels);
             return this;
         }
 

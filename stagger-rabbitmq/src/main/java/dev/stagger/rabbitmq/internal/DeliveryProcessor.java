@@ -10,6 +10,8 @@ import dev.stagger.EndReason;
 import dev.stagger.Jitter;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryScope;
+import dev.stagger.internal.MessageHeaderNames;
+import dev.stagger.internal.RetryStep;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageHandler;
@@ -64,9 +66,9 @@ public final class DeliveryProcessor {
     static final long OTHER_PROPERTIES_BYTES = 4_096;
     /** Clock skew between consumers allowed beyond a deadline before a due time is out of range. */
     static final long DEADLINE_SKEW_MILLIS = 1_000;
-    static final String UNPUBLISHABLE = "UNPUBLISHABLE";
-    static final String DUE_AT_OUT_OF_RANGE = "DUE_AT_OUT_OF_RANGE";
-    static final String DEFERRED = "DEFERRED";
+    static final String UNPUBLISHABLE = MessageHeaderNames.UNPUBLISHABLE;
+    static final String DUE_AT_OUT_OF_RANGE = MessageHeaderNames.DUE_AT_OUT_OF_RANGE;
+    static final String DEFERRED = MessageHeaderNames.DEFERRED;
     /** The wait before a message whose copy could not be published goes back to the queue. */
     static final Backoff GIVE_BACK = Backoff.exponential(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(30))
             .jitter(Jitter.equal());
