@@ -1,6 +1,8 @@
 package dev.stagger.kafka.internal;
 
 import dev.stagger.Clock;
+import dev.stagger.RetryEngine;
+import dev.stagger.RetryState;
 import dev.stagger.kafka.KafkaHeaders;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +36,8 @@ import org.apache.kafka.common.errors.WakeupException;
  * starts unpaused.
  */
 public final class PollLoop implements Runnable {
+    /** How long a synchronous commit (on a rebalance or a close) may take. */
+    static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
     /** The longest poll, so due heads are resumed on time and a close is seen promptly. */
     static final long MAX_POLL_MILLIS = 100;
 
@@ -45,6 +49,7 @@ public final class PollLoop implements Runnable {
     private final int maxPending;
     private final long revokeTimeoutNanos;
     private final BooleanSupplier closing;
+    private final RetryEngine engine;
     private final Map<TopicPartition, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
@@ -62,6 +67,7 @@ public final class PollLoop implements Runnable {
         this.maxPending = maxPending;
         this.revokeTimeoutNanos = revokeTimeout.toNanos();
         this.closing = closing;
+        this.engine = RetryEngine.of("poll", RecordProcessor.COPY_POLICY).withClock(clock);
     }
 
     /** The partitions assigned now; for tests and diagnostics. */
@@ -79,6 +85,7 @@ public final class PollLoop implements Runnable {
     public void run() {
         try {
             consumer.subscribe(topics.consumed(), new Rebalance());
+            RetryState failures = engine.firstAttempt();
             while (!stopping) {
                 long now = clock.currentTimeMillis();
                 long wait = MAX_POLL_MILLIS;
@@ -99,8 +106,12 @@ public final class PollLoop implements Runnable {
                 ConsumerRecords<byte[], byte[]> records;
                 try {
                     records = consumer.poll(Duration.ofMillis(Math.max(1, wait)));
+                    failures = engine.firstAttempt();
                 } catch (WakeupException e) {
                     break;
+                } catch (KafkaException e) {
+                    failures = waitAfter(failures, e); // the broker or a topic is not right: poll again after a growing wait
+                    continue;
                 }
                 dispatch(records);
                 commit(false);
@@ -110,6 +121,18 @@ public final class PollLoop implements Runnable {
         } finally {
             closeLanes();
         }
+    }
+
+    /** Waits as {@link RecordProcessor#COPY_POLICY} says after the failures so far; returns the next state. */
+    private RetryState waitAfter(RetryState failures, KafkaException e) {
+        RetryEngine.Verdict verdict = engine.decide(failures, null, e);
+        try {
+            clock.sleep(verdict.delay().toNanos());
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+        return verdict.next().orElse(failures);
     }
 
     private void dispatch(ConsumerRecords<byte[], byte[]> records) {
@@ -183,7 +206,7 @@ public final class PollLoop implements Runnable {
             return;
         }
         if (sync) {
-            consumer.commitSync(offsets);
+            consumer.commitSync(offsets, COMMIT_TIMEOUT); // bounded: a deleted topic's partition must not hold the loop
             offsets.forEach((tp, o) -> markCommitted(tp, o.offset()));
         } else {
             consumer.commitAsync(offsets, (done, e) -> {
