@@ -6,6 +6,7 @@ import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.ConsumerSettings;
 import dev.stagger.internal.DelayLevels;
 import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.internal.PollLoop;
@@ -268,7 +269,8 @@ public final class KafkaRetryConsumer implements AutoCloseable {
             return;
         }
         long elapsedMillis = firstAtMillis < 0 ? 0 : clock.currentTimeMillis() - firstAtMillis;
-        RecordEvent event = new RecordEvent(name, topic, record.topic(), record.partition(), record.offset(), attempt,
+        RecordEvent event = new RecordEvent(name, topic, record.topic(), record.partition(), record.offset(),
+                RecordProcessor.origin(record), attempt,
                 policy.maxAttempts(), RecordOutcome.valueOf(outcome.name()), Duration.ofNanos(handlerNanos),
                 Duration.ofMillis(Math.max(0, elapsedMillis)), delay, reason, failure);
         for (RecordListener l : listeners) {
@@ -393,10 +395,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
 
         /** Handlers running at once (each partition's records one at a time); default 4. */
         public Builder concurrency(int concurrency) {
-            if (concurrency < 1 || concurrency > 10_000) {
-                throw new IllegalArgumentException("concurrency must be 1 to 10000, got " + concurrency);
-            }
-            this.concurrency = concurrency;
+            this.concurrency = ConsumerSettings.concurrency(concurrency);
             return this;
         }
 
@@ -431,10 +430,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
          * {@code DUE_AT_OUT_OF_RANGE}.
          */
         public Builder maxDelay(Duration maxDelay) {
-            this.maxDelay = Checks.nonNegative("maxDelay", maxDelay);
-            if (maxDelay.toMillis() < 1) {
-                throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
-            }
+            this.maxDelay = ConsumerSettings.maxDelay(maxDelay);
             return this;
         }
 
@@ -445,11 +441,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
          * as any failure. {@link Nesting#REFUSE} is not accepted here.
          */
         public Builder nesting(Nesting nesting) {
-            Objects.requireNonNull(nesting, "nesting must not be null");
-            if (nesting == Nesting.REFUSE) {
-                throw new IllegalArgumentException("nesting must be DEFER or RETRY_AGAIN for a consumer, got REFUSE");
-            }
-            this.nesting = nesting;
+            this.nesting = ConsumerSettings.nesting(nesting);
             return this;
         }
 

@@ -11,40 +11,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Records and topics that are not what the consumer expects: each ends handled or dead-lettered with a reason. */
-class HostileInputTest {
-    private Map<String, Object> config;
-    private KafkaProducer<byte[], byte[]> producer;
-    private final List<KafkaRetryConsumer> consumers = new CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void connect() {
-        config = TestKafka.config();
-        producer = TestKafka.producer(config);
-    }
-
-    @AfterEach
-    void close() {
-        consumers.forEach(KafkaRetryConsumer::close);
-        if (producer != null) {
-            producer.close();
-        }
-    }
-
-    private KafkaRetryConsumer start(KafkaRetryConsumer.Builder b) {
-        KafkaRetryConsumer c = b.delayLevels(KafkaRetryConsumerTest.LEVELS).shutdownTimeout(Duration.ofSeconds(5)).build();
-        consumers.add(c);
-        return c.start();
-    }
-
+class HostileInputTest extends BrokerTest {
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -67,7 +40,7 @@ class HostileInputTest {
         headers.add("app", utf8("kept"));
         TestKafka.send(producer, new ProducerRecord<>(topic, null, null, utf8("k"), utf8("v"), headers));
 
-        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> seen.size() >= 2)).as("seen %s", seen).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> seen.size() >= 2)).as("seen %s", seen).isTrue();
         KafkaMessage first = seen.get(0);
         assertThat(first.attempt()).isEqualTo(1);
         assertThat(first.history()).isEmpty();
@@ -95,7 +68,7 @@ class HostileInputTest {
         headers.add(KafkaHeaders.DUE_AT, utf8(Long.toString(System.currentTimeMillis() + Duration.ofDays(30).toMillis())));
         TestKafka.send(producer, new ProducerRecord<>(topic, null, null, utf8("k"), utf8("v"), headers));
         List<ConsumerRecord<byte[], byte[]>> dead = TestKafka.readAll(config, consumer.deadLetterTopic(), 1,
-                KafkaRetryConsumerTest.WITHIN);
+                WITHIN);
         assertThat(dead).hasSize(1);
         assertThat(TestKafka.header(dead.get(0), KafkaHeaders.DEAD_CAUSE)).startsWith("DUE_AT_OUT_OF_RANGE: ");
         assertThat(seen).isEmpty();
@@ -115,9 +88,9 @@ class HostileInputTest {
         }).policy(KafkaRetryConsumerTest.policy(3)));
         TestKafka.send(producer, new ProducerRecord<>(topic, utf8("k"), new byte[100_000]));
         TestKafka.send(producer, new ProducerRecord<>(topic, utf8("k"), utf8("after")));
-        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> handled.contains("after"))).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> handled.contains("after"))).isTrue();
         List<ConsumerRecord<byte[], byte[]>> dead = TestKafka.readAll(config, consumer.deadLetterTopic(), 1,
-                KafkaRetryConsumerTest.WITHIN);
+                WITHIN);
         assertThat(dead).hasSize(1);
         assertThat(dead.get(0).value()).isNull();
         assertThat(TestKafka.header(dead.get(0), KafkaHeaders.DEAD_CAUSE)).startsWith("UNPUBLISHABLE: ")
@@ -136,7 +109,7 @@ class HostileInputTest {
             }
         }).policy(KafkaRetryConsumerTest.policy(3)).sendTimeout(Duration.ofSeconds(5)));
         TestKafka.send(producer, new ProducerRecord<>(topic, utf8("k"), utf8("warm-up")));
-        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> seen.size() >= 2)).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> seen.size() >= 2)).isTrue();
         try (Admin admin = Admin.create(config)) {
             admin.deleteTopics(List.of(consumer.delayTopics().get(0))).all().get(30, TimeUnit.SECONDS);
         }

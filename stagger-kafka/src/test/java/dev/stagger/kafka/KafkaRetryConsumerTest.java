@@ -12,17 +12,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The consumer on the real broker (see {@link TestKafka}); short delay levels keep each test to seconds. */
-class KafkaRetryConsumerTest {
-    static final List<Duration> LEVELS = List.of(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(3));
-    static final Duration WITHIN = Duration.ofSeconds(20);
-
+class KafkaRetryConsumerTest extends BrokerTest {
     /** A failure whose retry should wait at least {@code wait}: the classifier reads it as a Retry-After hint. */
     static final class Later extends Exception {
         private static final long serialVersionUID = 1L;
@@ -39,30 +33,6 @@ class KafkaRetryConsumerTest {
                 .classifier((result, failure, context) -> failure instanceof Later l ? Decision.retryAfter(l.wait)
                         : failure instanceof IllegalArgumentException ? Decision.stop() : Decision.retry())
                 .build();
-    }
-
-    private Map<String, Object> config;
-    private KafkaProducer<byte[], byte[]> producer;
-    private final List<KafkaRetryConsumer> consumers = new CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void connect() {
-        config = TestKafka.config();
-        producer = TestKafka.producer(config);
-    }
-
-    @AfterEach
-    void close() {
-        consumers.forEach(KafkaRetryConsumer::close);
-        if (producer != null) {
-            producer.close();
-        }
-    }
-
-    private KafkaRetryConsumer start(KafkaRetryConsumer.Builder b) {
-        KafkaRetryConsumer c = b.delayLevels(LEVELS).shutdownTimeout(Duration.ofSeconds(5)).build();
-        consumers.add(c);
-        return c.start();
     }
 
     private void send(String topic, String key, String value) throws Exception {

@@ -9,32 +9,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A second consumer joins the group while retries wait in paused partitions, then leaves: nothing stays paused or lost. */
-class RebalanceTest {
-    private Map<String, Object> config;
-    private KafkaProducer<byte[], byte[]> producer;
-    private final List<KafkaRetryConsumer> consumers = new CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void connect() {
-        config = TestKafka.config();
-        producer = TestKafka.producer(config);
-    }
-
-    @AfterEach
-    void close() {
-        consumers.forEach(KafkaRetryConsumer::close);
-        if (producer != null) {
-            producer.close();
-        }
-    }
-
+class RebalanceTest extends BrokerTest {
     @Test
     void aConsumerJoiningAndLeavingLeavesNoPartitionPausedAndNoRetryLost() throws Exception {
         String topic = TestKafka.uniqueTopic("rebalance");
@@ -50,25 +29,20 @@ class RebalanceTest {
             secondAttempts.add(v);
         };
         KafkaRetryConsumer.Builder builder = KafkaRetryConsumer.builder(topic, config, handler)
-                .delayLevels(KafkaRetryConsumerTest.LEVELS).policy(KafkaRetryConsumerTest.policy(3))
-                .shutdownTimeout(Duration.ofSeconds(5));
-        KafkaRetryConsumer a = builder.build();
-        consumers.add(a);
-        a.start();
+                .policy(KafkaRetryConsumerTest.policy(3));
+        start(builder);
         for (int i = 0; i < 20; i++) {
             TestKafka.send(producer, new ProducerRecord<>(topic, ("k" + i).getBytes(StandardCharsets.UTF_8),
                     ("r" + i).getBytes(StandardCharsets.UTF_8)));
         }
-        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> firstAttempts.size() == 20)).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> firstAttempts.size() == 20)).isTrue();
 
-        KafkaRetryConsumer b = builder.build(); // joins while the retries wait in paused delay partitions
-        consumers.add(b);
-        b.start();
+        KafkaRetryConsumer b = start(builder); // joins while the retries wait in paused delay partitions
         for (int i = 20; i < 30; i++) {
             TestKafka.send(producer, new ProducerRecord<>(topic, ("k" + i).getBytes(StandardCharsets.UTF_8),
                     ("r" + i).getBytes(StandardCharsets.UTF_8)));
         }
-        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> firstAttempts.size() == 30)).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> firstAttempts.size() == 30)).isTrue();
         b.close(); // leaves: its partitions, paused or not, go back to the first consumer
 
         assertThat(TestKafka.await(Duration.ofSeconds(40), () -> secondAttempts.size() == 30))
@@ -80,7 +54,7 @@ class RebalanceTest {
             TestKafka.send(producer, new ProducerRecord<>(topic, ("k" + i).getBytes(StandardCharsets.UTF_8),
                     ("r" + i).getBytes(StandardCharsets.UTF_8)));
         }
-        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> firstAttempts.size() == 34)).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> firstAttempts.size() == 34)).isTrue();
         handledAt.add(System.currentTimeMillis() - sent);
         assertThat(handledAt.get(0)).as("first attempts of new records after the rebalance").isLessThan(10_000);
     }

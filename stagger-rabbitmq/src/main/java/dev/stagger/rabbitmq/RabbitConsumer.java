@@ -11,6 +11,7 @@ import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.ConsumerSettings;
 import dev.stagger.internal.DelayLevels;
 import dev.stagger.internal.RetryStep;
 import dev.stagger.rabbitmq.internal.ConfirmingPublisher;
@@ -366,10 +367,7 @@ public final class RabbitConsumer implements AutoCloseable {
 
         /** Handlers running at once, each on its own thread; default 4. */
         public Builder concurrency(int concurrency) {
-            if (concurrency < 1 || concurrency > 10_000) {
-                throw new IllegalArgumentException("concurrency must be 1 to 10000, got " + concurrency);
-            }
-            this.concurrency = concurrency;
+            this.concurrency = ConsumerSettings.concurrency(concurrency);
             return this;
         }
 
@@ -400,10 +398,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * forever in the largest delay level.
          */
         public Builder maxDelay(Duration maxDelay) {
-            this.maxDelay = Checks.nonNegative("maxDelay", maxDelay);
-            if (maxDelay.toMillis() < 1) {
-                throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
-            }
+            this.maxDelay = ConsumerSettings.maxDelay(maxDelay);
             return this;
         }
 
@@ -417,11 +412,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * {@link Nesting#REFUSE} is not accepted here.
          */
         public Builder nesting(Nesting nesting) {
-            Objects.requireNonNull(nesting, "nesting must not be null");
-            if (nesting == Nesting.REFUSE) {
-                throw new IllegalArgumentException("nesting must be DEFER or RETRY_AGAIN for a consumer, got REFUSE");
-            }
-            this.nesting = nesting;
+            this.nesting = ConsumerSettings.nesting(nesting);
             return this;
         }
 

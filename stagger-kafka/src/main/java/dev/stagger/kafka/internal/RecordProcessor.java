@@ -168,7 +168,8 @@ public final class RecordProcessor {
         return settle(record, copy, attempt, firstAt, handlerNanos, failure);
     }
 
-    private static String origin(ConsumerRecord<byte[], byte[]> record) {
+    /** Where {@code record} was first consumed: its {@link KafkaHeaders#ORIGIN}, or its own coordinates on a first delivery. */
+    public static String origin(ConsumerRecord<byte[], byte[]> record) {
         String origin = RecordHeaderCodec.text(record.headers(), KafkaHeaders.ORIGIN);
         return origin != null && origin.length() <= 512 ? origin
                 : record.topic() + "/" + record.partition() + "/" + record.offset();
