@@ -9,6 +9,7 @@ import dev.stagger.RetryEngine;
 import dev.stagger.RetryPolicy;
 import dev.stagger.RetryScope;
 import dev.stagger.RetryState;
+import dev.stagger.internal.HandlerCall;
 import dev.stagger.internal.MessageHeaderNames;
 import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.KafkaHandler;
@@ -142,17 +143,9 @@ public final class RecordProcessor {
         long firstAt = Math.min(now, RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, now));
         KafkaMessage message = new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(),
                 record.value(), in, origin(record), attempt, Instant.ofEpochMilli(firstAt), RecordHeaderCodec.history(in));
-        long started = clock.nanoTime();
-        Throwable failure = null;
-        RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
-        try {
-            handler.handle(message);
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            scope.close();
-        }
-        long handlerNanos = Math.max(0, clock.nanoTime() - started);
+        HandlerCall call = HandlerCall.run(clock, () -> handler.handle(message));
+        Throwable failure = call.failure();
+        long handlerNanos = call.nanos();
         if (failure == null) {
             events.settled(record, Outcome.SUCCEEDED, attempt, firstAt, handlerNanos, Duration.ZERO, null, null);
             return true;
@@ -162,7 +155,7 @@ public final class RecordProcessor {
             events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, Duration.ZERO, null, failure);
             return false;
         }
-        Optional<RetryScope.Outcome> inner = step.defers() ? scope.decidedOn(failure) : Optional.empty();
+        Optional<RetryScope.Outcome> inner = step.defers() ? call.decidedOn() : Optional.empty();
         Copy copy = inner.isPresent() ? deferred(record, attempt, firstAt, failure, inner.get())
                 : afterFailure(record, attempt, firstAt, failure);
         return settle(record, copy, attempt, firstAt, handlerNanos, failure);

@@ -10,6 +10,7 @@ import dev.stagger.EndReason;
 import dev.stagger.Jitter;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryScope;
+import dev.stagger.internal.HandlerCall;
 import dev.stagger.internal.MessageHeaderNames;
 import dev.stagger.internal.RetryStep;
 import dev.stagger.rabbitmq.Message;
@@ -174,17 +175,9 @@ public final class DeliveryProcessor {
         long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, now);
         Message message = new Message(topology.queue(), body, properties, envelope.isRedeliver(), attempt,
                 Instant.ofEpochMilli(firstAt), HeaderCodec.history(headers));
-        long started = clock.nanoTime();
-        Throwable failure = null;
-        RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
-        try {
-            handler.handle(message);
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            scope.close();
-        }
-        long handlerNanos = Math.max(0, clock.nanoTime() - started);
+        HandlerCall call = HandlerCall.run(clock, () -> handler.handle(message));
+        Throwable failure = call.failure();
+        long handlerNanos = call.nanos();
         if (failure == null) {
             tell(properties, attempt, MessageOutcome.SUCCEEDED, handlerNanos, firstAt, Duration.ZERO, null, null);
             ack(tag);
@@ -197,7 +190,7 @@ public final class DeliveryProcessor {
             return;
         }
         Delivery d = new Delivery(tag, properties, body, attempt, firstAt, failure, handlerNanos);
-        Optional<RetryScope.Outcome> inner = step.defers() ? scope.decidedOn(failure) : Optional.empty();
+        Optional<RetryScope.Outcome> inner = step.defers() ? call.decidedOn() : Optional.empty();
         start(d, inner.isPresent() ? deferred(d, inner.get()) : copyAfterFailure(d));
     }
 
