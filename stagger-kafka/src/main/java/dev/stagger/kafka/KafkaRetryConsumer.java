@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
@@ -114,7 +116,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     private @Nullable Admin admin;
     private @Nullable KafkaProducer<byte[], byte[]> producer;
     private @Nullable ExecutorService handlers;
-    private @Nullable PollLoop loop;
+    private volatile @Nullable PollLoop loop;
     private @Nullable Thread poller;
 
     private KafkaRetryConsumer(Builder b) {
@@ -163,6 +165,17 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     /** The delay topics, one per level, shortest first: {@code <topic>.stagger.retry-<millis>}. */
     public List<String> delayTopics() {
         return topics.retryTopics();
+    }
+
+    /**
+     * The partitions this consumer has paused, as of its latest poll: delay-topic partitions whose
+     * head is not yet due, and partitions with more than {@link Builder#maxPending} records waiting
+     * for a handler. Empty before {@link #start()} and after {@link #close()}. For health checks
+     * and tests; any thread.
+     */
+    public Set<TopicPartition> pausedPartitions() {
+        PollLoop running = loop;
+        return running == null || closing ? Set.of() : running.paused();
     }
 
     /**

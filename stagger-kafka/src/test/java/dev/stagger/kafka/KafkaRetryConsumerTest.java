@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /** The consumer on the real broker (see {@link TestKafka}); short delay levels keep each test to seconds. */
@@ -69,7 +70,7 @@ class KafkaRetryConsumerTest extends BrokerTest {
     void aShortRetryIsNotHeldBehindALongOne() throws Exception {
         String topic = TestKafka.uniqueTopic("short-long");
         Map<String, Long> secondAttempt = new ConcurrentHashMap<>();
-        start(KafkaRetryConsumer.builder(topic, config, m -> {
+        KafkaRetryConsumer consumer = start(KafkaRetryConsumer.builder(topic, config, m -> {
             String v = new String(m.value(), StandardCharsets.UTF_8);
             if (m.attempt() == 1) {
                 throw new Later(v.equals("long") ? Duration.ofMillis(2_500) : Duration.ofMillis(100));
@@ -79,8 +80,12 @@ class KafkaRetryConsumerTest extends BrokerTest {
         long sent = System.currentTimeMillis();
         send(topic, "a", "long");
         send(topic, "b", "short");
+        assertThat(TestKafka.await(WITHIN, () -> secondAttempt.containsKey("short"))).isTrue();
+        assertThat(consumer.pausedPartitions()).as("only the long level's partition waits, paused")
+                .containsExactly(new TopicPartition(topic + ".stagger.retry-3000", 0));
         assertThat(TestKafka.await(WITHIN, () -> secondAttempt.size() == 2)).isTrue();
         assertThat(secondAttempt.get("short")).isLessThan(secondAttempt.get("long"));
+        assertThat(TestKafka.await(WITHIN, () -> consumer.pausedPartitions().isEmpty())).isTrue();
         assertThat(secondAttempt.get("short") - sent).as("the short retry's wait").isLessThan(2_500);
         assertThat(secondAttempt.get("long") - sent).as("the long retry's wait").isGreaterThanOrEqualTo(2_500);
     }

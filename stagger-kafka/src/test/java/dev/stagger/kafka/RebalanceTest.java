@@ -30,7 +30,7 @@ class RebalanceTest extends BrokerTest {
         };
         KafkaRetryConsumer.Builder builder = KafkaRetryConsumer.builder(topic, config, handler)
                 .policy(KafkaRetryConsumerTest.policy(3));
-        start(builder);
+        KafkaRetryConsumer a = start(builder);
         for (int i = 0; i < 20; i++) {
             TestKafka.send(producer, new ProducerRecord<>(topic, ("k" + i).getBytes(StandardCharsets.UTF_8),
                     ("r" + i).getBytes(StandardCharsets.UTF_8)));
@@ -43,10 +43,14 @@ class RebalanceTest extends BrokerTest {
                     ("r" + i).getBytes(StandardCharsets.UTF_8)));
         }
         assertThat(TestKafka.await(WITHIN, () -> firstAttempts.size() == 30)).isTrue();
+        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> !b.pausedPartitions().isEmpty()))
+                .as("the second consumer waits on delay partitions it took over").isTrue();
         b.close(); // leaves: its partitions, paused or not, go back to the first consumer
 
         assertThat(TestKafka.await(Duration.ofSeconds(40), () -> secondAttempts.size() == 30))
                 .as("second attempts after the rebalances: %s", secondAttempts).isTrue();
+        assertThat(TestKafka.await(KafkaRetryConsumerTest.WITHIN, () -> a.pausedPartitions().isEmpty()))
+                .as("no partition left paused, now %s", a.pausedPartitions()).isTrue();
         // records sent after it all are handled at once: no partition was left paused
         long sent = System.currentTimeMillis();
         List<Long> handledAt = new CopyOnWriteArrayList<>();

@@ -52,6 +52,7 @@ public final class PollLoop implements Runnable {
     private final RetryEngine engine;
     private final Map<TopicPartition, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean stopping;
+    private volatile Set<TopicPartition> pausedNow = Set.of();
 
     /**
      * @param maxPending records a partition may have waiting for a handler before it is paused
@@ -68,6 +69,11 @@ public final class PollLoop implements Runnable {
         this.revokeTimeoutNanos = revokeTimeout.toNanos();
         this.closing = closing;
         this.engine = RetryEngine.of("poll", RecordProcessor.COPY_POLICY).withClock(clock);
+    }
+
+    /** The partitions paused after the latest poll (a snapshot, readable from any thread). */
+    public Set<TopicPartition> paused() {
+        return pausedNow;
     }
 
     /** The partitions assigned now; for tests and diagnostics. */
@@ -170,9 +176,10 @@ public final class PollLoop implements Runnable {
             }
         }
         Set<TopicPartition> paused = consumer.paused();
+        Set<TopicPartition> assigned = consumer.assignment();
         List<TopicPartition> resume = new ArrayList<>();
         for (TopicPartition tp : paused) {
-            if (!wanted.contains(tp)) {
+            if (!wanted.contains(tp) && assigned.contains(tp)) {
                 resume.add(tp);
             }
         }
@@ -187,6 +194,9 @@ public final class PollLoop implements Runnable {
         }
         if (!pause.isEmpty()) {
             consumer.pause(pause);
+        }
+        if (!wanted.equals(pausedNow)) {
+            pausedNow = Set.copyOf(wanted);
         }
     }
 
