@@ -150,7 +150,9 @@ public final class PollLoop implements Runnable {
             }
             for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
                 if (lane.levelMillis >= 0) {
-                    long resumeAt = r.timestamp() + lane.levelMillis;
+                    // due when its level's time since it was produced is up, or at its due time if sooner;
+                    // never more than one level from now, whatever its timestamp says
+                    long resumeAt = Math.min(r.timestamp(), now) + lane.levelMillis;
                     long dueAt = RecordHeaderCodec.number(r.headers(), KafkaHeaders.DUE_AT, 0);
                     if (dueAt > 0) {
                         resumeAt = Math.min(resumeAt, dueAt);

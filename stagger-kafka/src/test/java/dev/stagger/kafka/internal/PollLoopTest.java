@@ -114,6 +114,19 @@ class PollLoopTest {
     }
 
     @Test
+    void aDelayRecordStampedFarAheadWaitsNoLongerThanItsLevel() throws Exception {
+        start();
+        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().size() == 3)).isTrue();
+        ConsumerRecord<byte[], byte[]> r = record(shortLevel, 0, "stamped", 0);
+        consumer.addRecord(new ConsumerRecord<>(r.topic(), r.partition(), r.offset(),
+                System.currentTimeMillis() + Duration.ofDays(365).toMillis(), TimestampType.CREATE_TIME, 1, 7, r.key(),
+                r.value(), r.headers(), Optional.empty()));
+        assertThat(await(Duration.ofSeconds(5), () -> loop.paused().contains(shortLevel))).isTrue();
+        assertThat(await(Duration.ofSeconds(3), () -> loop.paused().isEmpty()))
+                .as("resumed after the 200 ms level, not a year on").isTrue();
+    }
+
+    @Test
     void aRebalanceLeavesNoPartitionPausedThatDoesNotWait() throws Exception {
         start();
         assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().size() == 3)).isTrue();
