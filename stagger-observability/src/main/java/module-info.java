@@ -1,6 +1,6 @@
 /**
  * Logging, Micrometer metrics and Micrometer observations (traces) for Stagger's events. The listeners for the optional modules
- * (HTTP, RabbitMQ, jobs, idempotency, shedding) need those modules only when they are used.
+ * (HTTP, RabbitMQ, Kafka, jobs, idempotency, shedding) need those modules only when they are used.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"}) // micrometer-core has no module descriptor
 module dev.stagger.observability {
@@ -12,6 +12,7 @@ module dev.stagger.observability {
     requires transitive org.slf4j;
     requires static transitive dev.stagger.http;
     requires static transitive dev.stagger.rabbitmq;
+    requires static transitive dev.stagger.kafka;
     requires static transitive dev.stagger.jobs;
     requires static transitive dev.stagger.idempotency;
     requires static transitive dev.stagger.shedding;

@@ -1,17 +1,9 @@
 package dev.stagger.observability;
 
-import dev.stagger.EndReason;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageListener;
-import dev.stagger.rabbitmq.MessageOutcome;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import java.util.EnumMap;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Meters and log lines for queue consumers, built from a {@code RabbitConsumer}'s
@@ -62,84 +54,31 @@ public final class MessageTelemetry implements MessageListener {
     /** The {@code event} value of a dead-letter line. */
     public static final String DEAD_EVENT = "message_dead";
 
-    private final MeterRegistry registry;
-    private final RetryLog log;
-    private final Map<String, Meters> meters;
+    private final ConsumerTelemetry telemetry;
 
-    private MessageTelemetry(MeterRegistry registry, RetryLog log, Map<String, Meters> meters) {
-        this.registry = registry;
-        this.log = log;
-        this.meters = meters;
+    private MessageTelemetry(ConsumerTelemetry telemetry) {
+        this.telemetry = telemetry;
     }
 
     /** Meters in {@code registry}, no log lines. */
     public static MessageTelemetry of(MeterRegistry registry) {
-        return new MessageTelemetry(Objects.requireNonNull(registry, "registry must not be null"), null,
-                new ConcurrentHashMap<>());
+        return new MessageTelemetry(ConsumerTelemetry.of(Objects.requireNonNull(registry, "registry must not be null")));
     }
 
     /** Log lines through {@code log}, no meters. */
     public static MessageTelemetry of(RetryLog log) {
-        return new MessageTelemetry(null, Objects.requireNonNull(log, "log must not be null"), Map.of());
+        return new MessageTelemetry(ConsumerTelemetry.of(Objects.requireNonNull(log, "log must not be null")));
     }
 
     /** This telemetry writing its lines through {@code log} as well. */
     public MessageTelemetry withLog(RetryLog log) {
-        return new MessageTelemetry(registry, Objects.requireNonNull(log, "log must not be null"), meters);
+        return new MessageTelemetry(telemetry.withLog(Objects.requireNonNull(log, "log must not be null")));
     }
 
     @Override
     public void onMessage(MessageEvent e) {
-        if (registry != null) {
-            record(e);
-        }
-        if (log != null) {
-            write(e);
-        }
-    }
-
-    private void record(MessageEvent e) {
-        Meters m = meters.computeIfAbsent(e.consumer(), name -> new Meters(registry, name));
-        m.outcomes.get(e.outcome()).increment();
-        if (e.outcome() != MessageOutcome.RETURNED || !e.handlerTime().isZero()) {
-            m.handler.record(e.handlerTime());
-        }
-        if (e.outcome() == MessageOutcome.RETRIED) {
-            m.delay.record(e.delay());
-        } else if (e.outcome() == MessageOutcome.DEAD_LETTERED) {
-            EndReason reason = e.endReason().orElse(EndReason.NOT_RETRYABLE);
-            m.dead.computeIfAbsent(reason, r -> Counter.builder(DEAD_LETTERS).tag("name", e.consumer())
-                    .tag("reason", r.name().toLowerCase(Locale.ROOT)).register(registry)).increment();
-        }
-    }
-
-    private void write(MessageEvent e) {
-        String error = e.failure().map(f -> f.getClass().getSimpleName()).orElse(null);
-        String id = e.messageId().orElse(null);
-        if (e.outcome() == MessageOutcome.RETRIED) {
-            log.logRetry(RETRY_EVENT, e.consumer(), e.queue(), e.attempt(), e.maxAttempts(), null,
-                    e.delay().toMillis(), id, error);
-        } else if (e.outcome() == MessageOutcome.DEAD_LETTERED) {
-            log.logGiveUp(DEAD_EVENT, e.consumer(), e.queue(), e.attempt(), e.maxAttempts(), null,
-                    e.elapsed().toMillis(), id, e.endReason().map(r -> r.name().toLowerCase(Locale.ROOT)).orElse(null),
-                    error);
-        }
-    }
-
-    /** One consumer's meters, created on its first event. */
-    private static final class Meters {
-        final Map<MessageOutcome, Counter> outcomes = new EnumMap<>(MessageOutcome.class);
-        final Map<EndReason, Counter> dead = new ConcurrentHashMap<>();
-        final Timer delay;
-        final Timer handler;
-
-        Meters(MeterRegistry registry, String name) {
-            for (MessageOutcome o : MessageOutcome.values()) {
-                outcomes.put(o, Counter.builder(MESSAGES).tag("name", name)
-                        .tag("outcome", o.name().toLowerCase(Locale.ROOT)).register(registry));
-            }
-            delay = Timer.builder(RETRY_DELAY).tag("name", name).publishPercentiles(0.5, 0.9, 0.99).register(registry);
-            handler = Timer.builder(HANDLER_DURATION).tag("name", name).register(registry);
-        }
+        telemetry.on(e.consumer(), e.queue(), e.messageId().orElse(null), e.attempt(), e.maxAttempts(),
+                ConsumerTelemetry.Outcome.valueOf(e.outcome().name()), e.handlerTime(), e.elapsed(), e.delay(),
+                e.endReason().orElse(null), e.failure().orElse(null));
     }
 }

@@ -11,9 +11,11 @@ import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.ConsumerSettings;
+import dev.stagger.internal.DelayLevels;
+import dev.stagger.internal.RetryStep;
 import dev.stagger.rabbitmq.internal.ConfirmingPublisher;
 import dev.stagger.rabbitmq.internal.DeliveryProcessor;
-import dev.stagger.rabbitmq.internal.RetryStep;
 import dev.stagger.rabbitmq.internal.Topology;
 import java.io.IOException;
 import java.time.Duration;
@@ -116,7 +118,7 @@ public final class RabbitConsumer implements AutoCloseable {
         this.handler = b.handler;
         this.queue = b.queue != null ? b.queue : b.name;
         this.policy = b.policy;
-        this.levelsMillis = b.levels.stream().mapToLong(Duration::toMillis).toArray();
+        this.levelsMillis = DelayLevels.millis(b.levels);
         this.prefetch = b.prefetch;
         this.concurrency = b.concurrency;
         this.shutdownTimeout = b.shutdownTimeout;
@@ -373,24 +375,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * place (delete them once empty).
          */
         public Builder delayLevels(List<Duration> levels) {
-            Objects.requireNonNull(levels, "delayLevels must not be null");
-            if (levels.isEmpty() || levels.size() > 100) {
-                throw new IllegalArgumentException("delayLevels must have 1 to 100 levels, got " + levels.size());
-            }
-            List<Duration> sorted = new ArrayList<>(levels);
-            for (Duration d : sorted) {
-                Objects.requireNonNull(d, "delayLevels must not contain null");
-                if (d.toMillis() < 1 || d.toNanos() % 1_000_000 != 0) {
-                    throw new IllegalArgumentException("delayLevels must be whole milliseconds of at least 1 ms, got " + d);
-                }
-            }
-            sorted.sort(null);
-            for (int i = 1; i < sorted.size(); i++) {
-                if (sorted.get(i).equals(sorted.get(i - 1))) {
-                    throw new IllegalArgumentException("delayLevels must not repeat a level, got " + sorted.get(i) + " twice");
-                }
-            }
-            this.levels = List.copyOf(sorted);
+            this.levels = DelayLevels.check("delayLevels", levels);
             return this;
         }
 
@@ -405,10 +390,7 @@ public final class RabbitConsumer implements AutoCloseable {
 
         /** Handlers running at once, each on its own thread; default 4. */
         public Builder concurrency(int concurrency) {
-            if (concurrency < 1 || concurrency > 10_000) {
-                throw new IllegalArgumentException("concurrency must be 1 to 10000, got " + concurrency);
-            }
-            this.concurrency = concurrency;
+            this.concurrency = ConsumerSettings.concurrency(concurrency);
             return this;
         }
 
@@ -439,10 +421,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * forever in the largest delay level.
          */
         public Builder maxDelay(Duration maxDelay) {
-            this.maxDelay = Checks.nonNegative("maxDelay", maxDelay);
-            if (maxDelay.toMillis() < 1) {
-                throw new IllegalArgumentException("maxDelay must be at least 1 ms, got " + maxDelay);
-            }
+            this.maxDelay = ConsumerSettings.maxDelay(maxDelay);
             return this;
         }
 
@@ -476,11 +455,7 @@ public final class RabbitConsumer implements AutoCloseable {
          * {@link Nesting#REFUSE} is not accepted here.
          */
         public Builder nesting(Nesting nesting) {
-            Objects.requireNonNull(nesting, "nesting must not be null");
-            if (nesting == Nesting.REFUSE) {
-                throw new IllegalArgumentException("nesting must be DEFER or RETRY_AGAIN for a consumer, got REFUSE");
-            }
-            this.nesting = nesting;
+            this.nesting = ConsumerSettings.nesting(nesting);
             return this;
         }
 

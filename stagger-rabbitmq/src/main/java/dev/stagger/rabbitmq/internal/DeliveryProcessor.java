@@ -11,6 +11,9 @@ import dev.stagger.Jitter;
 import dev.stagger.RandomSource;
 import dev.stagger.RetryScope;
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.HandlerCall;
+import dev.stagger.internal.MessageHeaderNames;
+import dev.stagger.internal.RetryStep;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageHandler;
@@ -77,9 +80,9 @@ public final class DeliveryProcessor {
     static final long OTHER_PROPERTIES_BYTES = 4_096;
     /** Clock skew between consumers allowed beyond a deadline before a due time is out of range. */
     static final long DEADLINE_SKEW_MILLIS = 1_000;
-    static final String UNPUBLISHABLE = "UNPUBLISHABLE";
-    static final String DUE_AT_OUT_OF_RANGE = "DUE_AT_OUT_OF_RANGE";
-    static final String DEFERRED = "DEFERRED";
+    static final String UNPUBLISHABLE = MessageHeaderNames.UNPUBLISHABLE;
+    static final String DUE_AT_OUT_OF_RANGE = MessageHeaderNames.DUE_AT_OUT_OF_RANGE;
+    static final String DEFERRED = MessageHeaderNames.DEFERRED;
     /** The most retries of one delivery made in place, whatever the budget. */
     static final int MAX_IN_PLACE = 4;
     /** The wait before a message whose copy could not be published goes back to the queue. */
@@ -227,19 +230,16 @@ public final class DeliveryProcessor {
         long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, now);
         Message message = new Message(topology.queue(), body, properties, r.redelivered(), attempt,
                 Instant.ofEpochMilli(firstAt), HeaderCodec.history(headers));
-        long started = clock.nanoTime();
-        Throwable failure = null;
-        Object handling = HandlingScopes.open(listeners, message);
-        RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
-        try {
-            handler.handle(message);
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            scope.close();
-            HandlingScopes.close(handling);
-        }
-        long handlerNanos = Math.max(0, clock.nanoTime() - started);
+        HandlerCall call = HandlerCall.run(clock, () -> {
+            Object handling = HandlingScopes.open(listeners, message);
+            try {
+                handler.handle(message);
+            } finally {
+                HandlingScopes.close(handling);
+            }
+        });
+        Throwable failure = call.failure();
+        long handlerNanos = call.nanos();
         if (failure == null) {
             tell(properties, attempt, MessageOutcome.SUCCEEDED, handlerNanos, firstAt, Duration.ZERO, null, null);
             ack(tag);
@@ -252,7 +252,7 @@ public final class DeliveryProcessor {
             return;
         }
         Delivery d = new Delivery(tag, properties, body, attempt, firstAt, failure, handlerNanos);
-        Optional<RetryScope.Outcome> inner = step.defers() ? scope.decidedOn(failure) : Optional.empty();
+        Optional<RetryScope.Outcome> inner = step.defers() ? call.decidedOn() : Optional.empty();
         Copy copy = inner.isPresent() ? deferred(d, inner.get()) : copyAfterFailure(d);
         if (copy.outcome() == MessageOutcome.RETRIED && r.inPlace() < MAX_IN_PLACE) {
             // the wait the engine chose, in whole milliseconds as the copy's due time has it

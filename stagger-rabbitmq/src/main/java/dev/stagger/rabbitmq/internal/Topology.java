@@ -1,6 +1,7 @@
 package dev.stagger.rabbitmq.internal;
 
 import com.rabbitmq.client.Channel;
+import dev.stagger.internal.DelayLevels;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -50,12 +51,7 @@ public final class Topology {
      * is then delayed again for what remains when it comes back).
      */
     public long levelFor(long delayMillis) {
-        for (long level : levelsMillis) {
-            if (level >= delayMillis) {
-                return level;
-            }
-        }
-        return levelsMillis[levelsMillis.length - 1];
+        return DelayLevels.levelFor(levelsMillis, delayMillis);
     }
 
     /** Declares the work queue (durable, unless it exists already), the delay queues and the dead-letter queue. */
@@ -72,12 +68,8 @@ public final class Topology {
         channel.queueDeclare(deadQueue(), true, false, false, null);
     }
 
-    /** The default levels: a 1-2-5 series from 20 ms to 1 hour, 18 queues. */
+    /** The default levels ({@link DelayLevels#defaults()}). */
     public static List<Duration> defaultLevels() {
-        return List.of(Duration.ofMillis(20), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200),
-                Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
-                Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofMinutes(1),
-                Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(10), Duration.ofMinutes(20),
-                Duration.ofMinutes(30), Duration.ofHours(1));
+        return DelayLevels.defaults();
     }
 }

@@ -1,4 +1,4 @@
-package dev.stagger.rabbitmq.internal;
+package dev.stagger.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

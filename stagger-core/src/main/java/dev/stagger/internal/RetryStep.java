@@ -1,4 +1,4 @@
-package dev.stagger.rabbitmq.internal;
+package dev.stagger.internal;
 
 import dev.stagger.Clock;
 import dev.stagger.EndReason;

@@ -1,0 +1,331 @@
+package dev.stagger.kafka.internal;
+
+import dev.stagger.Backoff;
+import dev.stagger.Clock;
+import dev.stagger.EndReason;
+import dev.stagger.Jitter;
+import dev.stagger.RandomSource;
+import dev.stagger.RetryEngine;
+import dev.stagger.RetryPolicy;
+import dev.stagger.RetryScope;
+import dev.stagger.RetryState;
+import dev.stagger.internal.HandlerCall;
+import dev.stagger.internal.MessageHeaderNames;
+import dev.stagger.internal.RetryStep;
+import dev.stagger.kafka.KafkaHandler;
+import dev.stagger.kafka.KafkaHeaders;
+import dev.stagger.kafka.KafkaMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs the handler for one record and settles it: done on success; on failure a copy with the
+ * next attempt's headers is produced to a delay topic (or the dead-letter topic, as
+ * {@link RetryStep} decides), and the record counts as settled (its offset may be committed) only
+ * once the broker has acknowledged the copy. A crash in between leaves both, never neither.
+ *
+ * <p>A copy that cannot be produced is never followed by the commit. In turn: a copy whose topic
+ * is missing is produced again once after the topics are created again; a copy the producer
+ * refuses for its size goes to the dead-letter topic with {@link KafkaHeaders#DEAD_CAUSE}
+ * {@code UNPUBLISHABLE} and its history cut to the first and latest entries, and when even that
+ * is refused, a dead letter without key or payload that says where the original is; any other
+ * failure (the broker unreachable, timeouts) is produced again after a wait that a
+ * {@link RetryEngine} decides (100 ms doubling to 30 s, equal jitter, no end), until it is
+ * produced or the consumer stops. No failure path produces again without waiting, except the one
+ * retry after re-creating the topics.
+ *
+ * <p>A record that arrives before its due time (one that outlasted the largest delay level, or a
+ * clock that moved) is delayed again for what remains, without running the handler or counting an
+ * attempt, unless its due time lies further ahead than allowed (past the policy's deadline, or
+ * more than the consumer's maximum delay from now): that is dead-lettered with
+ * {@code DUE_AT_OUT_OF_RANGE}. Thread-safe.
+ */
+public final class RecordProcessor {
+    /** Clock skew between consumers allowed beyond a deadline before a due time is out of range. */
+    static final long DEADLINE_SKEW_MILLIS = 1_000;
+    /** The schedule between attempts to produce a copy that failed for a reason not the record's own. */
+    static final RetryPolicy COPY_POLICY = RetryPolicy.builder().maxAttempts(Integer.MAX_VALUE)
+            .backoff(Backoff.exponential(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(30)).jitter(Jitter.equal()))
+            .build();
+
+    /** Creates the delay and dead-letter topics again. */
+    @FunctionalInterface
+    public interface Recreate {
+        void run() throws Exception;
+    }
+
+    private final TopicSet topics;
+    private final Producer<byte[], byte[]> producer;
+    private final RetryStep step;
+    private final RetryEngine copyEngine;
+    private final KafkaHandler handler;
+    private final Clock clock;
+    private final long sendTimeoutMillis;
+    private final long maxDelayMillis;
+    private final Recreate recreate;
+    private final BooleanSupplier closing;
+    private final BooleanSupplier forced;
+    private final Events events;
+
+    /** What became of each record, for the consumer's listeners. */
+    public interface Events {
+        void settled(ConsumerRecord<byte[], byte[]> record, Outcome outcome, int attempt, long firstAtMillis,
+                     long handlerNanos, Duration delay, @Nullable EndReason reason, @Nullable Throwable failure);
+    }
+
+    /** What became of a record. */
+    public enum Outcome { SUCCEEDED, RETRIED, DEAD_LETTERED, DELAYED_AGAIN, RETURNED }
+
+    /**
+     * @param sendTimeoutMillis how long one produce may take before it counts as failed
+     * @param maxDelayMillis the longest wait a retry may have
+     */
+    public RecordProcessor(TopicSet topics, Producer<byte[], byte[]> producer, RetryStep step, KafkaHandler handler,
+                           Clock clock, RandomSource random, long sendTimeoutMillis, long maxDelayMillis,
+                           Recreate recreate, BooleanSupplier closing, BooleanSupplier forced, Events events) {
+        this.topics = topics;
+        this.producer = producer;
+        this.step = step;
+        this.copyEngine = RetryEngine.of("copy", COPY_POLICY).withClock(clock).withRandom(random);
+        this.handler = handler;
+        this.clock = clock;
+        this.sendTimeoutMillis = sendTimeoutMillis;
+        this.maxDelayMillis = maxDelayMillis;
+        this.recreate = recreate;
+        this.closing = closing;
+        this.forced = forced;
+        this.events = events;
+    }
+
+    /** A copy to produce before the record is settled. */
+    private record Copy(String topic, Headers headers, Outcome outcome, Duration delay, @Nullable EndReason reason,
+                        boolean lastResort, boolean bare) {
+    }
+
+    /**
+     * Handles and settles {@code record}.
+     *
+     * @return true when it is settled (its offset may be committed); false when it is not (the
+     *     consumer is stopping): it is to be consumed again
+     */
+    public boolean process(ConsumerRecord<byte[], byte[]> record) {
+        Headers in = record.headers();
+        int attempt = RecordHeaderCodec.attempt(in);
+        long now = clock.currentTimeMillis();
+        long dueAt = RecordHeaderCodec.number(in, KafkaHeaders.DUE_AT, 0);
+        if (dueAt > now) {
+            long firstAt = RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, -1);
+            Copy out = dueAtOutOfRange(record, attempt, firstAt, dueAt, now);
+            if (out == null) {
+                Headers headers = carried(record, attempt, firstAt < 0 ? now : firstAt);
+                RecordHeaderCodec.put(headers, KafkaHeaders.BACKOFF_STATE, RecordHeaderCodec.number(in, KafkaHeaders.BACKOFF_STATE, 0));
+                RecordHeaderCodec.put(headers, KafkaHeaders.DUE_AT, dueAt);
+                out = new Copy(topics.retryTopicFor(dueAt - now), headers, Outcome.DELAYED_AGAIN, Duration.ZERO, null, false, false);
+            }
+            return settle(record, out, attempt, firstAt, 0, null);
+        }
+        long firstAt = Math.min(now, RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, now));
+        KafkaMessage message = new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(),
+                record.value(), in, origin(record), attempt, Instant.ofEpochMilli(firstAt), RecordHeaderCodec.history(in));
+        HandlerCall call = HandlerCall.run(clock, () -> handler.handle(message));
+        Throwable failure = call.failure();
+        long handlerNanos = call.nanos();
+        if (failure == null) {
+            events.settled(record, Outcome.SUCCEEDED, attempt, firstAt, handlerNanos, Duration.ZERO, null, null);
+            return true;
+        }
+        if (forced.getAsBoolean() || failure instanceof InterruptedException && closing.getAsBoolean()) {
+            // stopped by the shutdown, not the record's fault: consumed again without counting the attempt
+            events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, Duration.ZERO, null, failure);
+            return false;
+        }
+        Optional<RetryScope.Outcome> inner = step.defers() ? call.decidedOn() : Optional.empty();
+        Copy copy = inner.isPresent() ? deferred(record, attempt, firstAt, failure, inner.get())
+                : afterFailure(record, attempt, firstAt, failure);
+        return settle(record, copy, attempt, firstAt, handlerNanos, failure);
+    }
+
+    /** Where {@code record} was first consumed: its {@link KafkaHeaders#ORIGIN}, or its own coordinates on a first delivery. */
+    public static String origin(ConsumerRecord<byte[], byte[]> record) {
+        String origin = RecordHeaderCodec.text(record.headers(), KafkaHeaders.ORIGIN);
+        return origin != null && origin.length() <= 512 ? origin
+                : record.topic() + "/" + record.partition() + "/" + record.offset();
+    }
+
+    /** The application's headers with the retry state that travels unchanged: origin, attempt, first attempt, history, re-drives. */
+    private Headers carried(ConsumerRecord<byte[], byte[]> record, int attempt, long firstAt) {
+        Headers in = record.headers();
+        Headers out = RecordHeaderCodec.applicationHeaders(in);
+        RecordHeaderCodec.put(out, KafkaHeaders.ORIGIN, origin(record));
+        RecordHeaderCodec.put(out, KafkaHeaders.ATTEMPT, attempt);
+        RecordHeaderCodec.put(out, KafkaHeaders.FIRST_ATTEMPT_AT, firstAt);
+        RecordHeaderCodec.copyHistory(in, out);
+        long redrives = RecordHeaderCodec.number(in, KafkaHeaders.REDRIVES, 0);
+        if (redrives > 0) {
+            RecordHeaderCodec.put(out, KafkaHeaders.REDRIVES, redrives);
+        }
+        return out;
+    }
+
+    /** {@link #carried} with {@code failure} of this attempt appended to the history. */
+    private Headers failed(ConsumerRecord<byte[], byte[]> record, int attempt, long firstAt, Throwable failure) {
+        Headers out = carried(record, attempt, firstAt);
+        RecordHeaderCodec.appendError(record.headers(), out, attempt, clock.currentTimeMillis(), failure);
+        return out;
+    }
+
+    private Copy deferred(ConsumerRecord<byte[], byte[]> record, int attempt, long firstAt, Throwable failure,
+                          RetryScope.Outcome inner) {
+        return dead(failed(record, attempt, firstAt, failure), EndReason.NOT_RETRYABLE, MessageHeaderNames.DEFERRED
+                + ": retry '" + inner.retry() + "' inside the handler decided on the failure (" + inner.reason() + " after "
+                + inner.attempts() + " attempt(s))", false);
+    }
+
+    private Copy afterFailure(ConsumerRecord<byte[], byte[]> record, int attempt, long firstAt, Throwable failure) {
+        long backoffState = RecordHeaderCodec.number(record.headers(), KafkaHeaders.BACKOFF_STATE, 0);
+        RetryStep.Outcome outcome = step.afterFailure(failure, new RetryStep.Attempt(attempt, firstAt, backoffState));
+        Headers headers = failed(record, attempt, firstAt, failure);
+        if (outcome instanceof RetryStep.Retry retry) {
+            long delayMillis = Math.max(1, (retry.delayNanos() + 999_999) / 1_000_000);
+            if (delayMillis > maxDelayMillis) {
+                return dead(headers, EndReason.NOT_RETRYABLE, MessageHeaderNames.DUE_AT_OUT_OF_RANGE + ": the retry's wait of "
+                        + delayMillis + " ms is longer than the consumer's maxDelay of " + maxDelayMillis + " ms", false);
+            }
+            RecordHeaderCodec.put(headers, KafkaHeaders.ATTEMPT, attempt + 1);
+            RecordHeaderCodec.put(headers, KafkaHeaders.BACKOFF_STATE, retry.backoffState());
+            RecordHeaderCodec.put(headers, KafkaHeaders.DUE_AT, clock.currentTimeMillis() + delayMillis);
+            return new Copy(topics.retryTopicFor(delayMillis), headers, Outcome.RETRIED, Duration.ofNanos(retry.delayNanos()),
+                    null, false, false);
+        }
+        return dead(headers, ((RetryStep.DeadLetter) outcome).reason(), null, false);
+    }
+
+    /** {@code headers} made a dead letter's, for {@code reason} (and {@code cause}, when the consumer's own). */
+    private Copy dead(Headers headers, EndReason reason, @Nullable String cause, boolean lastResort) {
+        RecordHeaderCodec.put(headers, KafkaHeaders.END_REASON, reason.name());
+        RecordHeaderCodec.put(headers, KafkaHeaders.DEAD_AT, clock.currentTimeMillis());
+        headers.remove(KafkaHeaders.DUE_AT);
+        headers.remove(KafkaHeaders.BACKOFF_STATE);
+        if (cause != null) {
+            RecordHeaderCodec.put(headers, KafkaHeaders.DEAD_CAUSE, cause);
+        }
+        return new Copy(topics.deadTopic(), headers, Outcome.DEAD_LETTERED, Duration.ZERO, reason, lastResort, false);
+    }
+
+    private @Nullable Copy dueAtOutOfRange(ConsumerRecord<byte[], byte[]> record, int attempt, long firstAt, long dueAt,
+                                           long now) {
+        Optional<Duration> deadline = step.deadline();
+        String cause = null;
+        EndReason reason = EndReason.NOT_RETRYABLE;
+        if (deadline.isPresent() && firstAt >= 0 && dueAt > firstAt + deadline.get().toMillis() + DEADLINE_SKEW_MILLIS) {
+            reason = EndReason.DEADLINE;
+            cause = MessageHeaderNames.DUE_AT_OUT_OF_RANGE + ": due at " + Instant.ofEpochMilli(dueAt)
+                    + ", after the policy's deadline of " + deadline.get() + " from the first attempt at "
+                    + Instant.ofEpochMilli(firstAt);
+        } else if (dueAt - now > maxDelayMillis) {
+            cause = MessageHeaderNames.DUE_AT_OUT_OF_RANGE + ": due " + (dueAt - now)
+                    + " ms ahead, more than the consumer's maxDelay of " + maxDelayMillis + " ms";
+        }
+        return cause == null ? null : dead(carried(record, attempt, firstAt < 0 ? now : firstAt), reason, cause, false);
+    }
+
+    /** Produces {@code copy} until the broker acknowledges it or the consumer stops; see the class comment. */
+    private boolean settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
+                           @Nullable Throwable failure) {
+        RetryState state = copyEngine.firstAttempt();
+        boolean recreated = false;
+        Copy c = copy;
+        while (true) {
+            Throwable why;
+            try {
+                producer.send(new ProducerRecord<>(c.topic(), null, c.bare() ? null : record.key(),
+                        c.bare() ? null : record.value(), c.headers())).get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
+                events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
+                return true;
+            } catch (ExecutionException e) {
+                why = e.getCause() != null ? e.getCause() : e;
+            } catch (java.util.concurrent.TimeoutException | KafkaException e) {
+                why = e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            if (isTheRecordsFault(why) && !c.bare()) {
+                c = c.lastResort() ? bare(record, c, attempt, firstAt, why) : unpublishable(c, why);
+                continue;
+            }
+            if (!recreated && (why instanceof UnknownTopicOrPartitionException || why instanceof TimeoutException)) {
+                recreated = true; // its topic may have been deleted: created again, the copy goes once more
+                try {
+                    recreate.run();
+                } catch (Exception e) {
+                    why.addSuppressed(e);
+                }
+                continue;
+            }
+            RetryEngine.Verdict verdict = copyEngine.decide(state, null, why);
+            if (!verdict.isRetry() || closing.getAsBoolean()) {
+                events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, Duration.ZERO, null, why);
+                return false;
+            }
+            events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, verdict.delay(), null, why);
+            try {
+                clock.sleep(verdict.delay().toNanos());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            state = verdict.next().orElseThrow();
+        }
+    }
+
+    private static boolean isTheRecordsFault(Throwable why) {
+        return why instanceof RecordTooLargeException || why instanceof RecordBatchTooLargeException
+                || why instanceof InvalidRecordException;
+    }
+
+    /** The dead letter for a copy the producer refused for itself, with its history cut down. */
+    private Copy unpublishable(Copy c, Throwable why) {
+        Headers headers = new RecordHeaders(c.headers().toArray());
+        RecordHeaderCodec.shrinkHistory(headers);
+        String what = c.outcome() == Outcome.DEAD_LETTERED ? "the dead letter" : "the retry";
+        EndReason reason = c.outcome() == Outcome.DEAD_LETTERED && c.reason() != null ? c.reason() : EndReason.NOT_RETRYABLE;
+        return dead(headers, reason, MessageHeaderNames.UNPUBLISHABLE + ": " + what + " could not be produced: "
+                + describe(why), true);
+    }
+
+    /** The last resort: a dead letter without key or payload, saying where the record is. */
+    private Copy bare(ConsumerRecord<byte[], byte[]> record, Copy c, int attempt, long firstAt, Throwable why) {
+        Headers headers = new RecordHeaders();
+        RecordHeaderCodec.put(headers, KafkaHeaders.ORIGIN, origin(record));
+        RecordHeaderCodec.put(headers, KafkaHeaders.ATTEMPT, attempt);
+        RecordHeaderCodec.put(headers, KafkaHeaders.FIRST_ATTEMPT_AT, firstAt < 0 ? clock.currentTimeMillis() : firstAt);
+        EndReason reason = c.reason() != null ? c.reason() : EndReason.NOT_RETRYABLE;
+        Copy dead = dead(headers, reason, MessageHeaderNames.UNPUBLISHABLE + ": not even a dead letter with the payload"
+                + " could be produced (" + describe(why) + "); the record stays at " + record.topic() + "/"
+                + record.partition() + "/" + record.offset() + " until the topic's retention removes it", true);
+        return new Copy(dead.topic(), dead.headers(), dead.outcome(), dead.delay(), dead.reason(), true, true);
+    }
+
+    private static String describe(Throwable t) {
+        String m = t.getMessage();
+        String text = t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        return text.length() <= 300 ? text : text.substring(0, 297) + "...";
+    }
+}

@@ -1,0 +1,133 @@
+package dev.stagger.kafka.internal;
+
+import dev.stagger.internal.DelayLevels;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * The topics around one work topic {@code T}: a delay topic {@code T.stagger.retry-<millis>} per
+ * delay level and the dead-letter topic {@code T.stagger.dlt}. Every record in one delay topic
+ * waits the same time, so its partitions' heads become due in order and a short retry never
+ * waits behind a long one: they sit in different topics. Immutable.
+ */
+public final class TopicSet {
+    private final String topic;
+    private final long[] levelsMillis;
+    private final Map<String, Long> levelOfTopic = new HashMap<>();
+
+    /** @param levelsMillis the delay levels, strictly ascending, each at least 1 ms */
+    public TopicSet(String topic, long[] levelsMillis) {
+        this.topic = topic;
+        this.levelsMillis = levelsMillis.clone();
+        for (long level : levelsMillis) {
+            levelOfTopic.put(retryTopic(topic, level), level);
+        }
+    }
+
+    public static String retryTopic(String topic, long levelMillis) {
+        return topic + ".stagger.retry-" + levelMillis;
+    }
+
+    public static String deadTopic(String topic) {
+        return topic + ".stagger.dlt";
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public String deadTopic() {
+        return deadTopic(topic);
+    }
+
+    public List<String> retryTopics() {
+        return Arrays.stream(levelsMillis).mapToObj(l -> retryTopic(topic, l)).toList();
+    }
+
+    /** The work topic and the delay topics: what the consumer subscribes to. */
+    public List<String> consumed() {
+        List<String> all = new ArrayList<>();
+        all.add(topic);
+        all.addAll(retryTopics());
+        return all;
+    }
+
+    /** The delay topic a delay of {@code delayMillis} (> 0) waits in ({@link DelayLevels#levelFor}). */
+    public String retryTopicFor(long delayMillis) {
+        return retryTopic(topic, DelayLevels.levelFor(levelsMillis, delayMillis));
+    }
+
+    /** The level of delay topic {@code name}; empty for the work topic. */
+    public Optional<Long> levelOf(String name) {
+        return Optional.ofNullable(levelOfTopic.get(name));
+    }
+
+    /**
+     * Creates what is missing: the work topic (with the broker's defaults) when {@code createTopic},
+     * and the delay and dead-letter topics with as many partitions as the work topic.
+     *
+     * @throws IllegalStateException when the work topic is missing and not to be created
+     */
+    public void create(Admin admin, boolean createTopic, long timeoutMillis)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
+        if (!work.containsKey(topic)) {
+            if (!createTopic) {
+                throw new IllegalStateException("topic " + topic + " does not exist (createTopic is off)");
+            }
+            createIfMissing(admin, List.of(new NewTopic(topic, Optional.empty(), Optional.empty())), timeoutMillis);
+            work = describe(admin, Set.of(topic), timeoutMillis);
+            if (!work.containsKey(topic)) {
+                throw new IllegalStateException("topic " + topic + " was created but cannot be described yet");
+            }
+        }
+        int partitions = work.get(topic).partitions().size();
+        List<NewTopic> around = new ArrayList<>();
+        for (String name : retryTopics()) {
+            around.add(new NewTopic(name, Optional.of(partitions), Optional.empty()));
+        }
+        around.add(new NewTopic(deadTopic(), Optional.of(partitions), Optional.empty()));
+        createIfMissing(admin, around, timeoutMillis);
+    }
+
+    private static Map<String, TopicDescription> describe(Admin admin, Set<String> names, long timeoutMillis)
+            throws InterruptedException, TimeoutException, ExecutionException {
+        Map<String, TopicDescription> out = new HashMap<>();
+        for (var e : admin.describeTopics(names).topicNameValues().entrySet()) {
+            try {
+                out.put(e.getKey(), e.getValue().get(timeoutMillis, TimeUnit.MILLISECONDS));
+            } catch (ExecutionException x) {
+                if (!(x.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw x;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void createIfMissing(Admin admin, List<NewTopic> topics, long timeoutMillis)
+            throws InterruptedException, TimeoutException, ExecutionException {
+        for (var f : admin.createTopics(topics).values().values()) {
+            try {
+                f.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+        }
+    }
+}

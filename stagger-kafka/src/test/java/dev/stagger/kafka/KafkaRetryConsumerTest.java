@@ -1,0 +1,139 @@
+package dev.stagger.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagger.Backoff;
+import dev.stagger.Decision;
+import dev.stagger.RetryPolicy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** The consumer on the real broker (see {@link TestKafka}); short delay levels keep each test to seconds. */
+class KafkaRetryConsumerTest extends BrokerTest {
+    /** A failure whose retry should wait at least {@code wait}: the classifier reads it as a Retry-After hint. */
+    static final class Later extends Exception {
+        private static final long serialVersionUID = 1L;
+        final Duration wait;
+
+        Later(Duration wait) {
+            super("try again in " + wait.toMillis() + " ms");
+            this.wait = wait;
+        }
+    }
+
+    static RetryPolicy policy(int maxAttempts) {
+        return RetryPolicy.builder().maxAttempts(maxAttempts).backoff(Backoff.fixed(Duration.ofMillis(150)))
+                .classifier((result, failure, context) -> failure instanceof Later l ? Decision.retryAfter(l.wait)
+                        : failure instanceof IllegalArgumentException ? Decision.stop() : Decision.retry())
+                .build();
+    }
+
+    private void send(String topic, String key, String value) throws Exception {
+        TestKafka.send(producer, new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Attempts seen by the handler, by record value: each attempt's number and wall-clock time. */
+    record Seen(String value, int attempt, long atMillis, String id) {
+    }
+
+    @Test
+    void aRetryArrivesNoEarlierThanItsDelayAndWithinItsLevel() throws Exception {
+        String topic = TestKafka.uniqueTopic("timing");
+        List<Seen> seen = new CopyOnWriteArrayList<>();
+        start(KafkaRetryConsumer.builder(topic, config, m -> {
+            seen.add(new Seen(new String(m.value(), StandardCharsets.UTF_8), m.attempt(), System.currentTimeMillis(), m.id()));
+            if (m.attempt() < 3) {
+                throw new IllegalStateException("attempt " + m.attempt() + " fails");
+            }
+        }).policy(policy(5)));
+        send(topic, "k", "v1");
+        assertThat(TestKafka.await(WITHIN, () -> seen.size() >= 3)).as("three attempts, seen %s", seen).isTrue();
+        for (int i = 1; i < 3; i++) {
+            long gap = seen.get(i).atMillis() - seen.get(i - 1).atMillis();
+            assertThat(gap).as("wait before attempt %d", i + 1).isGreaterThanOrEqualTo(150);
+            assertThat(gap).as("wait before attempt %d: the 200 ms level plus the broker's latency", i + 1).isLessThan(2_200);
+        }
+        assertThat(seen).extracting(Seen::attempt).containsExactly(1, 2, 3);
+        assertThat(seen).extracting(Seen::id).containsOnly(seen.get(0).id());
+    }
+
+    @Test
+    void aShortRetryIsNotHeldBehindALongOne() throws Exception {
+        String topic = TestKafka.uniqueTopic("short-long");
+        Map<String, Long> secondAttempt = new ConcurrentHashMap<>();
+        KafkaRetryConsumer consumer = start(KafkaRetryConsumer.builder(topic, config, m -> {
+            String v = new String(m.value(), StandardCharsets.UTF_8);
+            if (m.attempt() == 1) {
+                throw new Later(v.equals("long") ? Duration.ofMillis(2_500) : Duration.ofMillis(100));
+            }
+            secondAttempt.put(v, System.currentTimeMillis());
+        }).policy(policy(3)));
+        long sent = System.currentTimeMillis();
+        send(topic, "a", "long");
+        send(topic, "b", "short");
+        assertThat(TestKafka.await(WITHIN, () -> secondAttempt.containsKey("short"))).isTrue();
+        assertThat(consumer.pausedPartitions()).as("only the long level's partition waits, paused")
+                .containsExactly(new TopicPartition(topic + ".stagger.retry-3000", 0));
+        assertThat(TestKafka.await(WITHIN, () -> secondAttempt.size() == 2)).isTrue();
+        assertThat(secondAttempt.get("short")).isLessThan(secondAttempt.get("long"));
+        assertThat(TestKafka.await(WITHIN, () -> consumer.pausedPartitions().isEmpty())).isTrue();
+        assertThat(secondAttempt.get("short") - sent).as("the short retry's wait").isLessThan(2_500);
+        assertThat(secondAttempt.get("long") - sent).as("the long retry's wait").isGreaterThanOrEqualTo(2_500);
+    }
+
+    @Test
+    void theLastAttemptGoesToTheDeadLetterTopicWithItsHistoryAndEndReason() throws Exception {
+        String topic = TestKafka.uniqueTopic("dead");
+        List<RecordEvent> events = new CopyOnWriteArrayList<>();
+        KafkaRetryConsumer consumer = start(KafkaRetryConsumer.builder(topic, config, m -> {
+            throw new IllegalStateException("always fails, attempt " + m.attempt());
+        }).policy(policy(3)).recordListener(events::add));
+        send(topic, "k", "doomed");
+        List<ConsumerRecord<byte[], byte[]>> dead = TestKafka.readAll(config, consumer.deadLetterTopic(), 1, WITHIN);
+        assertThat(dead).hasSize(1);
+        ConsumerRecord<byte[], byte[]> d = dead.get(0);
+        assertThat(new String(d.value(), StandardCharsets.UTF_8)).isEqualTo("doomed");
+        assertThat(new String(d.key(), StandardCharsets.UTF_8)).isEqualTo("k");
+        assertThat(TestKafka.header(d, KafkaHeaders.END_REASON)).isEqualTo("EXHAUSTED");
+        assertThat(TestKafka.header(d, KafkaHeaders.ATTEMPT)).isEqualTo("3");
+        assertThat(TestKafka.header(d, KafkaHeaders.ORIGIN)).isEqualTo(topic + "/0/0");
+        List<String> history = new java.util.ArrayList<>();
+        d.headers().headers(KafkaHeaders.ERRORS).forEach(h -> history.add(new String(h.value(), StandardCharsets.UTF_8)));
+        assertThat(history).hasSize(3);
+        assertThat(history.get(2)).startsWith("attempt=3;").contains("exception=java.lang.IllegalStateException")
+                .endsWith("message=always fails, attempt 3");
+        assertThat(TestKafka.await(WITHIN, () -> events.stream().anyMatch(e -> e.outcome() == RecordOutcome.DEAD_LETTERED)))
+                .isTrue();
+        assertThat(events).extracting(RecordEvent::outcome)
+                .containsExactly(RecordOutcome.RETRIED, RecordOutcome.RETRIED, RecordOutcome.DEAD_LETTERED);
+    }
+
+    @Test
+    void aPermanentFailureIsDeadLetteredAtOnceAndLaterRecordsGoOn() throws Exception {
+        String topic = TestKafka.uniqueTopic("permanent");
+        List<String> handled = new CopyOnWriteArrayList<>();
+        KafkaRetryConsumer consumer = start(KafkaRetryConsumer.builder(topic, config, m -> {
+            String v = new String(m.value(), StandardCharsets.UTF_8);
+            if (v.equals("bad")) {
+                throw new IllegalArgumentException("not a valid order");
+            }
+            handled.add(v);
+        }).policy(policy(5)));
+        send(topic, "k", "bad");
+        send(topic, "k", "good");
+        assertThat(TestKafka.await(WITHIN, () -> handled.contains("good"))).isTrue();
+        List<ConsumerRecord<byte[], byte[]>> dead = TestKafka.readAll(config, consumer.deadLetterTopic(), 1, WITHIN);
+        assertThat(dead).hasSize(1);
+        assertThat(TestKafka.header(dead.get(0), KafkaHeaders.END_REASON)).isEqualTo("NOT_RETRYABLE");
+        assertThat(TestKafka.header(dead.get(0), KafkaHeaders.ATTEMPT)).isEqualTo("1");
+    }
+}
