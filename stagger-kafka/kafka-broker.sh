@@ -83,9 +83,12 @@ log.retention.check.interval.ms=60000
 EOF
   local java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
   if [ ! -f "$dir/data/meta.properties" ]; then
-    # a cluster id: 16 random bytes, URL-safe base64 without padding, as Kafka's own tool makes them
-    local id
-    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+    # a cluster id: 16 random bytes, URL-safe base64 without padding, as Kafka's own tool makes them,
+    # and like Kafka's not starting with '-' (the format command would take it for an option)
+    local id="-"
+    while [ "${id#-}" != "$id" ]; do
+      id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+    done
     "$java" -Xmx256m -cp "$(cat "$cp")" kafka.tools.StorageTool format --standalone -t "$id" \
       -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
       || { cat "$dir/format.log" >&2; echo "kafka-broker: formatting $dir/data failed" >&2; return 1; }

@@ -84,23 +84,40 @@ public final class TopicSet {
     public void create(Admin admin, boolean createTopic, long timeoutMillis)
             throws ExecutionException, InterruptedException, TimeoutException {
         Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
-        if (!work.containsKey(topic)) {
+        int partitions;
+        if (work.containsKey(topic)) {
+            partitions = work.get(topic).partitions().size();
+        } else {
             if (!createTopic) {
                 throw new IllegalStateException("topic " + topic + " does not exist (createTopic is off)");
             }
-            createIfMissing(admin, List.of(new NewTopic(topic, Optional.empty(), Optional.empty())), timeoutMillis);
-            work = describe(admin, Set.of(topic), timeoutMillis);
-            if (!work.containsKey(topic)) {
-                throw new IllegalStateException("topic " + topic + " was created but cannot be described yet");
-            }
+            // the creation's own answer: a describe right after it may not see the new topic yet
+            partitions = createWorkTopic(admin, timeoutMillis);
         }
-        int partitions = work.get(topic).partitions().size();
         List<NewTopic> around = new ArrayList<>();
         for (String name : retryTopics()) {
             around.add(new NewTopic(name, Optional.of(partitions), Optional.empty()));
         }
         around.add(new NewTopic(deadTopic(), Optional.of(partitions), Optional.empty()));
         createIfMissing(admin, around, timeoutMillis);
+    }
+
+    /** Creates the work topic with the broker's defaults; its partition count (another creator's, when it won a race). */
+    private int createWorkTopic(Admin admin, long timeoutMillis)
+            throws InterruptedException, TimeoutException, ExecutionException {
+        var created = admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty())));
+        try {
+            return created.numPartitions(topic).get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+        Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
+        if (!work.containsKey(topic)) {
+            throw new IllegalStateException("topic " + topic + " was created by another client but cannot be described yet");
+        }
+        return work.get(topic).partitions().size();
     }
 
     private static Map<String, TopicDescription> describe(Admin admin, Set<String> names, long timeoutMillis)
