@@ -25,6 +25,8 @@ class LauncherTest {
     static String stdout;
     static String stderr;
     static int exit;
+    private static final String TIMESTAMPED_LOG =
+            "-Dorg.slf4j.simpleLogger.showDateTime=true -Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss";
 
     @BeforeAll
     static void firstRunOnAFreshCopy() throws Exception {
@@ -36,8 +38,11 @@ class LauncherTest {
         assertThat(root.resolve("stagger")).as("the launcher, next to the root pom").exists();
         copySources(root, copy);
         Path err = copy.resolve("launcher-stderr.txt");
-        Process launcher = new ProcessBuilder("bash", copy.resolve("stagger").toString(), "--version")
-                .redirectError(err.toFile()).start();
+        ProcessBuilder first = new ProcessBuilder("bash", copy.resolve("stagger").toString(), "--version")
+                .redirectError(err.toFile());
+        // Maven's log lines with the time in front (as .ci/run has them): the progress lines must not change
+        first.environment().merge("MAVEN_OPTS", TIMESTAMPED_LOG, (own, added) -> own + " " + added);
+        Process launcher = first.start();
         stdout = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(launcher.waitFor(10, TimeUnit.MINUTES)).as("the first build ends").isTrue();
         exit = launcher.exitValue();
