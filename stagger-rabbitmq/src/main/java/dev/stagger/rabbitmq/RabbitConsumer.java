@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -205,7 +206,11 @@ public final class RabbitConsumer implements AutoCloseable {
                     public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                                                byte[] body) {
                         // never blocks: at most `prefetch` deliveries are unacknowledged, so the queue stays bounded
-                        pool.execute(() -> settle.process(envelope, properties, body));
+                        try {
+                            pool.execute(() -> settle.process(envelope, properties, body));
+                        } catch (RejectedExecutionException closing) {
+                            // arrived as the consumer closes: left unacknowledged, the broker takes it back with the channel
+                        }
                     }
                 });
             } catch (IOException | RuntimeException e) {

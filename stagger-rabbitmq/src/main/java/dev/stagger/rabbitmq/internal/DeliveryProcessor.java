@@ -536,9 +536,9 @@ public final class DeliveryProcessor {
     private void backOff(Delivery d, Throwable why) {
         int failures = consecutiveFailures.incrementAndGet();
         long waitNanos = Math.max(1, GIVE_BACK.start(random).nextDelayNanos(Math.min(failures, 1_000)));
+        clock.schedule(() -> giveBack(d.tag()), waitNanos); // before the listeners hear of the wait: it is set
         tell(d.properties(), d.attempt(), MessageOutcome.RETURNED, d.handlerNanos(), d.firstAt(),
                 Duration.ofNanos(waitNanos), null, d.failure() != null ? d.failure() : why);
-        clock.schedule(() -> giveBack(d.tag()), waitNanos);
         end(); // the wait holds no thread; a close returns the message with its channel
     }
 
