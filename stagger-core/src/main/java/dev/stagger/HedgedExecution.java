@@ -211,6 +211,10 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         if (a.done) {
             return; // the call ended while this attempt was being set up
         }
+        if (retry.policy.attemptTimeoutNanos() > 0) {
+            long timeoutNanos = attemptTimeoutNanos();
+            a.timeout = retry.clock.schedule(() -> timedOut(a, timeoutNanos), timeoutNanos);
+        }
         if (sync) {
             FutureTask<Void> task = new FutureTask<>(a, null);
             a.handle = task;
@@ -258,6 +262,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 }
                 a.done = true;
                 forget(a);
+                cancelTimeout(a);
                 long took = retry.clock.nanoTime() - a.startNanos;
                 Decision decision = recordAttempt(a.number, a.permit, value, failure, took, a.inner);
                 if (decision.kind() != Decision.Kind.RETRY) {
@@ -347,6 +352,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             Attempt a = running[i];
             running[i] = null;
             a.done = true;
+            cancelTimeout(a);
             release(a.permit);
             if (a.handle != null) {
                 if (handles == null) {
@@ -368,6 +374,30 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         live = 0;
         end(reason);
         return handles;
+    }
+
+    /**
+     * Attempt {@code a} ran longer than the policy's {@code attemptTimeout} (shortened to the
+     * remaining deadline): it fails with an {@link AttemptTimeoutException}, retryable by default,
+     * and is cancelled.
+     */
+    private void timedOut(Attempt a, long timeoutNanos) {
+        if (a.done) {
+            return;
+        }
+        Future<?> running = a.handle;
+        outcome(a, null, new AttemptTimeoutException(a.number, Duration.ofNanos(timeoutNanos)));
+        if (running != null) {
+            running.cancel(true);
+        }
+    }
+
+    private static void cancelTimeout(Attempt a) {
+        Clock.Cancellable t = a.timeout;
+        if (t != null) {
+            a.timeout = null;
+            t.cancel();
+        }
     }
 
     private static void cancel(Future<?>[] handles) {
@@ -465,6 +495,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         volatile Future<?> handle;
         /** Set under the lock once its outcome is taken or it is cancelled. */
         volatile boolean done;
+        /** The attempt timeout's timer, when the policy has an attempt timeout. */
+        volatile Clock.Cancellable timeout;
         /** What a sync retry inside it decided, read on its thread as it ended. */
         Ambient.Decided inner;
 
