@@ -24,13 +24,13 @@ import java.util.function.Supplier;
  * {@link #retryOrEnd}. A sync call runs its attempts on the policy's executor and waits on its
  * future, so a slow attempt that ignores interrupts never holds the caller once a hedge has won.
  */
-final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner {
+final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner, Runnable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Hedging hedging;
     private final boolean sync;
     private final Promise<T> promise;
     /** The attempts running, in the order they started; {@link #live} of them. */
-    private final Attempt[] running = new Attempt[HedgePolicy.MAX_HEDGES + 1];
+    private final Attempt[] running;
     private int live;
     /** Attempts started in the current round. */
     private int inRound;
@@ -38,6 +38,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private int round;
     private Clock.Cancellable timer;
     private long armedDelay;
+    /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
+    private int armedRound;
+    private long armedAt;
 
     /**
      * @param operation a {@link Callable} or {@link AttemptCallable} when {@code sync}, else a
@@ -46,6 +49,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync) {
         super(retry, operation, readsContext);
         this.hedging = retry.hedging;
+        this.running = new Attempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
         this.sync = sync;
         this.promise = new Promise<>(this);
     }
@@ -140,7 +144,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 return; // the deadline would pass before the hedge is sent
             }
             armedDelay = delay;
-            timer = retry.clock.schedule(new Tick(r), delay);
+            armedRound = r;
+            armedAt = retry.clock.nanoTime() + delay;
+            timer = retry.clock.schedule(this, delay); // this is the tick: no task allocated per call
         } finally {
             lock.unlock();
         }
@@ -466,21 +472,23 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return t;
     }
 
-    /** The hedge timer of one round. */
-    private final class Tick implements Runnable {
-        private final int round;
-
-        Tick(int round) {
-            this.round = round;
-        }
-
-        @Override
-        public void run() {
+    /** The armed hedge is due (the clock's task): sends it, unless the tick is a stale one. */
+    @Override
+    public void run() {
+        try {
+            int r;
+            lock.lock();
             try {
-                hedge(round);
-            } catch (Throwable t) {
-                failOnEscape(t);
+                if (armedRound != round || retry.clock.nanoTime() < armedAt) {
+                    return; // armed for an earlier round, or for an earlier hedge of this one
+                }
+                r = armedRound;
+            } finally {
+                lock.unlock();
             }
+            hedge(r);
+        } catch (Throwable t) {
+            failOnEscape(t);
         }
     }
 
