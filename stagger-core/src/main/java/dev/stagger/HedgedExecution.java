@@ -24,13 +24,13 @@ import java.util.function.Supplier;
  * {@link #retryOrEnd}. A sync call runs its attempts on the policy's executor and waits on its
  * future, so a slow attempt that ignores interrupts never holds the caller once a hedge has won.
  */
-final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner {
+final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner, Runnable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Hedging hedging;
     private final boolean sync;
     private final Promise<T> promise;
     /** The attempts running, in the order they started; {@link #live} of them. */
-    private final Attempt[] running = new Attempt[HedgePolicy.MAX_HEDGES + 1];
+    private final Attempt[] running;
     private int live;
     /** Attempts started in the current round. */
     private int inRound;
@@ -38,6 +38,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private int round;
     private Clock.Cancellable timer;
     private long armedDelay;
+    /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
+    private int armedRound;
+    private long armedAt;
 
     /**
      * @param operation a {@link Callable} or {@link AttemptCallable} when {@code sync}, else a
@@ -46,6 +49,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync) {
         super(retry, operation, readsContext);
         this.hedging = retry.hedging;
+        this.running = new Attempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
         this.sync = sync;
         this.promise = new Promise<>(this);
     }
@@ -140,7 +144,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 return; // the deadline would pass before the hedge is sent
             }
             armedDelay = delay;
-            timer = retry.clock.schedule(new Tick(r), delay);
+            armedRound = r;
+            armedAt = retry.clock.nanoTime() + delay;
+            timer = retry.clock.schedule(this, delay); // this is the tick: no task allocated per call
         } finally {
             lock.unlock();
         }
@@ -211,6 +217,10 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         if (a.done) {
             return; // the call ended while this attempt was being set up
         }
+        if (retry.policy.attemptTimeoutNanos() > 0) {
+            long timeoutNanos = attemptTimeoutNanos();
+            a.timeout = retry.clock.schedule(() -> timedOut(a, timeoutNanos), timeoutNanos);
+        }
         if (sync) {
             FutureTask<Void> task = new FutureTask<>(a, null);
             a.handle = task;
@@ -258,6 +268,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 }
                 a.done = true;
                 forget(a);
+                cancelTimeout(a);
                 long took = retry.clock.nanoTime() - a.startNanos;
                 Decision decision = recordAttempt(a.number, a.permit, value, failure, took, a.inner);
                 if (decision.kind() != Decision.Kind.RETRY) {
@@ -347,6 +358,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             Attempt a = running[i];
             running[i] = null;
             a.done = true;
+            cancelTimeout(a);
             release(a.permit);
             if (a.handle != null) {
                 if (handles == null) {
@@ -368,6 +380,30 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         live = 0;
         end(reason);
         return handles;
+    }
+
+    /**
+     * Attempt {@code a} ran longer than the policy's {@code attemptTimeout} (shortened to the
+     * remaining deadline): it fails with an {@link AttemptTimeoutException}, retryable by default,
+     * and is cancelled.
+     */
+    private void timedOut(Attempt a, long timeoutNanos) {
+        if (a.done) {
+            return;
+        }
+        Future<?> running = a.handle;
+        outcome(a, null, new AttemptTimeoutException(a.number, Duration.ofNanos(timeoutNanos)));
+        if (running != null) {
+            running.cancel(true);
+        }
+    }
+
+    private static void cancelTimeout(Attempt a) {
+        Clock.Cancellable t = a.timeout;
+        if (t != null) {
+            a.timeout = null;
+            t.cancel();
+        }
     }
 
     private static void cancel(Future<?>[] handles) {
@@ -436,21 +472,23 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return t;
     }
 
-    /** The hedge timer of one round. */
-    private final class Tick implements Runnable {
-        private final int round;
-
-        Tick(int round) {
-            this.round = round;
-        }
-
-        @Override
-        public void run() {
+    /** The armed hedge is due (the clock's task): sends it, unless the tick is a stale one. */
+    @Override
+    public void run() {
+        try {
+            int r;
+            lock.lock();
             try {
-                hedge(round);
-            } catch (Throwable t) {
-                failOnEscape(t);
+                if (armedRound != round || retry.clock.nanoTime() < armedAt) {
+                    return; // armed for an earlier round, or for an earlier hedge of this one
+                }
+                r = armedRound;
+            } finally {
+                lock.unlock();
             }
+            hedge(r);
+        } catch (Throwable t) {
+            failOnEscape(t);
         }
     }
 
@@ -465,6 +503,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         volatile Future<?> handle;
         /** Set under the lock once its outcome is taken or it is cancelled. */
         volatile boolean done;
+        /** The attempt timeout's timer, when the policy has an attempt timeout. */
+        volatile Clock.Cancellable timeout;
         /** What a sync retry inside it decided, read on its thread as it ended. */
         Ambient.Decided inner;
 

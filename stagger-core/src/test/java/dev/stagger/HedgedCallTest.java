@@ -256,6 +256,34 @@ class HedgedCallTest {
     }
 
     @Test
+    void theAttemptTimeoutBoundsEachAttemptAndATimedOutAttemptLeavesTheOthersRunning() {
+        CompletableFuture<String> result =
+                call(retry(hedged(2, HedgePolicy.after(DELAY)).attemptTimeout(Duration.ofMillis(150))));
+        clock.advance(DELAY);
+        assertThat(attempts).hasSize(2);
+
+        clock.advance(Duration.ofMillis(50)); // attempt 1 has run 150 ms
+        assertThat(attempts.get(0)).isCancelled();
+        assertThat(result).isNotDone();
+
+        clock.advance(Duration.ofMillis(100)); // the hedge has run 150 ms too
+        assertThat(attempts.get(1)).isCancelled();
+        assertThat(cause(result)).isInstanceOf(AttemptTimeoutException.class);
+        assertThat(events.finished.get(0).reason()).isEqualTo(EndReason.EXHAUSTED);
+        assertThat(clock.pendingTasks()).isZero();
+    }
+
+    @Test
+    void anAttemptAnsweringInTimeCancelsItsTimeoutTimer() {
+        CompletableFuture<String> result =
+                call(retry(hedged(2, HedgePolicy.after(DELAY)).attemptTimeout(Duration.ofMillis(150))));
+        clock.advance(Duration.ofMillis(10));
+        attempts.get(0).complete("ok");
+        assertThat(result).isCompletedWithValue("ok");
+        assertThat(clock.pendingTasks()).as("neither the hedge timer nor the attempt timeout is left").isZero();
+    }
+
+    @Test
     void cancellingTheReturnedFutureCancelsEveryAttemptAndEveryTimer() {
         CompletableFuture<String> result = call(retry(hedged(5, HedgePolicy.builder().delay(DELAY).maxHedges(3).build())));
         clock.advance(DELAY);

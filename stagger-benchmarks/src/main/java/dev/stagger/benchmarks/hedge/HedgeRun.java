@@ -102,14 +102,14 @@ public final class HedgeRun {
                 new Scenario(String.format(Locale.ROOT, "fixed delay %d ms", base.toMillis() * 2), false,
                         s -> hedged(s, HedgePolicy.after(s.base().multipliedBy(2)), false)),
                 new Scenario("p95 delay", false, s -> hedged(s, p95(s), false)),
-                new Scenario(String.format(Locale.ROOT, "overload %.1fx, no hedging", overload), true, s -> plain(s)),
-                new Scenario(String.format(Locale.ROOT, "overload %.1fx, p95, no budget", overload), true,
+                new Scenario(String.format(Locale.ROOT, "overload %.2fx, no hedging", overload), true, s -> plain(s)),
+                new Scenario(String.format(Locale.ROOT, "overload %.2fx, p95, no budget", overload), true,
                         s -> hedged(s, p95(s), false)),
-                new Scenario(String.format(Locale.ROOT, "overload %.1fx, p95, budget %.0f %%", overload, budgetRatio * 100),
+                new Scenario(String.format(Locale.ROOT, "overload %.2fx, p95, budget %.0f %%", overload, budgetRatio * 100),
                         true, s -> hedged(s, p95(s), true)));
 
         System.out.printf(Locale.ROOT, "hedging: %.0f calls/s for %d s (%d s warm-up), base %d ms, %.0f %% %dx slower;"
-                        + " overload: %d permits (capacity %.0f/s) at %.1fx%n",
+                        + " overload: %d permits (capacity %.0f/s) at %.2fx%n",
                 rate, duration.toSeconds(), warmup.toSeconds(), base.toMillis(), slowShare * 100, slowFactor, permits,
                 capacity, overload);
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
