@@ -20,9 +20,9 @@ public interface JobListener {
 
     /**
      * Called on the handler's thread just after {@link #started}, as the handler is invoked; what it
-     * returns, when not null, is closed on that thread as soon as the handler returns or throws
-     * (before the outcome is decided and stored, so the outcome events follow it, on another
-     * thread). A tracer makes the attempt's span the current one here, so the spans the handler
+     * returns, when not null, is closed on that thread once the handler has returned or thrown and
+     * the engine has decided what follows (before the outcome is stored, so the outcome events
+     * follow it, on another thread). A tracer makes the attempt's span the current one here, so the spans the handler
      * starts (an HTTP client's) are its children. A {@link RuntimeException} from it is ignored
      * (the handler runs without a scope); so is one from the scope's {@code close}.
      */

@@ -158,12 +158,19 @@ class EveryPropertyTest {
         }
     }
 
+    /** A registry that observes (a handler taking every context): one without a handler is a no-op, which RetryObservation leaves alone. */
+    private static ObservationRegistry observationRegistry() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(context -> true);
+        return registry;
+    }
+
     private WebApplicationContextRunner runner() {
         DataSource ds = SqliteDataSource.file(dir.resolve("db-" + databases.incrementAndGet() + ".db"));
         return new WebApplicationContextRunner().withConfiguration(ALL)
                 .withBean(VirtualClock.class, VirtualClock::new)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                .withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean(ObservationRegistry.class, EveryPropertyTest::observationRegistry)
                 .withBean(DataSource.class, () -> ds)
                 .withBean(PlatformTransactionManager.class, () -> new DataSourceTransactionManager(ds))
                 .withBean(Mailer.class, Mailer::new)
