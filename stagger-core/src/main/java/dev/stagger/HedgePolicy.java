@@ -2,6 +2,7 @@ package dev.stagger;
 
 import dev.stagger.internal.Checks;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -110,6 +111,28 @@ public final class HedgePolicy {
 
     long windowNanos() {
         return windowNanos;
+    }
+
+    /** The hook given results nobody will receive, if one was set ({@link Builder#onDiscard(Consumer)}). */
+    public Optional<Consumer<Object>> onDiscard() {
+        return Optional.ofNullable(onDiscard);
+    }
+
+    /**
+     * A builder holding this policy's settings, to build a changed copy (an integration adds its
+     * own {@link Builder#onDiscard(Consumer) onDiscard}, calling this one's from it).
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.delay = delay();
+        b.percentile = percentile;
+        b.floor = floor();
+        b.warmup = warmup;
+        b.window = window();
+        b.maxHedges = maxHedges;
+        b.executor = executor;
+        b.onDiscard = onDiscard;
+        return b;
     }
 
     /** The executor sync attempts run on: the one given, else {@link HedgeThreads#DEFAULT}. */

@@ -203,6 +203,20 @@ public final class Retry {
                 clock == this.clock ? hedging : null); // the latencies' windows run on the clock
     }
 
+    /**
+     * This retry running {@code policy} instead, with the same breaker, budget, throttle,
+     * listeners, fallback, clock and nesting. When {@code policy} hedges with the same
+     * {@link HedgePolicy} instance as this retry's, the copy shares this retry's recent latencies
+     * (the percentile delay's histogram): an integration that adds a classifier per call keeps one
+     * warmed-up delay for all its calls.
+     */
+    public Retry withPolicy(RetryPolicy policy) {
+        Checks.notNull("policy", policy);
+        Hedging kept = hedging != null && policy.hedge().orElse(null) == hedging.policy ? hedging : null;
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
+                nesting, kept);
+    }
+
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
         return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock,

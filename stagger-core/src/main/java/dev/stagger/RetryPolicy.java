@@ -267,6 +267,16 @@ public final class RetryPolicy {
             return this;
         }
 
+        /**
+         * No hedging: each call's attempts run one after another, as a policy built without
+         * {@link #hedge(HedgePolicy)}. For a copy ({@link RetryPolicy#toBuilder()}) used where
+         * sending a request twice at once is not safe (an HTTP POST without a key the server honours).
+         */
+        public Builder withoutHedge() {
+            this.hedge = null;
+            return this;
+        }
+
         public RetryPolicy build() {
             if (hedge != null) {
                 Checks.atLeast("maxAttempts (hedges count as attempts)", maxAttempts, 2);

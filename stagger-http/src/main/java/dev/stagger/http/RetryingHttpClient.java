@@ -6,12 +6,14 @@ import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
 import dev.stagger.Fallback;
+import dev.stagger.HedgePolicy;
 import dev.stagger.RandomSource;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.http.internal.HttpCall;
+import dev.stagger.http.internal.ResponseBodies;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -90,6 +92,27 @@ import java.util.function.Predicate;
  * ({@code BodyHandlers.ofInputStream()}, {@code ofLines()}, {@code ofPublisher()}) never leak a
  * connection; the returned response's body is the caller's to close.
  *
+ * <h2>Hedged requests</h2>
+ * When the policy hedges ({@link RetryPolicy.Builder#hedge(HedgePolicy)}), {@link #send} and
+ * {@link #sendAsync} send a second attempt of a slow request while the first is still running and
+ * return the first answer the rules above accept; the other attempt is cancelled and its response,
+ * if one still arrives, has its body released (drained and closed, as a retried response's). Only
+ * requests that are safe to have in flight twice at once are hedged:
+ * <ul>
+ *   <li>GET, HEAD, OPTIONS and TRACE, always;
+ *   <li>PUT and DELETE only with {@link Builder#hedgeIdempotentWrites(boolean)}: they are
+ *       idempotent, but two at once race (the DELETE that arrives second answers 404, and may
+ *       answer first);
+ *   <li>POST and PATCH only with an {@code Idempotency-Key} (the caller's or the generated one,
+ *       the same on every attempt) to a server declared to honour keys ({@link Builder#keysHonoured});
+ *   <li>nothing else: an unkeyed POST runs its attempts one after another, as without hedging.
+ * </ul>
+ * Each attempt is classified by the status table as a retry is: a status that is not retried (400,
+ * say) from any attempt ends the call at once with that response, a retried one ends only its
+ * attempt, and when every attempt of a round failed the client backs off (honouring
+ * {@code Retry-After}) and tries again. Hedges spend the budget and ask the breaker and the
+ * throttle as retries do. {@link #execute} and {@link #executeAsync} (other transports) do not hedge.
+ *
  * <h2>Stale if error</h2>
  * With {@link Builder#fallback(StaleResponseCache)}, a GET that fails on an error (breaker open,
  * budget, deadline or attempts exhausted, with an exception or a 500, 502, 503 or 504) is answered
@@ -120,6 +143,8 @@ import java.util.function.Predicate;
 public final class RetryingHttpClient {
     private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
     private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
+    /** Idempotent, but two in flight at once race: hedged only when the builder says so. */
+    private static final Set<String> IDEMPOTENT_WRITES = Set.of("PUT", "DELETE");
     private static final String KEY_HEADER = "Idempotency-Key";
 
     /**
@@ -147,6 +172,11 @@ public final class RetryingHttpClient {
     private final List<RetryListener> retryListeners;
     private final Function<HttpRequest, String> operationName;
     private final StaleResponseCache staleCache;
+    private final boolean hedgeIdempotentWrites;
+    /** The policy's hedging, releasing the bodies of losing responses; null when the policy does not hedge. */
+    private final HedgePolicy hedge;
+    /** Holds the hedge delay's recent latencies for every hedged call of this client; null without hedging. */
+    private final Retry hedged;
 
     private RetryingHttpClient(Builder b) {
         this.client = b.client;
@@ -169,6 +199,14 @@ public final class RetryingHttpClient {
         this.retryListeners = List.copyOf(b.retryListeners);
         this.operationName = b.operationName;
         this.staleCache = b.staleCache;
+        this.hedgeIdempotentWrites = b.hedgeIdempotentWrites;
+        Clock time = b.clock;
+        this.hedge = b.policy.hedge().map(h -> h.toBuilder().onDiscard(response -> {
+            ResponseBodies.discard(response, time); // a loser's body: its connection back to the pool
+            h.onDiscard().ifPresent(own -> own.accept(response));
+        }).build()).orElse(null);
+        this.hedged = hedge == null ? null
+                : Retry.of(b.service, b.policy.toBuilder().hedge(hedge).build()).withClock(b.clock);
     }
 
     /** Starts a builder around {@code client}, which does the actual sending. */
@@ -291,9 +329,10 @@ public final class RetryingHttpClient {
             throws IOException, InterruptedException {
         Objects.requireNonNull(bodyHandler, "bodyHandler");
         HttpClient client = client();
-        HttpCall call = newCall(request);
+        Exchange exchange = exchange(request);
+        HttpCall call = newCall(request, exchange);
         try {
-            HttpResponse<T> response = retryFor(call, staleFallback(request, bodyHandler))
+            HttpResponse<T> response = retryFor(call, staleFallback(request, bodyHandler), hedges(exchange))
                     .call(context -> client.send(call.attemptRequest(context), bodyHandler));
             if (staleCache != null) {
                 staleCache.remember(request, response);
@@ -314,8 +353,9 @@ public final class RetryingHttpClient {
                                                             HttpResponse.BodyHandler<T> bodyHandler) {
         Objects.requireNonNull(bodyHandler, "bodyHandler");
         HttpClient client = client();
-        HttpCall call = newCall(request);
-        CompletableFuture<HttpResponse<T>> response = retryFor(call, staleFallback(request, bodyHandler)).callAsync(
+        Exchange exchange = exchange(request);
+        HttpCall call = newCall(request, exchange);
+        CompletableFuture<HttpResponse<T>> response = retryFor(call, staleFallback(request, bodyHandler), hedges(exchange)).callAsync(
                 context -> client.sendAsync(call.attemptRequest(context), bodyHandler));
         if (staleCache == null) {
             return response;
@@ -386,6 +426,7 @@ public final class RetryingHttpClient {
         b.retryListeners.addAll(retryListeners);
         b.operationName = operationName;
         b.staleCache = staleCache;
+        b.hedgeIdempotentWrites = hedgeIdempotentWrites;
         return b;
     }
 
@@ -425,9 +466,12 @@ public final class RetryingHttpClient {
         return service;
     }
 
-    private HttpCall newCall(HttpRequest request) {
+    private Exchange exchange(HttpRequest request) {
         Objects.requireNonNull(request, "request");
-        Exchange exchange = exchange(request.method(), request.uri(), name -> request.headers().firstValue(name));
+        return exchange(request.method(), request.uri(), name -> request.headers().firstValue(name));
+    }
+
+    private HttpCall newCall(HttpRequest request, Exchange exchange) {
         HttpRequest toSend = exchange.generatedKey == null ? request
                 : HttpRequest.newBuilder(request, (name, value) -> true)
                         .header(KEY_HEADER, exchange.idempotencyKeyHeader().orElseThrow())
@@ -439,6 +483,11 @@ public final class RetryingHttpClient {
     /** Sending it twice does no harm: an idempotent method, or a key the server is declared to honour. */
     private boolean isSafe(String method, boolean keyed, URI uri) {
         return IDEMPOTENT_METHODS.contains(method) || keyed && keysHonoured.test(uri);
+    }
+
+    /** Whether a call of {@code exchange} is hedged: the policy hedges and two attempts in flight at once do no harm. */
+    private boolean hedges(Exchange exchange) {
+        return hedge != null && exchange.safe && (hedgeIdempotentWrites || !IDEMPOTENT_WRITES.contains(exchange.method));
     }
 
     /** Under REQUIRE an unkeyed non-idempotent request is retried only after a connect failure. */
@@ -453,13 +502,14 @@ public final class RetryingHttpClient {
     }
 
     private Retry retryFor(HttpCall call) {
-        return retryFor(call, null);
+        return retryFor(call, null, false);
     }
 
-    private Retry retryFor(HttpCall call, Fallback<?> fallback) {
-        Retry retry = Retry.of(service, policy.toBuilder().classifier(call).build())
-                .withClock(clock)
-                .withRandom(random)
+    private Retry retryFor(HttpCall call, Fallback<?> fallback, boolean hedged) {
+        Retry retry = hedged
+                ? this.hedged.withPolicy(policy.toBuilder().hedge(hedge).classifier(call).build())
+                : Retry.of(service, policy.toBuilder().withoutHedge().classifier(call).build()).withClock(clock);
+        retry = retry.withRandom(random)
                 .withListener(call);
         for (RetryListener l : retryListeners) {
             retry = retry.withListener(l);
@@ -513,6 +563,7 @@ public final class RetryingHttpClient {
         private final List<RetryListener> retryListeners = new ArrayList<>();
         private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
         private StaleResponseCache staleCache;
+        private boolean hedgeIdempotentWrites;
 
         private Builder(HttpClient client) {
             this.client = client;
@@ -672,6 +723,18 @@ public final class RetryingHttpClient {
          */
         public Builder fallback(StaleResponseCache cache) {
             this.staleCache = require("fallback", cache);
+            return this;
+        }
+
+        /**
+         * Whether PUT and DELETE are hedged when the policy hedges. Default false: both are
+         * idempotent, so retrying them is safe, but a hedge has two in flight at once, which race
+         * (the DELETE processed second answers 404, and its answer may arrive first and end the
+         * call). Say true for a service whose PUT and DELETE tolerate that (a PUT of a whole
+         * resource, a DELETE answering 204 for a missing one).
+         */
+        public Builder hedgeIdempotentWrites(boolean hedgeIdempotentWrites) {
+            this.hedgeIdempotentWrites = hedgeIdempotentWrites;
             return this;
         }
 

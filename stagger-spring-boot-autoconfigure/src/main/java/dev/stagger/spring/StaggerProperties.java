@@ -26,6 +26,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     shared: { ratio: 0.1 }
  *   throttles:
  *     payments: { k: 2, window: 2m }
+ *   hedges:
+ *     catalog: { delay: 50ms, percentile: 95 }
  * </pre>
  */
 @ConfigurationProperties("stagger")
@@ -34,6 +36,8 @@ public class StaggerProperties {
     public static final String DEFAULT = "default";
     /** The value of {@code stagger.retries.<name>.budget} that opts out of the default budget. */
     public static final String NO_BUDGET = "none";
+    /** The value of {@code stagger.retries.<name>.hedge} that turns off the hedge of the same name. */
+    public static final String NO_HEDGE = "none";
 
     /** Named retries ({@code Retry}): policy plus the breaker and budget that guard it. */
     private Map<String, RetryProperties> retries = new LinkedHashMap<>();
@@ -43,6 +47,8 @@ public class StaggerProperties {
     private Map<String, BudgetProperties> budgets = new LinkedHashMap<>();
     /** Named adaptive throttles; every retry naming one shares the same throttle. */
     private Map<String, ThrottleProperties> throttles = new LinkedHashMap<>();
+    /** Named hedging policies; a retry or an annotated method refers to one by name. */
+    private Map<String, HedgeProperties> hedges = new LinkedHashMap<>();
     /** Method annotation ({@code @StaggerRetry}) settings. */
     private Annotation annotation = new Annotation();
     /** Retrying HTTP clients for Spring's RestClient, RestTemplate and WebClient. */
@@ -72,6 +78,8 @@ public class StaggerProperties {
     public void setBudgets(Map<String, BudgetProperties> budgets) { this.budgets = budgets; }
     public Map<String, ThrottleProperties> getThrottles() { return throttles; }
     public void setThrottles(Map<String, ThrottleProperties> throttles) { this.throttles = throttles; }
+    public Map<String, HedgeProperties> getHedges() { return hedges; }
+    public void setHedges(Map<String, HedgeProperties> hedges) { this.hedges = hedges; }
     public Annotation getAnnotation() { return annotation; }
     public void setAnnotation(Annotation annotation) { this.annotation = annotation; }
     public Http getHttp() { return http; }
@@ -125,6 +133,12 @@ public class StaggerProperties {
          * multiply, asked for explicitly) or {@code refuse} (a call nested either way fails at once).
          */
         private Nesting nesting;
+        /**
+         * Name of the hedging policy under {@code stagger.hedges} its calls follow (extra attempts
+         * while the first is slow); defaults to the hedge of the same name, if any. {@code none}:
+         * no hedging. Hedge only idempotent operations.
+         */
+        private String hedge;
 
         public String getPreset() { return preset; }
         public void setPreset(String preset) { this.preset = preset; }
@@ -148,6 +162,8 @@ public class StaggerProperties {
         public void setThrottle(String throttle) { this.throttle = throttle; }
         public Nesting getNesting() { return nesting; }
         public void setNesting(Nesting nesting) { this.nesting = nesting; }
+        public String getHedge() { return hedge; }
+        public void setHedge(String hedge) { this.hedge = hedge; }
     }
 
     /** A backoff schedule. With nothing set: exponential from 200 ms, x2, 5 s cap, full jitter. */
@@ -252,6 +268,39 @@ public class StaggerProperties {
         public void setWindow(Duration window) { this.window = window; }
         public Integer getBuckets() { return buckets; }
         public void setBuckets(Integer buckets) { this.buckets = buckets; }
+    }
+
+    /**
+     * A hedging policy ({@code HedgePolicy}): extra attempts sent while the first is slower than
+     * the delay, the first good answer wins. Unset values come from {@code default}, then from
+     * Stagger's defaults.
+     */
+    public static class HedgeProperties {
+        /** The fixed delay before a hedge, or with a percentile the delay until warm-up is over (required). */
+        private Duration delay;
+        /** Hedge after this percentile of recent latencies, in (0, 100) (unset: the fixed delay). */
+        private Double percentile;
+        /** The percentile delay is never shorter than this (default 1 ms). */
+        private Duration floor;
+        /** Latencies seen before the percentile replaces the fixed delay (default 100). */
+        private Integer warmup;
+        /** The recent latencies the percentile is taken over (default 30 s). */
+        private Duration window;
+        /** Extra attempts at most, 1 to 4 (default 1); they count against the retry's max-attempts. */
+        private Integer maxHedges;
+
+        public Duration getDelay() { return delay; }
+        public void setDelay(Duration delay) { this.delay = delay; }
+        public Double getPercentile() { return percentile; }
+        public void setPercentile(Double percentile) { this.percentile = percentile; }
+        public Duration getFloor() { return floor; }
+        public void setFloor(Duration floor) { this.floor = floor; }
+        public Integer getWarmup() { return warmup; }
+        public void setWarmup(Integer warmup) { this.warmup = warmup; }
+        public Duration getWindow() { return window; }
+        public void setWindow(Duration window) { this.window = window; }
+        public Integer getMaxHedges() { return maxHedges; }
+        public void setMaxHedges(Integer maxHedges) { this.maxHedges = maxHedges; }
     }
 
     /** {@code stagger.annotation.*}: the {@code @StaggerRetry} method advice. */

@@ -2,8 +2,10 @@ package dev.stagger.spring;
 
 import dev.stagger.AdaptiveThrottle;
 import dev.stagger.CircuitBreaker;
+import dev.stagger.HedgePolicy;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
+import dev.stagger.RetryPolicy;
 import dev.stagger.spring.StaggerProperties.RetryProperties;
 import dev.stagger.spring.internal.InstanceFactory;
 import java.util.Collections;
@@ -15,13 +17,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The named retries, circuit breakers and budgets of the application, built from
- * {@code stagger.retries}, {@code stagger.circuit-breakers}, {@code stagger.budgets} and
- * {@code stagger.throttles}.
+ * {@code stagger.retries}, {@code stagger.circuit-breakers}, {@code stagger.budgets},
+ * {@code stagger.throttles} and {@code stagger.hedges}.
  *
  * <p>Every configured name is built when the context starts, so a bad value fails startup. A
  * retry asked for by a name that is not configured ({@code @StaggerRetry("inventory")}) is built
  * on first use from the {@code default} entry, like Resilience4j's instances. A retry uses the
- * breaker and budget its entry names, else those of its own name if configured; a budget named by
+ * breaker, budget, throttle and hedge its entry names, else those of its own name if configured; a budget named by
  * several retries is one shared budget. {@link RetryCustomizer}s (meters, log lines, the
  * actuator's counts) are applied to each retry once, when it is built.
  *
@@ -35,6 +37,7 @@ public final class StaggerRegistry {
     private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
     private final Map<String, AdaptiveThrottle> throttles = new ConcurrentHashMap<>();
+    private final Map<String, HedgePolicy> hedges = new ConcurrentHashMap<>();
 
     StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers) {
         this.factory = factory;
@@ -60,6 +63,11 @@ public final class StaggerRegistry {
         for (String name : properties.getThrottles().keySet()) {
             if (!StaggerProperties.DEFAULT.equals(name)) {
                 throttle(name);
+            }
+        }
+        for (String name : properties.getHedges().keySet()) {
+            if (!StaggerProperties.DEFAULT.equals(name)) {
+                hedge(name);
             }
         }
         for (String name : properties.getRetries().keySet()) {
@@ -120,6 +128,24 @@ public final class StaggerRegistry {
         return throttles.computeIfAbsent(name, factory::throttle);
     }
 
+    /** The hedging policy called {@code name}; it must be configured under {@code stagger.hedges}. */
+    public HedgePolicy hedge(String name) {
+        HedgePolicy existing = hedges.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        if (!properties.getHedges().containsKey(name)) {
+            throw new IllegalArgumentException("no hedge named " + name + " under stagger.hedges; configured: "
+                    + names(properties.getHedges()));
+        }
+        return hedges.computeIfAbsent(name, factory::hedge);
+    }
+
+    /** Every hedging policy, by name. */
+    public Map<String, HedgePolicy> hedges() {
+        return Collections.unmodifiableMap(new TreeMap<>(hedges));
+    }
+
     /** Every adaptive throttle, by name. */
     public Map<String, AdaptiveThrottle> throttles() {
         return Collections.unmodifiableMap(new TreeMap<>(throttles));
@@ -147,7 +173,13 @@ public final class StaggerRegistry {
     /** The policy and guards of retry {@code name} without the customizers (for clients that build their own Retry). */
     public Retry bareRetry(String name) {
         RetryProperties p = factory.retryProperties(name);
-        Retry retry = Retry.of(name, factory.policy(name, p)).withClock(factory.clock());
+        RetryPolicy policy = factory.policy(name, p);
+        String hedge = p.getHedge() != null ? p.getHedge()
+                : properties.getHedges().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
+        if (hedge != null && !StaggerProperties.NO_HEDGE.equals(hedge)) {
+            policy = InstanceFactory.hedged(policy, guard("hedge", name, hedge, this::hedge), InstanceFactory.key("stagger.retries", name) + ".hedge", hedge);
+        }
+        Retry retry = Retry.of(name, policy).withClock(factory.clock());
         String breaker = p.getCircuitBreaker() != null ? p.getCircuitBreaker()
                 : properties.getCircuitBreakers().containsKey(name) && !StaggerProperties.DEFAULT.equals(name) ? name : null;
         if (breaker != null) {

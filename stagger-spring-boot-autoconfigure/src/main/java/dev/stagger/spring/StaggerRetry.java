@@ -63,4 +63,16 @@ public @interface StaggerRetry {
      * most specific match is used); same return type. Empty: no fallback.
      */
     String fallbackMethod() default "";
+
+    /**
+     * A hedging policy under {@code stagger.hedges} this method's calls follow, on top of its
+     * retry's policy (replacing any hedge the retry names): while an attempt is slower than the
+     * hedge's delay, the method is invoked again and the first good answer wins; the others are
+     * cancelled (a blocking attempt's thread interrupted, a future cancelled). Hedges count
+     * against the retry's {@code max-attempts} and spend its budget. Only for idempotent methods.
+     * A blocking method's attempts run on the hedge's executor threads, not the caller's, so
+     * thread-bound state (a transaction already running, the security context) is not theirs.
+     * Empty: the retry's own hedge, if any.
+     */
+    String hedge() default "";
 }

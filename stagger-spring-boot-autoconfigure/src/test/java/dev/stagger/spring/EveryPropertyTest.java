@@ -84,7 +84,7 @@ class EveryPropertyTest {
             StaggerIdempotencyAutoConfiguration.class, StaggerJobsAutoConfiguration.class,
             StaggerSpringRetryAutoConfiguration.class, StaggerHttpServerAutoConfiguration.class);
     private static final Pattern NAMED_ENTRY = Pattern.compile(
-            "^(stagger\\.(?:retries|circuit-breakers|budgets|throttles|http\\.clients|jobs\\.pools))\\.[^.]+(\\..+)$");
+            "^(stagger\\.(?:retries|circuit-breakers|budgets|throttles|hedges|http\\.clients|jobs\\.pools))\\.[^.]+(\\..+)$");
 
     @TempDir
     Path dir;
@@ -187,6 +187,10 @@ class EveryPropertyTest {
 
     private static Retry retry(ApplicationContextAssertProvider<? extends ApplicationContext> context, String name) {
         return started(context).getBean(StaggerRegistry.class).retry(name);
+    }
+
+    private static dev.stagger.HedgePolicy hedge(ApplicationContextAssertProvider<? extends ApplicationContext> context) {
+        return started(context).getBean(StaggerRegistry.class).hedge("fast");
     }
 
     private static RetryPolicy orders(ApplicationContextAssertProvider<? extends ApplicationContext> context) {
@@ -367,6 +371,9 @@ class EveryPropertyTest {
                     "stagger.budgets.shared.ratio=0.2"),
             set(R + "throttle", "gentle", c -> assertThat(retry(c, "orders").throttle().k()).isEqualTo(3.0),
                     "stagger.throttles.gentle.k=3"),
+            set(R + "hedge", "fast", c -> assertThat(retry(c, "orders").policy().hedge())
+                            .containsSame(started(c).getBean(StaggerRegistry.class).hedge("fast")),
+                    "stagger.hedges.fast.delay=40ms"),
             set(R + "nesting", "retry-again", c -> assertThat(retry(c, "orders").nesting()).isEqualTo(dev.stagger.Nesting.RETRY_AGAIN)),
             // circuit breakers, by what they do
             set(B + "failure-rate-threshold", "0.2", c -> {
@@ -431,6 +438,19 @@ class EveryPropertyTest {
                     c -> assertThat(started(c).getBean(StaggerRegistry.class).throttle("gentle").window()).isEqualTo(Duration.ofMinutes(1))),
             set("stagger.throttles.gentle.buckets", "12",
                     c -> assertThat(started(c).getBean(StaggerRegistry.class).throttle("gentle").buckets()).isEqualTo(12)),
+            // hedges
+            set("stagger.hedges.fast.delay", "40ms",
+                    c -> assertThat(hedge(c).delay()).isEqualTo(Duration.ofMillis(40))),
+            set("stagger.hedges.fast.percentile", "95",
+                    c -> assertThat(hedge(c).percentile()).hasValue(95.0), "stagger.hedges.fast.delay=40ms"),
+            set("stagger.hedges.fast.floor", "5ms",
+                    c -> assertThat(hedge(c).floor()).isEqualTo(Duration.ofMillis(5)), "stagger.hedges.fast.delay=40ms"),
+            set("stagger.hedges.fast.warmup", "7",
+                    c -> assertThat(hedge(c).warmup()).isEqualTo(7), "stagger.hedges.fast.delay=40ms"),
+            set("stagger.hedges.fast.window", "1m",
+                    c -> assertThat(hedge(c).window()).isEqualTo(Duration.ofMinutes(1)), "stagger.hedges.fast.delay=40ms"),
+            set("stagger.hedges.fast.max-hedges", "2",
+                    c -> assertThat(hedge(c).maxHedges()).isEqualTo(2), "stagger.hedges.fast.delay=40ms"),
             // the annotation
             set("stagger.annotation.order", "5",
                     c -> assertThat(started(c).getBean("staggerRetryAdvisor", Ordered.class).getOrder()).isEqualTo(5)),

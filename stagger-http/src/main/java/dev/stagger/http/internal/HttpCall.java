@@ -29,7 +29,8 @@ import java.util.concurrent.ExecutionException;
 /**
  * One logical HTTP call (all its attempts): classifies each attempt's outcome for the core retry
  * loop, releases the bodies of responses that are retried or refused, and reports each scheduled
- * retry to the client's listeners. Used by one attempt at a time. The transport ({@code
+ * retry to the client's listeners. Told of one attempt at a time (a hedged call's attempts run
+ * at once, but the engine reports their outcomes one by one). The transport ({@code
  * java.net.http} or another, through {@link HttpTransport}) only reads statuses and headers and
  * releases bodies: the rules are the same for every transport.
  */
@@ -227,6 +228,11 @@ public final class HttpCall implements Classifier, RetryListener {
 
     @Override
     public void onAttemptFinished(RetryEvent.AttemptFinished event) {
+        Object previous = lastResult;
+        if (previous != null && !lastAccepted && previous != event.result()) {
+            // a hedged call: a retried answer that another attempt outlived; nobody will return it
+            transport.discard(previous);
+        }
         lastResult = event.result();
         lastAccepted = !event.failed();
     }
@@ -235,6 +241,9 @@ public final class HttpCall implements Classifier, RetryListener {
     public void onRetryScheduled(RetryEvent.RetryScheduled event) {
         if (event.result() != null) {
             transport.discard(event.result());
+            if (event.result() == lastResult) {
+                lastResult = null; // released: not again when the next attempt finishes
+            }
         }
         if (listeners.isEmpty()) {
             return;

@@ -5,12 +5,14 @@ import dev.stagger.Backoff;
 import dev.stagger.BackoffSpec;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
+import dev.stagger.HedgePolicy;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryPolicy;
 import dev.stagger.spring.StaggerProperties;
 import dev.stagger.spring.StaggerProperties.BackoffProperties;
 import dev.stagger.spring.StaggerProperties.BudgetProperties;
 import dev.stagger.spring.StaggerProperties.CircuitBreakerProperties;
+import dev.stagger.spring.StaggerProperties.HedgeProperties;
 import dev.stagger.spring.StaggerProperties.RetryProperties;
 import dev.stagger.spring.StaggerProperties.ThrottleProperties;
 import java.util.Locale;
@@ -146,6 +148,35 @@ public final class InstanceFactory {
         PropertyCheck.apply(at + "max-tokens", p.getMaxTokens(), b::maxTokens);
         PropertyCheck.apply(at + "min-retries-per-second", p.getMinRetriesPerSecond(), b::minRetriesPerSecond);
         return b.build();
+    }
+
+    public HedgePolicy hedge(String name) {
+        HedgeProperties p = merged("stagger.hedges", name, HedgeProperties::new);
+        String at = key("stagger.hedges", name) + ".";
+        HedgePolicy.Builder b = HedgePolicy.builder();
+        PropertyCheck.apply(at + "delay", p.getDelay(), b::delay);
+        PropertyCheck.apply(at + "percentile", p.getPercentile(), b::percentile);
+        PropertyCheck.apply(at + "floor", p.getFloor(), b::floor);
+        PropertyCheck.apply(at + "warmup", p.getWarmup(), b::warmup);
+        PropertyCheck.apply(at + "window", p.getWindow(), b::window);
+        PropertyCheck.apply(at + "max-hedges", p.getMaxHedges(), b::maxHedges);
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) { // the one rule across fields: a delay is required
+            throw PropertyCheck.invalid(at + "delay", p.getDelay(), e.getMessage());
+        }
+    }
+
+    /**
+     * {@code policy} hedging with {@code hedge}; a refusal (a hedged policy needs at least 2
+     * attempts) is reported as property {@code property} with {@code value}.
+     */
+    public static RetryPolicy hedged(RetryPolicy policy, HedgePolicy hedge, String property, String value) {
+        try {
+            return policy.toBuilder().hedge(hedge).build();
+        } catch (IllegalArgumentException e) {
+            throw PropertyCheck.invalid(property, value, e.getMessage());
+        }
     }
 
     public AdaptiveThrottle throttle(String name) {

@@ -136,7 +136,17 @@ public final class RetryInterceptor implements MethodInterceptor {
         String name = annotation.name().isEmpty() ? defaultName : annotation.name();
         Fallback fallback = annotation.fallbackMethod().isEmpty() ? null
                 : Fallback.find(targetClass, specific, annotation.fallbackMethod());
-        return new Plan(registry.retry(name), kind(method, specific), fallback, specific);
+        Retry retry = registry.retry(name);
+        if (!annotation.hedge().isEmpty()) {
+            // one Retry per method: the hedge's recent latencies are this method's
+            try {
+                retry = retry.withPolicy(retry.policy().toBuilder().hedge(registry.hedge(annotation.hedge())).build());
+            } catch (IllegalArgumentException e) { // an unknown name, or a policy of one attempt
+                throw new IllegalStateException("@StaggerRetry(hedge = \"" + annotation.hedge() + "\") on " + specific
+                        + ": " + e.getMessage(), e);
+            }
+        }
+        return new Plan(retry, kind(method, specific), fallback, specific);
     }
 
     private static Kind kind(Method method, Method specific) {

@@ -20,8 +20,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Refuses, when a bean is created, a {@code @StaggerRetry("name")} whose name is configured
- * nowhere: not under {@code stagger.retries}, nor as a breaker, budget or throttle of that name
- * (which a retry of the name would use). A misspelt name would otherwise run under
+ * nowhere: not under {@code stagger.retries}, nor as a breaker, budget, throttle or hedge of that
+ * name (which a retry of the name would use), and a {@code hedge} attribute naming no entry of
+ * {@code stagger.hedges}. A misspelt name would otherwise run under
  * {@code stagger.retries.default} without a word. The message names the closest configured name.
  * {@code stagger.annotation.allow-unconfigured-names=true} allows such names. A
  * {@code @StaggerRetry} without a name ({@code Class.method}) is never refused.
@@ -29,7 +30,8 @@ import org.springframework.util.ReflectionUtils;
 public final class RetryNameCheck implements BeanPostProcessor {
     /** The property allowing names that are not configured. */
     public static final String PROPERTY = "stagger.annotation.allow-unconfigured-names";
-    private static final String[] PREFIXES = {"stagger.retries", "stagger.circuit-breakers", "stagger.budgets", "stagger.throttles"};
+    private static final String[] PREFIXES = {"stagger.retries", "stagger.circuit-breakers", "stagger.budgets", "stagger.throttles",
+        "stagger.hedges"};
 
     private final Environment environment;
     private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
@@ -50,11 +52,13 @@ public final class RetryNameCheck implements BeanPostProcessor {
         StaggerRetry onType = AnnotatedElementUtils.findMergedAnnotation(type, StaggerRetry.class);
         if (onType != null) {
             check(onType.name(), type.getSimpleName(), refused);
+            checkHedge(onType.hedge(), type.getSimpleName(), refused);
         }
         ReflectionUtils.doWithMethods(type, method -> {
             StaggerRetry onMethod = AnnotatedElementUtils.findMergedAnnotation(method, StaggerRetry.class);
             if (onMethod != null) {
                 check(onMethod.name(), describe(method), refused);
+                checkHedge(onMethod.hedge(), describe(method), refused);
             }
         }, method -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class);
         if (!refused.isEmpty()) {
@@ -80,6 +84,23 @@ public final class RetryNameCheck implements BeanPostProcessor {
         }
         if (!refused.contains(message)) {
             refused.add(message);
+        }
+    }
+
+    private void checkHedge(String hedge, String where, List<String> refused) {
+        if (hedge.isEmpty()) {
+            return;
+        }
+        Set<String> hedges = new TreeSet<>(Binder.get(environment).bind("stagger.hedges",
+                Bindable.mapOf(String.class, Object.class)).orElse(Map.of()).keySet());
+        hedges.remove(StaggerProperties.DEFAULT);
+        if (!hedges.contains(hedge)) {
+            String closest = closest(hedge, hedges);
+            String message = "@StaggerRetry(hedge = \"" + PropertyCheck.echo(hedge) + "\") on " + where
+                    + " names no hedge under stagger.hedges" + (closest != null ? " (closest: '" + closest + "')" : "");
+            if (!refused.contains(message)) {
+                refused.add(message);
+            }
         }
     }
 
