@@ -3,16 +3,15 @@ package dev.stagger.kafka;
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.inbox.Inbox;
+import dev.stagger.inbox.testsupport.CrashFixture;
 import dev.stagger.jdbc.SqliteDataSource;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Kafka consumer in its own JVM for {@link CrashSafetyTest}:
@@ -35,22 +34,10 @@ public final class CrashConsumerProcess {
     public static void main(String[] args) throws Exception {
         String topic = args[0];
         SqliteDataSource ds = SqliteDataSource.file(Path.of(args[1]), Duration.ofSeconds(30));
-        boolean useInbox = args[2].equals("inbox");
         String crashPoint = args[3];
         int crashAt = Integer.parseInt(args[4]);
-        AtomicInteger reached = new AtomicInteger();
-        Runnable point = () -> {
-            if (reached.incrementAndGet() == crashAt) {
-                System.out.println("crash-point");
-                System.out.flush();
-                try {
-                    Thread.sleep(Long.MAX_VALUE); // until the test's kill -9
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
-        Inbox inbox = useInbox ? Inbox.builder("crash-test", ds).build() : null;
+        Runnable point = new CrashFixture.CrashPoint(crashAt);
+        Inbox inbox = args[2].equals("inbox") ? Inbox.builder("crash-test", ds).build() : null;
         ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
             try {
                 return ds.getConnection();
@@ -63,31 +50,7 @@ public final class CrashConsumerProcess {
             if (message.attempt() == 1 && Math.floorMod(id.hashCode(), 10) == 0) {
                 throw new IOException("first attempt of " + id + " fails");
             }
-            Connection c = connections.get();
-            c.setAutoCommit(!useInbox);
-            try {
-                if (inbox == null || inbox.record(c, id)) {
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO effects (message_id, pid) VALUES (?, ?)")) {
-                        ps.setString(1, id);
-                        ps.setLong(2, ProcessHandle.current().pid());
-                        ps.executeUpdate();
-                    }
-                }
-                if (crashPoint.equals("before-commit")) {
-                    point.run();
-                }
-                if (useInbox) {
-                    c.commit();
-                }
-            } catch (SQLException | RuntimeException e) {
-                if (useInbox) {
-                    c.rollback();
-                }
-                throw e;
-            }
-            if (crashPoint.equals("after-commit")) {
-                point.run();
-            }
+            CrashFixture.applyEffect(connections.get(), inbox, "effects", id, crashPoint, point);
         };
         Map<String, Object> config = Map.of("bootstrap.servers", TestKafka.bootstrap(),
                 "group.instance.id", "crash-consumer", "session.timeout.ms", 6_000, "heartbeat.interval.ms", 1_000);

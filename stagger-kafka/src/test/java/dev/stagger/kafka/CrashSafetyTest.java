@@ -2,15 +2,11 @@ package dev.stagger.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.inbox.testsupport.CrashFixture;
 import dev.stagger.jdbc.SqliteDataSource;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -46,13 +42,12 @@ class CrashSafetyTest {
 
     @TempDir
     Path dir;
-    private Process child;
-    private final Map<Process, BufferedReader> readers = new java.util.IdentityHashMap<>();
+    private CrashFixture.Child child;
 
     @AfterEach
-    void stopChild() throws Exception {
-        if (child != null && child.isAlive()) {
-            child.destroyForcibly().waitFor();
+    void stopChild() {
+        if (child != null) {
+            child.close();
         }
     }
 
@@ -84,7 +79,7 @@ class CrashSafetyTest {
         TestKafka.createTopic(config, topic, 4);
         Path db = dir.resolve("effects.db");
         SqliteDataSource ds = SqliteDataSource.file(db);
-        execute(ds, "CREATE TABLE effects (message_id TEXT NOT NULL, pid INTEGER NOT NULL)");
+        CrashFixture.execute(ds, "CREATE TABLE effects (message_id TEXT NOT NULL, pid INTEGER NOT NULL)");
         try (KafkaProducer<byte[], byte[]> producer = TestKafka.producer(config)) {
             for (int i = 0; i < RECORDS; i++) {
                 producer.send(new ProducerRecord<>(topic, ("k" + i).getBytes(StandardCharsets.UTF_8),
@@ -101,51 +96,29 @@ class CrashSafetyTest {
             // retried records are a tenth of all: their crash point comes a tenth as often
             int bound = Math.max(2, RECORDS / KILLS / (point.equals("after-produce") ? 20 : 2));
             child = start(topic, db, mode, point, 1 + random.nextInt(bound));
-            if ("crash-point".equals(readLine(reader(child), deadline))) {
-                new ProcessBuilder("kill", "-9", String.valueOf(child.pid())).inheritIO().start().waitFor();
-                assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("killed process gone").isTrue();
+            if ("crash-point".equals(child.nextReport(deadline))) {
+                child.kill9();
                 kills++;
             } else {
-                child.destroyForcibly().waitFor(); // everything was done before the crash point
+                child.close(); // everything was done before the crash point
             }
         }
         child = start(topic, db, mode, "none", 0);
         while (System.nanoTime() < deadline && distinctEffects(ds) < RECORDS) {
             Thread.sleep(100);
         }
-        child.destroy(); // SIGTERM: the consumer closes gracefully and commits what it finished
-        assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("consumer exited").isTrue();
+        // SIGTERM: the consumer closes gracefully and commits what it finished
+        assertThat(child.terminate()).as("consumer exited").isTrue();
         assertThat(kills).as("processes killed at a crash point").isGreaterThanOrEqualTo(KILLS - 1);
         assertThat(TestKafka.readAll(config, topic + ".stagger.dlt", 1, Duration.ofSeconds(1))).as("dead letters").isEmpty();
         assertThat(lag(config, topic)).as("records of the work topic not committed").isZero();
-        long all = scalar(ds, "SELECT COUNT(*) FROM effects");
+        long all = CrashFixture.scalar(ds, "SELECT COUNT(*) FROM effects");
         long done = distinctEffects(ds);
         return new Counts(RECORDS - done, all - done, kills);
     }
 
-    private Process start(String topic, Path db, String mode, String point, int at) throws Exception {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        Process p = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), CrashConsumerProcess.class.getName(), topic, db.toString(), mode,
-                point, String.valueOf(at)).redirectErrorStream(true).start();
-        String line = readLine(reader(p), System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
-        assertThat(line).as("consumer process started").isEqualTo("ready");
-        return p;
-    }
-
-    private BufferedReader reader(Process p) {
-        return readers.computeIfAbsent(p, x -> new BufferedReader(new InputStreamReader(x.getInputStream(), StandardCharsets.UTF_8)));
-    }
-
-    /** The next line that is "ready" or "crash-point" (skipping anything else the JVM prints), or null at the end. */
-    private static String readLine(BufferedReader out, long deadlineNanos) throws Exception {
-        while (System.nanoTime() < deadlineNanos) {
-            String line = out.readLine();
-            if (line == null || line.equals("ready") || line.equals("crash-point")) {
-                return line;
-            }
-        }
-        throw new AssertionError("the consumer process did not report in time");
+    private CrashFixture.Child start(String topic, Path db, String mode, String point, int at) throws Exception {
+        return CrashFixture.Child.start(CrashConsumerProcess.class, topic, db.toString(), mode, point, String.valueOf(at));
     }
 
     /** The work topic's records after the group's committed offsets. */
@@ -167,19 +140,6 @@ class CrashSafetyTest {
     }
 
     private static long distinctEffects(SqliteDataSource ds) throws SQLException {
-        return scalar(ds, "SELECT COUNT(DISTINCT message_id) FROM effects");
-    }
-
-    private static void execute(SqliteDataSource ds, String sql) throws SQLException {
-        try (java.sql.Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    private static long scalar(SqliteDataSource ds, String sql) throws SQLException {
-        try (java.sql.Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return CrashFixture.scalar(ds, "SELECT COUNT(DISTINCT message_id) FROM effects");
     }
 }
