@@ -17,7 +17,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 @Command(name = "stagger", mixinStandardHelpOptions = true, version = "stagger 0.1.0",
         description = "Retrying safely: backoff with jitter, budgets, breakers, idempotency keys, durable jobs.",
         subcommands = {DemoCommand.class, SimulateCommand.class, RunCommand.class, HttpCommand.class, JobsCommand.class, RabbitMqCommand.class,
-                CommandLine.HelpCommand.class})
+                KafkaCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     /** Exit code of every usage error. */
     static final int EXIT_USAGE = 2;

@@ -84,20 +84,9 @@ final class RabbitMqCommand implements Callable<Integer> {
                 err.println("stagger rabbitmq: " + e.getMessage());
                 return 2;
             } catch (IOException | RuntimeException e) {
-                err.println("stagger rabbitmq: broker error: " + describe(e));
+                err.println("stagger rabbitmq: broker error: " + BrokerErrors.describe(e));
                 return 3;
             }
-        }
-
-        private static String describe(Exception e) {
-            Throwable t = e;
-            while (t.getCause() != null && t.getMessage() == null) {
-                t = t.getCause();
-            }
-            String text = t.getMessage() != null ? t.getMessage() : t.toString();
-            Throwable cause = t.getCause();
-            return cause != null && cause.getMessage() != null && !text.contains(cause.getMessage())
-                    ? text + " (" + cause.getMessage() + ")" : text;
         }
     }
 

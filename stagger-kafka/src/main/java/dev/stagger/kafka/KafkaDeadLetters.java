@@ -1,5 +1,6 @@
 package dev.stagger.kafka;
 
+import dev.stagger.internal.Checks;
 import dev.stagger.kafka.internal.RecordHeaderCodec;
 import dev.stagger.kafka.internal.TopicSet;
 import java.time.Duration;
@@ -67,6 +68,14 @@ public final class KafkaDeadLetters {
             throw new IllegalArgumentException("topic must not be blank, got '" + topic + "'");
         }
         return new KafkaDeadLetters(Map.copyOf(config), topic, Duration.ofSeconds(30));
+    }
+
+    /**
+     * The same dead letters with each broker request of a call waiting at most {@code timeout}
+     * (default 30 s): reading offsets and partitions, producing a re-driven copy, deleting records.
+     */
+    public KafkaDeadLetters withTimeout(Duration timeout) {
+        return new KafkaDeadLetters(config, topic, Checks.positive("timeout", timeout));
     }
 
     /** The work topic. */

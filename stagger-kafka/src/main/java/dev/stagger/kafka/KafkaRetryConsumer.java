@@ -9,6 +9,7 @@ import dev.stagger.internal.Checks;
 import dev.stagger.internal.ConsumerSettings;
 import dev.stagger.internal.DelayLevels;
 import dev.stagger.internal.RetryStep;
+import dev.stagger.kafka.internal.KeyOrder;
 import dev.stagger.kafka.internal.PollLoop;
 import dev.stagger.kafka.internal.RecordProcessor;
 import dev.stagger.kafka.internal.TopicSet;
@@ -30,6 +31,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
@@ -87,7 +89,8 @@ import org.jspecify.annotations.Nullable;
  * again. Make the effect idempotent, or record {@link KafkaMessage#id()} in an {@code Inbox}
  * (module stagger-inbox) in the handler's own transaction. Records of one partition are handled
  * one at a time in offset order; different partitions in parallel, up to the concurrency. A retry
- * leaves its key's later records free to overtake it (as with every retry-topic design).
+ * leaves its key's later records free to overtake it (as with every retry-topic design), unless
+ * {@link Builder#keyOrder key order} is on.
  *
  * <p>Thread-safe. {@link #start()} once; {@link #close()} from any thread, any number of times.
  */
@@ -108,6 +111,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     private final Clock clock;
     private final RandomSource random;
     private final TopicSet topics;
+    private final @Nullable KeyOrder keyOrder;
 
     private final ReentrantLock lifecycle = new ReentrantLock();
     private volatile boolean closing;
@@ -136,6 +140,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         this.clock = b.clock;
         this.random = b.random;
         this.topics = new TopicSet(topic, DelayLevels.millis(b.levels));
+        this.keyOrder = b.maxHeldPerKey > 0 ? new KeyOrder(b.maxHeldPerKey, b.maxHeld) : null;
     }
 
     /**
@@ -179,6 +184,15 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     }
 
     /**
+     * The records held back now because their key has a record in retry ({@link Builder#keyOrder});
+     * always 0 without key order.
+     */
+    public int heldRecords() {
+        PollLoop running = loop;
+        return running == null || closing ? 0 : running.held();
+    }
+
+    /**
      * Creates the topics that are missing (the work topic only when {@link Builder#createTopic} is
      * on; the delay and dead-letter topics with as many partitions as the work topic) and starts
      * consuming on a thread of its own.
@@ -206,10 +220,11 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         });
                 RecordProcessor processor = new RecordProcessor(topics, producer,
                         new RetryStep(name, policy, clock, random, nesting), handler, clock, random, sendTimeout.toMillis(),
-                        maxDelay.toMillis(), this::createTopics, () -> closing, () -> forced, this::tell);
+                        maxDelay.toMillis(), this::createTopics, () -> closing, () -> forced, this::tell, keyOrder != null);
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
-                loop = new PollLoop(consumer, topics, processor, handlers, clock, maxPending, shutdownTimeout, () -> closing);
+                loop = new PollLoop(consumer, topics, processor, handlers, clock, maxPending, shutdownTimeout, () -> closing,
+                        keyOrder);
                 PollLoop running = loop;
                 poller = new Thread(() -> {
                     try {
@@ -272,6 +287,14 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         c.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 10_000);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "stagger-" + name);
+        if (keyOrder != null) {
+            // key order: partition n of the work topic and of every delay topic go to the same consumer
+            if ("consumer".equalsIgnoreCase(String.valueOf(c.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG)))) {
+                c.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
+            } else {
+                c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
+            }
+        }
         return c;
     }
 
@@ -366,6 +389,8 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         private Duration maxDelay = Duration.ofDays(1);
         private Nesting nesting = Nesting.DEFER;
         private boolean createTopic = true;
+        private int maxHeldPerKey;
+        private int maxHeld;
         private final List<RecordListener> listeners = new java.util.ArrayList<>();
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
@@ -461,6 +486,42 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         /** Whether {@link #start()} creates the work topic (with the broker's defaults) when it does not exist; default true. */
         public Builder createTopic(boolean createTopic) {
             this.createTopic = createTopic;
+            return this;
+        }
+
+        /**
+         * Keeps the order of each key's records: while a key has a record in retry (its copy in a
+         * delay topic, not yet succeeded or dead-lettered), the key's later records are held back,
+         * in order, instead of overtaking it, and handled after it; other keys flow past. Off by
+         * default (a retried record's later records of its key overtake it).
+         *
+         * <p>Bounds: at most {@code maxHeldPerKey} records of one key and {@code maxHeld} in all
+         * (all partitions of this consumer) are held. A record past either bound is not held and
+         * does not overtake: its partition stops there until a held key is released (records
+         * behind it wait, up to {@link #maxPending}, then the partition is paused), as a blocking
+         * retry would stop it.
+         *
+         * <p>Costs: a partition's committed offset cannot pass its first held record, so after a
+         * crash or a rebalance every record after it is consumed again (more duplicates: use an
+         * inbox); held records take memory; the consumer uses the range assignor (partition
+         * {@code n} of the work topic and of the delay topics to one consumer) and produces copies
+         * to the partition of the record's number. Ordering holds while partitions stay with
+         * their consumer: a new owner does not know which keys have a record in retry, so right
+         * after a rebalance a later record can overtake. Records without a key are never held.
+         *
+         * @param maxHeldPerKey 1 to 1,000,000
+         * @param maxHeld 1 to 10,000,000, at least {@code maxHeldPerKey}
+         */
+        public Builder keyOrder(int maxHeldPerKey, int maxHeld) {
+            if (maxHeldPerKey < 1 || maxHeldPerKey > 1_000_000) {
+                throw new IllegalArgumentException("maxHeldPerKey must be 1 to 1000000, got " + maxHeldPerKey);
+            }
+            if (maxHeld < maxHeldPerKey || maxHeld > 10_000_000) {
+                throw new IllegalArgumentException("maxHeld must be maxHeldPerKey (" + maxHeldPerKey + ") to 10000000, got "
+                        + maxHeld);
+            }
+            this.maxHeldPerKey = maxHeldPerKey;
+            this.maxHeld = maxHeld;
             return this;
         }
 

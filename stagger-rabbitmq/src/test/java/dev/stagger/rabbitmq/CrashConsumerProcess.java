@@ -3,15 +3,14 @@ package dev.stagger.rabbitmq;
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.inbox.Inbox;
+import dev.stagger.inbox.testsupport.CrashFixture;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.testsupport.TestDatabases;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
@@ -43,18 +42,7 @@ public final class CrashConsumerProcess {
         boolean useInbox = args[2].equals("inbox");
         String crashPoint = args[3];
         int crashAt = Integer.parseInt(args[4]);
-        AtomicInteger reached = new AtomicInteger();
-        Runnable point = () -> {
-            if (reached.incrementAndGet() == crashAt) {
-                System.out.println("crash-point");
-                System.out.flush();
-                try {
-                    Thread.sleep(Long.MAX_VALUE); // until the test's kill -9
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
+        Runnable point = new CrashFixture.CrashPoint(crashAt);
         Inbox inbox = !useInbox ? null : postgres ? Inbox.builder("crash-test", ds).tablePrefix(inboxPrefix(args[1])).build()
                 : Inbox.builder("crash-test", ds).build();
         ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
@@ -69,31 +57,7 @@ public final class CrashConsumerProcess {
             if (message.attempt() == 1 && Math.floorMod(id.hashCode(), 10) == 0) {
                 throw new IOException("first attempt of " + id + " fails");
             }
-            Connection c = connections.get();
-            c.setAutoCommit(!useInbox);
-            try {
-                if (inbox == null || inbox.record(c, id)) {
-                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + effects + " (message_id, pid) VALUES (?, ?)")) {
-                        ps.setString(1, id);
-                        ps.setLong(2, ProcessHandle.current().pid());
-                        ps.executeUpdate();
-                    }
-                }
-                if (crashPoint.equals("before-commit")) {
-                    point.run();
-                }
-                if (useInbox) {
-                    c.commit();
-                }
-            } catch (SQLException | RuntimeException e) {
-                if (useInbox) {
-                    c.rollback();
-                }
-                throw e;
-            }
-            if (crashPoint.equals("after-commit")) {
-                point.run();
-            }
+            CrashFixture.applyEffect(connections.get(), inbox, effects, id, crashPoint, point);
         };
         RabbitConsumer consumer = RabbitConsumer.builder(queue, TestBroker.factory(), handler)
                 .policy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.fixed(Duration.ofMillis(10))).build())

@@ -1,20 +1,34 @@
 package dev.stagger.kafka.internal;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The records of one assigned partition waiting for a handler thread: handled one at a time, in
- * offset order, so the partition's committable offset is simply the one after the last settled
- * record. Several partitions' lanes run at once on the consumer's handler threads. The poll
- * thread adds records and reads {@link #done()}; the handler thread that drains the lane settles
- * them. Thread-safe.
+ * offset order, so the partition's committable offset is the one after the last settled record
+ * (or, in key-order mode, the first record still held back, if lower). Several partitions' lanes
+ * run at once on the consumer's handler threads. The poll thread adds records and reads
+ * {@link #done()}; the handler thread that drains the lane settles them. Thread-safe.
+ *
+ * <p>Key order (a work topic's lane with a {@link KeyOrder}): a record whose key has a record in
+ * retry (a copy in a delay topic, not yet settled) is held back, in order, instead of being
+ * handled; when the retry settles for good ({@link #release}), the key's held records go back to
+ * the head of the lane, oldest first. A record past the bounds stops the lane until a release.
  */
 final class Lane {
     final TopicPartition partition;
@@ -25,29 +39,65 @@ final class Lane {
     /** Poll thread only: the last offset committed, -1 before the first. */
     long committed = -1;
 
+    private final Executor executor;
+    private final RecordProcessor processor;
+    private final BooleanSupplier closing;
+    /** Told of each record settled for good (succeeded or dead-lettered), for key order; null when off. */
+    private final @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled;
+    /** The work topic's lane in key-order mode; null otherwise. */
+    private final @Nullable KeyOrder keyOrder;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
+    /** Key order: the keys with a record in retry, and their later records held back, oldest first. */
+    private final Map<ByteBuffer, ArrayDeque<ConsumerRecord<byte[], byte[]>>> held = new HashMap<>();
+    /** Key order: the offsets of held records (also while back in {@link #pending}), not yet settled. */
+    private final TreeSet<Long> unsettled = new TreeSet<>();
+    private final Set<Long> released = new HashSet<>();
     private boolean draining;
+    /** Key order: the head could not be held (bounds): draining waits for a release. */
+    private boolean stalled;
     private boolean revoked;
-    private volatile long done = -1;
+    private long done = -1;
     /** The offset to consume again (a record that was not settled), -1 for none. */
     private long rewind = -1;
 
-    Lane(TopicPartition partition, long levelMillis) {
+    Lane(TopicPartition partition, long levelMillis, Executor executor, RecordProcessor processor, BooleanSupplier closing,
+         @Nullable KeyOrder keyOrder, @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled) {
         this.partition = partition;
         this.levelMillis = levelMillis;
+        this.executor = executor;
+        this.processor = processor;
+        this.closing = closing;
+        this.keyOrder = levelMillis < 0 ? keyOrder : null;
+        this.settled = settled;
     }
 
-    /** The offset after the last settled record: what may be committed; -1 before the first. */
+    /** The offset after the last settled record, or the first held one if lower: what may be committed; -1 before the first. */
     long done() {
-        return done;
+        lock.lock();
+        try {
+            return unsettled.isEmpty() ? done : Math.min(done, unsettled.first());
+        } finally {
+            lock.unlock();
+        }
     }
 
     int size() {
         lock.lock();
         try {
             return pending.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records held back for their key, in this lane. */
+    int held() {
+        lock.lock();
+        try {
+            return unsettled.size() - released.size();
         } finally {
             lock.unlock();
         }
@@ -65,36 +115,100 @@ final class Lane {
         }
     }
 
-    /** Adds {@code record} and starts draining on {@code executor} unless a drain runs already. */
-    void add(ConsumerRecord<byte[], byte[]> record, Executor executor, RecordProcessor processor, BooleanSupplier closing) {
+    /** Adds {@code record} and starts draining unless a drain runs already. */
+    void add(ConsumerRecord<byte[], byte[]> record) {
         lock.lock();
         try {
             if (revoked || rewind >= 0) {
                 return; // consumed again from the rewind point (or by the partition's next owner)
             }
             pending.add(record);
-            if (draining) {
+            if (draining || stalled) {
                 return;
             }
             draining = true;
         } finally {
             lock.unlock();
         }
+        startDrain();
+    }
+
+    private void startDrain() {
         try {
-            executor.execute(() -> drain(processor, closing));
+            executor.execute(this::drain);
         } catch (RejectedExecutionException stopping) {
             stopDraining();
         }
     }
 
-    private void drain(RecordProcessor processor, BooleanSupplier closing) {
+    /**
+     * Key order: the retry of {@code key} settled for good; its held records go back to the head
+     * of the lane, oldest first, and the lane drains again.
+     */
+    void release(byte[] key) {
+        if (keyOrder == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> records = held.remove(ByteBuffer.wrap(key));
+            if (records == null || revoked) {
+                return;
+            }
+            keyOrder.giveBack(records.size());
+            for (Iterator<ConsumerRecord<byte[], byte[]>> it = records.descendingIterator(); it.hasNext(); ) {
+                ConsumerRecord<byte[], byte[]> r = it.next();
+                released.add(r.offset());
+                pending.addFirst(r);
+            }
+            stalled = false;
+            if (draining || pending.isEmpty()) {
+                return;
+            }
+            draining = true;
+        } finally {
+            lock.unlock();
+        }
+        startDrain();
+    }
+
+    /**
+     * Key order: when the lane stopped at a record past the bounds and there is room now (another
+     * lane released its keys), drains again. Called by the poll thread before each poll.
+     */
+    void resumeIfRoom() {
+        if (keyOrder == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (!stalled || draining || revoked) {
+                return;
+            }
+            ConsumerRecord<byte[], byte[]> head = pending.peek();
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> waiting = head == null || head.key() == null ? null
+                    : held.get(ByteBuffer.wrap(head.key()));
+            if (waiting != null && (waiting.size() >= keyOrder.maxPerKey || keyOrder.held() >= keyOrder.maxTotal)) {
+                return;
+            }
+            stalled = false;
+            draining = true;
+        } finally {
+            lock.unlock();
+        }
+        startDrain();
+    }
+
+    private void drain() {
         while (true) {
             ConsumerRecord<byte[], byte[]> next;
             lock.lock();
             try {
-                next = revoked || closing.getAsBoolean() ? null : pending.poll();
+                next = revoked || closing.getAsBoolean() ? null : nextToHandle();
                 if (next == null) {
-                    pending.clear(); // a revoked or stopping lane's records are consumed again by whoever owns it next
+                    if (!stalled) {
+                        pending.clear(); // a revoked or stopping lane's records are consumed again by whoever owns it next
+                    }
                     draining = false;
                     idle.signalAll();
                     return;
@@ -102,18 +216,87 @@ final class Lane {
             } finally {
                 lock.unlock();
             }
-            if (processor.process(next)) {
-                done = next.offset() + 1;
-            } else {
+            ByteBuffer key = keyOrder != null && next.key() != null ? ByteBuffer.wrap(next.key()) : null;
+            if (key != null) {
                 lock.lock();
                 try {
-                    rewind = next.offset(); // not settled: consumed again, from this record on
-                    pending.clear();
+                    // its key waits from before the copy is produced: the copy's settling cannot come before this
+                    held.putIfAbsent(key, new ArrayDeque<>());
                 } finally {
                     lock.unlock();
                 }
             }
+            RecordProcessor.Outcome outcome = processor.handle(next);
+            lock.lock();
+            try {
+                if (key != null && outcome != RecordProcessor.Outcome.RETRIED
+                        && outcome != RecordProcessor.Outcome.DELAYED_AGAIN) {
+                    ArrayDeque<ConsumerRecord<byte[], byte[]>> waiting = held.get(key);
+                    if (waiting != null && waiting.isEmpty()) {
+                        held.remove(key); // not in retry: its key does not wait
+                    }
+                }
+                if (outcome != null) {
+                    done = Math.max(done, next.offset() + 1);
+                    if (released.remove(next.offset())) {
+                        unsettled.remove(next.offset());
+                    }
+                } else {
+                    long from = unsettled.isEmpty() ? next.offset() : Math.min(next.offset(), unsettled.first());
+                    rewind = from;
+                    done = Math.min(done, from); // never committed past a record to be consumed again
+                    pending.clear(); // not settled: consumed again, from this record (or the first held one) on
+                    dropHeld();
+                    unsettled.clear();
+                    released.clear();
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (outcome != null && settled != null
+                    && (outcome == RecordProcessor.Outcome.SUCCEEDED || outcome == RecordProcessor.Outcome.DEAD_LETTERED)) {
+                settled.accept(next);
+            }
         }
+    }
+
+    /**
+     * Under the lock: the next record to handle; records whose key waits for a retry are held back
+     * on the way. Null when none is left, or when the head cannot be held (bounds): then the lane
+     * is stalled until a release.
+     */
+    private @Nullable ConsumerRecord<byte[], byte[]> nextToHandle() {
+        while (true) {
+            ConsumerRecord<byte[], byte[]> head = pending.peek();
+            if (head == null || keyOrder == null || head.key() == null) {
+                return pending.poll();
+            }
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> waiting = held.get(ByteBuffer.wrap(head.key()));
+            if (waiting == null) {
+                return pending.poll();
+            }
+            if (waiting.size() >= keyOrder.maxPerKey || !keyOrder.take()) {
+                stalled = true; // past the bounds: the partition waits here (and is paused when full) until a release
+                return null;
+            }
+            pending.poll();
+            waiting.add(head);
+            unsettled.add(head.offset());
+            released.remove(head.offset());
+        }
+    }
+
+    /** Under the lock: forgets the held records (consumed again from the committed offset). */
+    private void dropHeld() {
+        if (keyOrder != null) {
+            int n = 0;
+            for (ArrayDeque<ConsumerRecord<byte[], byte[]>> records : held.values()) {
+                n += records.size();
+            }
+            keyOrder.giveBack(n);
+        }
+        held.clear();
+        stalled = false;
     }
 
     private void stopDraining() {
@@ -128,9 +311,9 @@ final class Lane {
     }
 
     /**
-     * Stops taking records (those not started are dropped: the partition's next owner consumes
-     * them from the committed offset) and waits up to {@code timeoutNanos} for the one being
-     * handled to settle.
+     * Stops taking records (those not started, and those held back, are dropped: the partition's
+     * next owner consumes them from the committed offset) and waits up to {@code timeoutNanos} for
+     * the one being handled to settle.
      *
      * @return true when nothing is being handled any more
      */
@@ -139,6 +322,7 @@ final class Lane {
         try {
             revoked = true;
             pending.clear();
+            dropHeld();
             long left = timeoutNanos;
             while (draining) {
                 if (left <= 0) {

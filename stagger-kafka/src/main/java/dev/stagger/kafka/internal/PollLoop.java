@@ -23,6 +23,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The consumer's poll thread: the only thread that touches the {@link Consumer}. It hands each
@@ -50,6 +51,7 @@ public final class PollLoop implements Runnable {
     private final long revokeTimeoutNanos;
     private final BooleanSupplier closing;
     private final RetryEngine engine;
+    private final @Nullable KeyOrder keyOrder;
     private final Map<TopicPartition, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile Set<TopicPartition> pausedNow = Set.of();
@@ -60,6 +62,18 @@ public final class PollLoop implements Runnable {
      */
     public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
                     Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing) {
+        this(consumer, topics, processor, handlers, clock, maxPending, revokeTimeout, closing, null);
+    }
+
+    /**
+     * @param keyOrder the key-order mode's bounds, or null when records of a key may overtake its
+     *     retry; in that mode a record of a delay topic settled for good releases its key's held
+     *     records in the work topic's partition of the same number
+     */
+    public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
+                    Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing,
+                    @Nullable KeyOrder keyOrder) {
+        this.keyOrder = keyOrder;
         this.consumer = consumer;
         this.topics = topics;
         this.processor = processor;
@@ -96,6 +110,7 @@ public final class PollLoop implements Runnable {
                 long now = clock.currentTimeMillis();
                 long wait = MAX_POLL_MILLIS;
                 for (Lane lane : lanes.values()) {
+                    lane.resumeIfRoom();
                     long rewind = lane.takeRewind();
                     if (rewind >= 0) {
                         consumer.seek(lane.partition, rewind);
@@ -164,7 +179,7 @@ public final class PollLoop implements Runnable {
                         break;
                     }
                 }
-                lane.add(r, handlers, processor, closing);
+                lane.add(r);
             }
         }
     }
@@ -269,6 +284,29 @@ public final class PollLoop implements Runnable {
         release(List.copyOf(lanes.keySet()), true);
     }
 
+    private Lane lane(TopicPartition tp) {
+        long level = topics.levelOf(tp.topic()).orElse(-1L);
+        return new Lane(tp, level, handlers, processor, closing, keyOrder,
+                keyOrder == null || level < 0 ? null : this::releaseKey);
+    }
+
+    /** Key order: {@code settled}, a delay topic's record, settled for good: its key's held records go on. */
+    private void releaseKey(ConsumerRecord<byte[], byte[]> settled) {
+        Lane work = lanes.get(new TopicPartition(topics.topic(), settled.partition()));
+        if (work != null && settled.key() != null) {
+            work.release(settled.key());
+        }
+    }
+
+    /** Records held back for their key now, over all partitions (0 when key order is off). */
+    public int held() {
+        int n = 0;
+        for (Lane lane : lanes.values()) {
+            n += lane.held();
+        }
+        return n;
+    }
+
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -283,7 +321,7 @@ public final class PollLoop implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             for (TopicPartition tp : partitions) {
-                lanes.computeIfAbsent(tp, p -> new Lane(p, topics.levelOf(p.topic()).orElse(-1L)));
+                lanes.computeIfAbsent(tp, PollLoop.this::lane);
             }
             // a partition this consumer paused before it lost it starts unpaused here
             List<TopicPartition> stale = new ArrayList<>(partitions);

@@ -82,6 +82,7 @@ public final class RecordProcessor {
     private final BooleanSupplier closing;
     private final BooleanSupplier forced;
     private final Events events;
+    private final boolean pinPartition;
 
     /** What became of each record, for the consumer's listeners. */
     public interface Events {
@@ -99,6 +100,19 @@ public final class RecordProcessor {
     public RecordProcessor(TopicSet topics, Producer<byte[], byte[]> producer, RetryStep step, KafkaHandler handler,
                            Clock clock, RandomSource random, long sendTimeoutMillis, long maxDelayMillis,
                            Recreate recreate, BooleanSupplier closing, BooleanSupplier forced, Events events) {
+        this(topics, producer, step, handler, clock, random, sendTimeoutMillis, maxDelayMillis, recreate, closing, forced,
+                events, false);
+    }
+
+    /**
+     * @param pinPartition whether a copy goes to the partition of the record's number (key order)
+     *     rather than the producer's choice
+     */
+    public RecordProcessor(TopicSet topics, Producer<byte[], byte[]> producer, RetryStep step, KafkaHandler handler,
+                           Clock clock, RandomSource random, long sendTimeoutMillis, long maxDelayMillis,
+                           Recreate recreate, BooleanSupplier closing, BooleanSupplier forced, Events events,
+                           boolean pinPartition) {
+        this.pinPartition = pinPartition;
         this.topics = topics;
         this.producer = producer;
         this.step = step;
@@ -125,6 +139,15 @@ public final class RecordProcessor {
      *     consumer is stopping): it is to be consumed again
      */
     public boolean process(ConsumerRecord<byte[], byte[]> record) {
+        return handle(record) != null;
+    }
+
+    /**
+     * Handles and settles {@code record}, as {@link #process}.
+     *
+     * @return what became of it, or null when it is not settled (to be consumed again)
+     */
+    public @Nullable Outcome handle(ConsumerRecord<byte[], byte[]> record) {
         Headers in = record.headers();
         int attempt = RecordHeaderCodec.attempt(in);
         long now = clock.currentTimeMillis();
@@ -148,12 +171,12 @@ public final class RecordProcessor {
         long handlerNanos = call.nanos();
         if (failure == null) {
             events.settled(record, Outcome.SUCCEEDED, attempt, firstAt, handlerNanos, Duration.ZERO, null, null);
-            return true;
+            return Outcome.SUCCEEDED;
         }
         if (forced.getAsBoolean() || failure instanceof InterruptedException && closing.getAsBoolean()) {
             // stopped by the shutdown, not the record's fault: consumed again without counting the attempt
             events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, Duration.ZERO, null, failure);
-            return false;
+            return null;
         }
         Optional<RetryScope.Outcome> inner = step.defers() ? call.decidedOn() : Optional.empty();
         Copy copy = inner.isPresent() ? deferred(record, attempt, firstAt, failure, inner.get())
@@ -246,7 +269,7 @@ public final class RecordProcessor {
     }
 
     /** Produces {@code copy} until the broker acknowledges it or the consumer stops; see the class comment. */
-    private boolean settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
+    private @Nullable Outcome settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
                            @Nullable Throwable failure) {
         RetryState state = copyEngine.firstAttempt();
         boolean recreated = false;
@@ -254,17 +277,20 @@ public final class RecordProcessor {
         while (true) {
             Throwable why;
             try {
-                producer.send(new ProducerRecord<>(c.topic(), null, c.bare() ? null : record.key(),
-                        c.bare() ? null : record.value(), c.headers())).get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
+                // pinned: the copy goes to the partition of the same number (topics of one set have as many), so the
+                // consumer that owns the work topic's partition owns its delay partitions too (key order)
+                producer.send(new ProducerRecord<>(c.topic(), pinPartition ? Integer.valueOf(record.partition()) : null,
+                        c.bare() ? null : record.key(), c.bare() ? null : record.value(), c.headers()))
+                        .get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
                 events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
-                return true;
+                return c.outcome();
             } catch (ExecutionException e) {
                 why = e.getCause() != null ? e.getCause() : e;
             } catch (java.util.concurrent.TimeoutException | KafkaException e) {
                 why = e;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return false;
+                return null;
             }
             if (isTheRecordsFault(why) && !c.bare()) {
                 c = c.lastResort() ? bare(record, c, attempt, firstAt, why) : unpublishable(c, why);
@@ -282,14 +308,14 @@ public final class RecordProcessor {
             RetryEngine.Verdict verdict = copyEngine.decide(state, null, why);
             if (!verdict.isRetry() || closing.getAsBoolean()) {
                 events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, Duration.ZERO, null, why);
-                return false;
+                return null;
             }
             events.settled(record, Outcome.RETURNED, attempt, firstAt, handlerNanos, verdict.delay(), null, why);
             try {
                 clock.sleep(verdict.delay().toNanos());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return false;
+                return null;
             }
             state = verdict.next().orElseThrow();
         }
