@@ -1,8 +1,12 @@
 package dev.stagger.internal;
 
 import dev.stagger.Clock;
+import dev.stagger.RetryListener;
 import dev.stagger.RetryScope;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,6 +38,73 @@ public record HandlerCall(@Nullable Throwable failure, long nanos, RetryScope sc
             scope.close();
         }
         return new HandlerCall(failure, Math.max(0, clock.nanoTime() - started), scope);
+    }
+
+    /**
+     * Runs {@code body} as {@link #run(Clock, Body)} does, with the scope each listener opens for
+     * {@code message} (an observation made current on the handler's thread, say) around it,
+     * closed last opened first. A listener that throws, or returns null, opens nothing: listeners
+     * never change what becomes of the message.
+     */
+    public static <L, M> HandlerCall run(Clock clock, L[] listeners, M message,
+                                         BiFunction<? super L, ? super M, RetryListener.@Nullable Scope> opener, Body body) {
+        if (listeners.length == 0) {
+            return run(clock, body);
+        }
+        return run(clock, () -> {
+            Object opened = open(listeners, message, opener);
+            try {
+                body.run();
+            } finally {
+                close(opened);
+            }
+        });
+    }
+
+    /** Asks every listener; returns null, one scope, or a list of them (most listeners open none). */
+    private static <L, M> @Nullable Object open(L[] listeners, M message,
+                                                BiFunction<? super L, ? super M, RetryListener.@Nullable Scope> opener) {
+        Object opened = null;
+        for (L l : listeners) {
+            RetryListener.Scope s;
+            try {
+                s = opener.apply(l, message);
+            } catch (RuntimeException ignored) {
+                continue; // listeners must not change what becomes of the message
+            }
+            if (s == null) {
+                continue;
+            }
+            if (opened == null) {
+                opened = s;
+            } else {
+                @SuppressWarnings("unchecked") // only this method makes the list
+                List<RetryListener.Scope> all = opened instanceof List<?> ? (List<RetryListener.Scope>) opened
+                        : new ArrayList<>(List.of((RetryListener.Scope) opened));
+                all.add(s);
+                opened = all;
+            }
+        }
+        return opened;
+    }
+
+    /** Closes what {@link #open} returned, the last opened first. */
+    private static void close(@Nullable Object opened) {
+        if (opened instanceof RetryListener.Scope s) {
+            closeQuietly(s);
+        } else if (opened instanceof List<?> all) {
+            for (int i = all.size() - 1; i >= 0; i--) {
+                closeQuietly((RetryListener.Scope) all.get(i));
+            }
+        }
+    }
+
+    private static void closeQuietly(RetryListener.Scope scope) {
+        try {
+            scope.close();
+        } catch (RuntimeException ignored) {
+            // listeners must not change what becomes of the message
+        }
     }
 
     /** The retry inside the handler that decided on the failure, if one did. */

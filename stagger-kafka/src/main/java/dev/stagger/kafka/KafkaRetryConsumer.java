@@ -220,7 +220,8 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         });
                 RecordProcessor processor = new RecordProcessor(topics, producer,
                         new RetryStep(name, policy, clock, random, nesting), handler, clock, random, sendTimeout.toMillis(),
-                        maxDelay.toMillis(), this::createTopics, () -> closing, () -> forced, this::tell, keyOrder != null);
+                        maxDelay.toMillis(), this::createTopics, () -> closing, () -> forced, this::tell, keyOrder != null,
+                        listeners.toArray(new RecordListener[0]));
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
                 loop = new PollLoop(consumer, topics, processor, handlers, clock, maxPending, shutdownTimeout, () -> closing,

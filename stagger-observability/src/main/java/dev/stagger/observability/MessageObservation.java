@@ -1,14 +1,11 @@
 package dev.stagger.observability;
 
-import dev.stagger.EndReason;
 import dev.stagger.RetryListener;
 import dev.stagger.rabbitmq.Message;
 import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageListener;
 import io.micrometer.observation.ObservationRegistry;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,11 +36,11 @@ public final class MessageObservation implements MessageListener {
     public static final String MESSAGE_ID = "stagger.message.id";
 
     private final ObservationRegistry registry;
-    /** Runs whose outcome is not yet told, by queue, message id and attempt. */
-    private final Map<Key, DurableRun> runs = new ConcurrentHashMap<>();
+    private final ConsumerRuns runs;
 
     private MessageObservation(ObservationRegistry registry) {
         this.registry = registry;
+        this.runs = new ConsumerRuns(registry, "message", MESSAGE_ID);
     }
 
     /** Observes deliveries into {@code registry}. */
@@ -51,58 +48,21 @@ public final class MessageObservation implements MessageListener {
         return new MessageObservation(Objects.requireNonNull(registry, "registry"));
     }
 
-    private record Key(String queue, String id, int attempt) {
-    }
-
     @Override
     public RetryListener.@Nullable Scope onHandling(Message message) {
-        if (registry.isNoop()) {
-            return null;
-        }
-        String id = message.id().orElse(null);
-        String name = message.queue();
-        DurableRun run = new DurableRun(registry, "message", name, message.attempt(), MESSAGE_ID, id);
-        if (id == null) {
-            return () -> {
-                run.leave();
-                run.end(null, "unknown", "unknown", message.attempt(), null);
-            };
-        }
-        DurableRun earlier = runs.put(new Key(message.queue(), id, message.attempt()), run);
-        if (earlier != null) {
-            earlier.end(null, "returned", "returned", message.attempt() - 1, null); // redelivered before its outcome was told
-        }
-        return run::leave;
+        return runs.handling(message.queue(), message.id().orElse(null), message.attempt());
     }
 
     @Override
     public void onMessage(MessageEvent event) {
-        String id = event.messageId().orElse(null);
-        if (id == null) {
-            return;
-        }
-        DurableRun run = runs.remove(new Key(event.queue(), id, event.attempt()));
-        if (run == null) {
-            return; // not run here (returned unopened), or not observed
-        }
-        String errorType = event.failure().map(f -> f.getClass().getName()).orElse(null);
-        switch (event.outcome()) {
-            case SUCCEEDED -> {
-                String reason = DurableRun.succeeded(event.attempt());
-                run.end("accept", reason, reason, event.attempt(), null);
-            }
-            case RETRIED -> {
-                run.waitBefore(event.delay(), event.attempt() + 1);
-                run.end("retry", "retry", DurableRun.RESCHEDULED, event.attempt(), errorType);
-            }
-            case DEAD_LETTERED -> {
-                EndReason reason = event.endReason().orElse(EndReason.NOT_RETRYABLE);
-                String why = DurableRun.lower(reason);
-                run.end(reason == EndReason.EXHAUSTED || reason == EndReason.DEADLINE ? "retry" : "stop", why, why,
-                        event.attempt(), errorType);
-            }
-            case RETURNED -> run.end(null, "returned", "returned", event.attempt() - 1, errorType);
-        }
+        ConsumerRuns.Settled outcome = switch (event.outcome()) {
+            case SUCCEEDED -> ConsumerRuns.Settled.SUCCEEDED;
+            case RETRIED -> ConsumerRuns.Settled.RETRIED;
+            case DEAD_LETTERED -> ConsumerRuns.Settled.DEAD_LETTERED;
+            case RETURNED -> ConsumerRuns.Settled.RETURNED;
+        };
+        runs.settled(event.queue(), event.messageId().orElse(null), event.attempt(), outcome, event.delay(),
+                event.endReason().orElse(null), event.failure().orElse(null));
     }
 
     @Override

@@ -15,6 +15,7 @@ import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.KafkaHandler;
 import dev.stagger.kafka.KafkaHeaders;
 import dev.stagger.kafka.KafkaMessage;
+import dev.stagger.kafka.RecordListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -83,6 +84,8 @@ public final class RecordProcessor {
     private final BooleanSupplier forced;
     private final Events events;
     private final boolean pinPartition;
+    private final RecordListener[] listeners;
+    private static final RecordListener[] NO_LISTENERS = {};
 
     /** What became of each record, for the consumer's listeners. */
     public interface Events {
@@ -101,18 +104,20 @@ public final class RecordProcessor {
                            Clock clock, RandomSource random, long sendTimeoutMillis, long maxDelayMillis,
                            Recreate recreate, BooleanSupplier closing, BooleanSupplier forced, Events events) {
         this(topics, producer, step, handler, clock, random, sendTimeoutMillis, maxDelayMillis, recreate, closing, forced,
-                events, false);
+                events, false, NO_LISTENERS);
     }
 
     /**
      * @param pinPartition whether a copy goes to the partition of the record's number (key order)
      *     rather than the producer's choice
+     * @param listeners asked for a scope around each run of the handler ({@link RecordListener#onHandling})
      */
     public RecordProcessor(TopicSet topics, Producer<byte[], byte[]> producer, RetryStep step, KafkaHandler handler,
                            Clock clock, RandomSource random, long sendTimeoutMillis, long maxDelayMillis,
                            Recreate recreate, BooleanSupplier closing, BooleanSupplier forced, Events events,
-                           boolean pinPartition) {
+                           boolean pinPartition, RecordListener[] listeners) {
         this.pinPartition = pinPartition;
+        this.listeners = listeners.clone();
         this.topics = topics;
         this.producer = producer;
         this.step = step;
@@ -166,7 +171,8 @@ public final class RecordProcessor {
         long firstAt = Math.min(now, RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, now));
         KafkaMessage message = new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(),
                 record.value(), in, origin(record), attempt, Instant.ofEpochMilli(firstAt), RecordHeaderCodec.history(in));
-        HandlerCall call = HandlerCall.run(clock, () -> handler.handle(message));
+        HandlerCall call = HandlerCall.run(clock, listeners, message, RecordListener::onHandling,
+                () -> handler.handle(message));
         Throwable failure = call.failure();
         long handlerNanos = call.nanos();
         if (failure == null) {

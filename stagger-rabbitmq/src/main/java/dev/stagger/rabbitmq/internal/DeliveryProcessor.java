@@ -230,14 +230,8 @@ public final class DeliveryProcessor {
         long firstAt = HeaderCodec.number(headers, MessageHeaders.FIRST_ATTEMPT_AT, now);
         Message message = new Message(topology.queue(), body, properties, r.redelivered(), attempt,
                 Instant.ofEpochMilli(firstAt), HeaderCodec.history(headers));
-        HandlerCall call = HandlerCall.run(clock, () -> {
-            Object handling = HandlingScopes.open(listeners, message);
-            try {
-                handler.handle(message);
-            } finally {
-                HandlingScopes.close(handling);
-            }
-        });
+        HandlerCall call = HandlerCall.run(clock, listeners, message, MessageListener::onHandling,
+                () -> handler.handle(message));
         Throwable failure = call.failure();
         long handlerNanos = call.nanos();
         if (failure == null) {
