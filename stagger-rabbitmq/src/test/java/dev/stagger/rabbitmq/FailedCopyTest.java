@@ -96,7 +96,8 @@ class FailedCopyTest extends ConsumerTestBase {
         start(RabbitConsumer.builder(queue, TestBroker.factory(), m -> {
             calls.incrementAndGet();
             throw new IOException("downstream down");
-        }).clock(clock).delayLevels(FAST_LEVELS).concurrency(1));
+        }).clock(clock).delayLevels(FAST_LEVELS).concurrency(1)
+                .retryInPlace(Duration.ZERO)); // every retry a copy: an in-place wait would sit on the virtual clock
         Map<String, Object> headers = new HashMap<>();
         headers.put("app-blob", "b".repeat(127_500)); // fits the frame; with the history, no longer
         channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId("big").headers(headers).build(),
