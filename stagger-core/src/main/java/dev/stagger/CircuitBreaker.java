@@ -2,12 +2,8 @@ package dev.stagger;
 
 import static dev.stagger.BreakerWord.MAX_CONSECUTIVE;
 import static dev.stagger.BreakerWord.MAX_HALF_OPEN_PERMITS;
-import static dev.stagger.BreakerWord.SEALED;
-import static dev.stagger.BreakerWord.TRIPPED;
 
 import dev.stagger.internal.Checks;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
@@ -83,8 +79,8 @@ import org.jspecify.annotations.Nullable;
  * exact: a bucket holds up to 2<sup>24</sup>-1 calls (a busier bucket continues in a new one of
  * the same period), {@code consecutiveFailures} is at most 8191.
  *
- * <p>The mechanics sit in package-private classes beside this one, which keeps the phases'
- * transitions and the publication of a trip: the words' bit layout in {@code BreakerWord}; the
+ * <p>The mechanics sit in package-private classes beside this one: the current phase, its
+ * transitions and the publication of a trip in {@code BreakerPhases}; the words' bit layout in {@code BreakerWord}; the
  * closed phase's buckets and their per-thread cells in {@code ClosedPhase} and
  * {@code WindowBucket}; counting outcomes into them, moving the window and deciding a trip in
  * {@code SlidingWindow}; the half-open word in {@code HalfOpenPhase}.
@@ -151,17 +147,8 @@ public final class CircuitBreaker {
                           int consecutiveFailures, long rejected, long transitions) {
     }
 
-    private static final VarHandle PHASE;
-
-    static {
-        try {
-            PHASE = MethodHandles.lookup().findVarHandle(CircuitBreaker.class, "phase", Phase.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private static final Permit REFUSED = new Permit() {
+    /** The permit of a refused call. */
+    static final Permit REFUSED = new Permit() {
         @Override
         public boolean isGranted() {
             return false;
@@ -174,33 +161,18 @@ public final class CircuitBreaker {
     };
 
     private final String name;
-    /** The closed state's counting and trip decision. */
-    private final SlidingWindow window;
-    private final long openNanos;
-    private final Backoff openBackoff;
-    private final int halfOpenPermits;
     private final long slowCallNanos;
     private final FailurePredicate isFailure;
     private final Clock clock;
-    private final RandomSource random;
-    private final TransitionListeners listeners = new TransitionListeners();
-
-    /** Read directly, changed only through {@link #PHASE}. */
-    private volatile Phase phase;
-    private final LongAdder rejected = new LongAdder();
+    /** The current phase and its transitions. */
+    private final BreakerPhases phases;
 
     private CircuitBreaker(Builder b) {
         this.name = b.name;
-        this.window = new SlidingWindow(this, !b.rateModeDisabled(), b.failureRateThreshold, b.minimumCalls,
-                b.consecutiveFailures, Checks.nanos(b.window), b.buckets, b.clock, b.cellsFromStart);
-        this.openNanos = Checks.nanos(b.openDuration);
-        this.openBackoff = b.openBackoff;
-        this.halfOpenPermits = b.halfOpenPermits;
         this.slowCallNanos = b.slowCallThreshold == null ? 0 : Checks.nanos(b.slowCallThreshold);
         this.isFailure = b.isFailure;
         this.clock = b.clock;
-        this.random = b.random;
-        this.phase = window.newClosed();
+        this.phases = new BreakerPhases(b, Checks.nanos(b.window), Checks.nanos(b.openDuration));
     }
 
     public static Builder builder(String name) {
@@ -221,29 +193,7 @@ public final class CircuitBreaker {
      * HALF_OPEN (it moves there with that call).
      */
     public State state() {
-        while (true) {
-            Phase p = phase;
-            if (p.tripping()) {
-                completeTrip(p, false);
-                continue;
-            }
-            State s = stateOf(p);
-            if (!(p instanceof OpenPhase) || phase == p) {
-                return s; // an open phase is judged by a later clock reading: it must still be current then
-            }
-        }
-    }
-
-    /** What {@code p}, not {@link Phase#tripping}, means now: a sealed word already decides it. */
-    private State stateOf(Phase p) {
-        if (p instanceof ClosedPhase) {
-            return State.CLOSED;
-        }
-        if (p instanceof HalfOpenPhase h) {
-            return h.closing() ? State.CLOSED : State.HALF_OPEN;
-        }
-        OpenPhase open = (OpenPhase) p;
-        return !open.forced && clock.nanoTime() >= open.untilNanos ? State.HALF_OPEN : State.OPEN;
+        return phases.state();
     }
 
     /**
@@ -253,7 +203,7 @@ public final class CircuitBreaker {
      * ignored.
      */
     public Subscription subscribe(Listener listener) {
-        return listeners.add(Checks.notNull("listener", listener));
+        return phases.listeners.add(Checks.notNull("listener", listener));
     }
 
     /**
@@ -263,45 +213,11 @@ public final class CircuitBreaker {
      *     granted permit must be finished once, by {@code record} or {@link #releasePermission(Permit)}
      */
     public Permit tryAcquirePermission() {
-        Phase p = phase;
+        Phase p = phases.phase;
         if (p instanceof ClosedPhase c && c.deciding == 0) {
-            return c; // the common case, small enough to be inlined; see acquire()
+            return c; // the common case, small enough to be inlined; see BreakerPhases.acquire()
         }
-        return acquire();
-    }
-
-    private Permit acquire() {
-        while (true) {
-            Phase p = phase;
-            if (p instanceof ClosedPhase c) {
-                // deciding == 0: no trip decided or being decided, so the word is not TRIPPED now
-                if (c.deciding == 0 || window.admits(c)) {
-                    return c;
-                }
-            } else if (p instanceof OpenPhase open) {
-                if (open.forced || clock.nanoTime() < open.untilNanos) {
-                    rejected.increment();
-                    return REFUSED;
-                }
-                // The mover's own permit is taken before the phase is published: once it is, other
-                // threads may take the rest.
-                HalfOpenPhase half = new HalfOpenPhase(halfOpenPermits - 1, open.opens, open.schedule);
-                if (PHASE.compareAndSet(this, p, half)) {
-                    emit(State.OPEN, State.HALF_OPEN);
-                    return half;
-                }
-            } else {
-                HalfOpenPhase half = (HalfOpenPhase) p;
-                int took = half.tryTakeProbe(this);
-                if (took == HalfOpenPhase.TAKEN) {
-                    return half;
-                }
-                if (took == HalfOpenPhase.NONE_LEFT) {
-                    rejected.increment();
-                    return REFUSED;
-                }
-            }
-        }
+        return phases.acquire();
     }
 
     /**
@@ -311,10 +227,7 @@ public final class CircuitBreaker {
      * permit, and a refused one, is simply finished.
      */
     public void releasePermission(Permit permit) {
-        Checks.notNull("permit", permit);
-        if (permit instanceof HalfOpenPhase half) {
-            half.release(halfOpenPermits);
-        }
+        phases.release(Checks.notNull("permit", permit));
     }
 
     /**
@@ -354,73 +267,7 @@ public final class CircuitBreaker {
             }
         }
         boolean slow = slowCallNanos > 0 && durationNanos >= slowCallNanos;
-        apply(permit, failed || slow, slow);
-    }
-
-    private void apply(Permit permit, boolean failure, boolean slow) {
-        while (true) {
-            Phase p = phase;
-            if (p instanceof ClosedPhase c) {
-                if (window.record(c, failure, slow)) {
-                    return;
-                }
-            } else if (p instanceof HalfOpenPhase half) {
-                if (half.record(this, permit, failure, halfOpenPermits)) {
-                    return;
-                }
-            } else {
-                return; // open: the breaker already refuses; the outcome changes nothing
-            }
-        }
-    }
-
-    /**
-     * Makes the trip that {@code p}'s word shows take effect: reads the clock, now that the trip is
-     * visible, and publishes the OPEN phase whose period starts at that reading. The deciding
-     * thread does this next; any other thread that meets the trip first does it too, before it
-     * acts on the breaker (the first publication stands), so no thread acts on a trip whose open
-     * period is not fixed, and the trip takes effect at the clock reading of the publication that
-     * stands, a reading made after every operation that saw the breaker before it. With
-     * {@link Builder#openBackoff} the period's length is drawn from the schedule, once, by the
-     * deciding thread alone: another thread waits for it instead (returns at once, to read the
-     * phase again).
-     *
-     * <p>In rate mode the reading may fall in a later bucket period than the one the decision read
-     * the window in: the deciding outcome then belongs to that later period, and the decision is
-     * made again on the window there ({@code SlidingWindow.reconsider}).
-     *
-     * @param decider true on the thread whose compare-and-set made the trip visible
-     */
-    void completeTrip(Phase p, boolean decider) {
-        if (openBackoff != null && !decider) {
-            Thread.onSpinWait(); // the deciding thread publishes in its next instructions
-            return;
-        }
-        long at = clock.nanoTime();
-        if (p instanceof HalfOpenPhase half) {
-            publishOpen(half, State.HALF_OPEN, at, half.opens + 1, half.schedule);
-            return;
-        }
-        ClosedPhase c = (ClosedPhase) p;
-        ClosedPhase continued = window.reconsider(c, at);
-        if (continued != null) {
-            PHASE.compareAndSet(this, c, continued); // the first publication stands, as for OPEN
-            return;
-        }
-        publishOpen(c, State.CLOSED, at, 1, openBackoff == null ? null : openBackoff.start(random));
-    }
-
-    /** Publishes the open period of a trip that takes effect at {@code startedAt}; see {@link #completeTrip}. */
-    private void publishOpen(Phase from, State fromState, long startedAt, int opens, Backoff.@Nullable Schedule schedule) {
-        long duration = schedule == null ? openNanos : Math.max(openNanos, schedule.nextDelayNanos(opens));
-        if (PHASE.compareAndSet(this, from, OpenPhase.startingAt(startedAt, duration, opens, schedule))) {
-            emit(fromState, State.OPEN);
-        } // else another thread published this trip first, or a reset or forced open replaced the phase, and stands
-    }
-
-    /** Whether {@code p} is the current phase. */
-    boolean isPhase(Phase p) {
-        return phase == p;
+        phases.apply(permit, failed || slow, slow);
     }
 
     /** Runs {@code operation} if the breaker allows it, recording the outcome. */
@@ -443,16 +290,7 @@ public final class CircuitBreaker {
 
     /** Forces the breaker closed with fresh counts (an operator's action). */
     public void reset() {
-        while (true) {
-            Phase p = phase;
-            if (p instanceof ClosedPhase c ? window.reset(c) : p instanceof HalfOpenPhase half ? half.reset(this)
-                    : PHASE.compareAndSet(this, p, window.newClosed())) {
-                if (p instanceof OpenPhase) {
-                    emit(State.OPEN, State.CLOSED);
-                }
-                return;
-            }
-        }
+        phases.reset();
     }
 
     /**
@@ -466,84 +304,22 @@ public final class CircuitBreaker {
      * Linearizable; idempotent.
      */
     public void forceOpen() {
-        while (true) {
-            Phase p = phase;
-            if (p instanceof OpenPhase open && open.forced) {
-                return;
-            }
-            // the phase's own state: a trip or a close being decided on it will not be published now
-            State from = p instanceof ClosedPhase ? State.CLOSED
-                    : p instanceof HalfOpenPhase ? State.HALF_OPEN : State.OPEN;
-            int opens = p instanceof StreakPhase streak ? streak.opens : 0;
-            if (PHASE.compareAndSet(this, p, new OpenPhase(Long.MAX_VALUE, opens, null, true))) {
-                if (from != State.OPEN) {
-                    emit(from, State.OPEN);
-                }
-                return;
-            }
-        }
-    }
-
-    /**
-     * Replaces a sealed phase (reset, closing, or tripped and being reset) with fresh closed
-     * counts; any thread may do it, the one that succeeds reports the transition.
-     */
-    boolean replaceSealed(Phase sealed, State from) {
-        if (!PHASE.compareAndSet(this, sealed, window.newClosed())) {
-            return false;
-        }
-        if (from != State.CLOSED) {
-            emit(from, State.CLOSED);
-        }
-        return true;
+        phases.forceOpen();
     }
 
     /** One reading of the state and the window; see the class's concurrency notes. */
     public Metrics metrics() {
-        while (true) {
-            Phase p = phase;
-            if (p.tripping()) {
-                completeTrip(p, false);
-                continue;
-            }
-            if (!(p instanceof ClosedPhase c)) {
-                State s = stateOf(p);
-                if (p instanceof OpenPhase && phase != p) {
-                    continue;
-                }
-                return new Metrics(s, 0, 0, 0, 0, 0, rejected.sum(), listeners.count());
-            }
-            long[] counts = window.counts(c); // calls, failures, slow calls, consecutive failures
-            if (counts == null) {
-                continue;
-            }
-            long calls = counts[0];
-            return new Metrics(State.CLOSED, calls, counts[1], counts[2], calls == 0 ? 0 : counts[1] / (double) calls,
-                    (int) counts[3], rejected.sum(), listeners.count());
-        }
+        return phases.metrics();
     }
 
     /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
     CircuitOpenException openException(@Nullable Throwable cause, @Nullable Object lastResult) {
-        Phase p = phase;
-        while (p.tripping()) {
-            completeTrip(p, false);
-            p = phase;
-        }
-        long wait = 0;
-        if (p instanceof OpenPhase open) {
-            wait = open.forced ? openNanos : Math.max(0, open.untilNanos - clock.nanoTime());
-        }
-        return new CircuitOpenException(name, Duration.ofNanos(wait), cause, lastResult);
+        return new CircuitOpenException(name, Duration.ofNanos(phases.openWaitNanos()), cause, lastResult);
     }
 
     /** True when slow calls are counted, so callers must measure each call's duration. */
     boolean measuresDuration() {
         return slowCallNanos > 0;
-    }
-
-    private void emit(State from, State to) {
-        listeners.emit(name, from, to, clock);
     }
 
     @Override
@@ -566,21 +342,21 @@ public final class CircuitBreaker {
 
     /** Builds a {@link CircuitBreaker}. */
     public static final class Builder {
-        private final String name;
-        private double failureRateThreshold = 0.5;
-        private boolean rateSet;
-        private boolean cellsFromStart;
-        private int minimumCalls = 20;
-        private int consecutiveFailures;
-        private Duration window = Duration.ofSeconds(30);
-        private int buckets = 10;
-        private Duration openDuration = Duration.ofSeconds(30);
-        private Backoff openBackoff;
-        private int halfOpenPermits = 1;
-        private Duration slowCallThreshold;
-        private FailurePredicate isFailure = (result, failure) -> failure != null;
-        private Clock clock = Clock.system();
-        private RandomSource random = RandomSource.threadLocal();
+        final String name;
+        double failureRateThreshold = 0.5;
+        boolean rateSet;
+        boolean cellsFromStart;
+        int minimumCalls = 20;
+        int consecutiveFailures;
+        Duration window = Duration.ofSeconds(30);
+        int buckets = 10;
+        Duration openDuration = Duration.ofSeconds(30);
+        @Nullable Backoff openBackoff;
+        int halfOpenPermits = 1;
+        @Nullable Duration slowCallThreshold;
+        FailurePredicate isFailure = (result, failure) -> failure != null;
+        Clock clock = Clock.system();
+        RandomSource random = RandomSource.threadLocal();
 
         private Builder(String name) {
             this.name = Checks.notNull("name", name);

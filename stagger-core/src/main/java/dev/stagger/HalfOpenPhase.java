@@ -50,7 +50,7 @@ final class HalfOpenPhase extends StreakPhase {
      * One try at taking a probe permit: {@link #READ_AGAIN} when the word is sealed (the breaker
      * has been helped to complete it) or changed meanwhile, and the phase must be read again.
      */
-    int tryTakeProbe(CircuitBreaker breaker) {
+    int tryTakeProbe(BreakerPhases breaker) {
         long w = word;
         if ((w & SEALED) != 0) {
             help(breaker, w);
@@ -81,7 +81,7 @@ final class HalfOpenPhase extends StreakPhase {
      *
      * @return false when the phase must be read again
      */
-    boolean record(CircuitBreaker breaker, CircuitBreaker.Permit permit, boolean failure, int permits) {
+    boolean record(BreakerPhases breaker, CircuitBreaker.Permit permit, boolean failure, int permits) {
         while (true) {
             long w = word;
             if ((w & SEALED) != 0) {
@@ -111,7 +111,7 @@ final class HalfOpenPhase extends StreakPhase {
     }
 
     /** Completes what the sealed word {@code w} shows: a trip, a close or a reset. */
-    private void help(CircuitBreaker breaker, long w) {
+    private void help(BreakerPhases breaker, long w) {
         if ((w & TRIPPED) != 0) {
             breaker.completeTrip(this, false);
         } else {
@@ -120,7 +120,7 @@ final class HalfOpenPhase extends StreakPhase {
     }
 
     /** Moves a half-open breaker whose probes all succeeded to CLOSED; any thread may do it. */
-    private void finishClosing(CircuitBreaker breaker) {
+    private void finishClosing(BreakerPhases breaker) {
         if (closing()) {
             breaker.replaceSealed(this, CircuitBreaker.State.HALF_OPEN);
         }
@@ -132,7 +132,7 @@ final class HalfOpenPhase extends StreakPhase {
      *
      * @return false when the phase must be read again
      */
-    boolean reset(CircuitBreaker breaker) {
+    boolean reset(BreakerPhases breaker) {
         long w = word;
         if ((w & SEALED) == 0) {
             if (!casWord(w, w | SEALED | RESET)) {

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * One per breaker; the breaker makes the transitions a decision calls for.
  */
 final class SlidingWindow {
-    private final CircuitBreaker breaker;
+    private final BreakerPhases breaker;
     private final boolean rateMode;
     /** The threshold as the fraction thresholdNumerator / thresholdDenominator, in lowest terms. */
     private final long thresholdNumerator;
@@ -37,7 +37,7 @@ final class SlidingWindow {
     /** Tests only: every bucket counts successes in cells from the start, as under contention. */
     private final boolean cellsFromStart;
 
-    SlidingWindow(CircuitBreaker breaker, boolean rateMode, double failureRateThreshold, int minimumCalls,
+    SlidingWindow(BreakerPhases breaker, boolean rateMode, double failureRateThreshold, int minimumCalls,
                   int consecutiveFailuresToOpen, long windowNanos, int bucketCount, Clock clock,
                   boolean cellsFromStart) {
         this.breaker = breaker;
@@ -254,7 +254,7 @@ final class SlidingWindow {
     /**
      * Tries to trip on the reading {@code w} taken at {@code now} (rate mode: the period must not
      * have moved since); false when the word or the time moved and the outcome must be decided again.
-     * The trip is visible once the word says TRIPPED and takes effect in the breaker's {@code completeTrip}.
+     * The trip is visible once the word says TRIPPED and takes effect in {@code BreakerPhases.completeTrip}.
      */
     private boolean trip(ClosedPhase c, WindowBucket head, long w, long next, long now) {
         c.announceDecision(); // before the word can say TRIPPED; see the breaker's tryAcquirePermission
