@@ -231,13 +231,14 @@ public final class Retry {
         return policy;
     }
 
-    public CircuitBreaker circuitBreaker() {
-        return breaker;
+    /** The breaker asked before every attempt, if any. */
+    public java.util.Optional<CircuitBreaker> circuitBreaker() {
+        return java.util.Optional.ofNullable(breaker);
     }
 
-    /** The budget asked before every retry: the default one unless replaced; null after {@link #withoutBudget()}. */
-    public RetryBudget budget() {
-        return budget;
+    /** The budget asked before every retry: the default one unless replaced; empty after {@link #withoutBudget()}. */
+    public java.util.Optional<RetryBudget> budget() {
+        return java.util.Optional.ofNullable(budget);
     }
 
     /** What this retry does inside or around another; see {@link Nesting}. */
@@ -245,9 +246,9 @@ public final class Retry {
         return nesting;
     }
 
-    /** The adaptive throttle, or null when there is none. */
-    public AdaptiveThrottle throttle() {
-        return throttle;
+    /** The adaptive throttle asked before every attempt, if any. */
+    public java.util.Optional<AdaptiveThrottle> throttle() {
+        return java.util.Optional.ofNullable(throttle);
     }
 
     public Clock clock() {

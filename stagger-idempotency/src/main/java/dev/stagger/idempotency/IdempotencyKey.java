@@ -1,6 +1,7 @@
 package dev.stagger.idempotency;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A validated {@code Idempotency-Key} header value.
@@ -32,7 +33,7 @@ public final class IdempotencyKey {
      * @return the key, or empty when the value is null, malformed, too long or uses a character
      *     outside the alphabet
      */
-    public static Optional<IdempotencyKey> parse(String headerValue) {
+    public static Optional<IdempotencyKey> parse(@Nullable String headerValue) {
         if (headerValue == null || headerValue.length() > 4 * MAX_LENGTH) {
             return Optional.empty();
         }
@@ -46,7 +47,7 @@ public final class IdempotencyKey {
      *
      * @throws IllegalArgumentException naming the problem when the value is not a valid key
      */
-    public static IdempotencyKey of(String value) {
+    public static IdempotencyKey of(@Nullable String value) {
         if (value == null || !isValidValue(value)) {
             throw new IllegalArgumentException("value must be 1-" + MAX_LENGTH
                     + " characters of [A-Za-z0-9-_.:~+/=], got " + describe(value));
@@ -83,7 +84,7 @@ public final class IdempotencyKey {
     }
 
     /** RFC 8941 §4.2.5: the string must be closed, escapes are only \" and \\; nothing may follow. */
-    private static String unquote(String s) {
+    private static @Nullable String unquote(String s) {
         StringBuilder out = new StringBuilder(s.length());
         int i = 1;
         while (i < s.length()) {
@@ -122,7 +123,7 @@ public final class IdempotencyKey {
         return s.substring(start, end);
     }
 
-    private static String describe(String value) {
+    private static String describe(@Nullable String value) {
         if (value == null) {
             return "null";
         }

@@ -172,15 +172,9 @@ public final class RetryMetrics {
         if (retry == null) {
             throw new NullPointerException("retry must not be null");
         }
-        if (retry.circuitBreaker() != null) {
-            bind(retry.circuitBreaker());
-        }
-        if (retry.budget() != null) {
-            bind(retry.budget());
-        }
-        if (retry.throttle() != null) {
-            bind(retry.throttle());
-        }
+        retry.circuitBreaker().ifPresent(this::bind);
+        retry.budget().ifPresent(this::bind);
+        retry.throttle().ifPresent(this::bind);
         return retry.withListener(listener(retry.name()));
     }
 

@@ -83,11 +83,11 @@ public class StaggerEndpoint {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("maxAttempts", retry.policy().maxAttempts());
         retry.policy().deadline().ifPresent(d -> m.put("deadline", d.toString()));
-        if (retry.circuitBreaker() != null) {
-            m.put("circuitBreaker", retry.circuitBreaker().name());
+        if (retry.circuitBreaker().isPresent()) {
+            m.put("circuitBreaker", retry.circuitBreaker().get().name());
         }
-        if (retry.budget() != null) {
-            m.put("budget", retry.budget().name());
+        if (retry.budget().isPresent()) {
+            m.put("budget", retry.budget().get().name());
         }
         m.put("calls", events.ends(retry.name()));
         return m;

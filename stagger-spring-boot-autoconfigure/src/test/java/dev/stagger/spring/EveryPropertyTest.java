@@ -365,11 +365,11 @@ class EveryPropertyTest {
                 assertThat(attempts(retry(c, "orders"), new IllegalStateException("aborts"))).isEqualTo(1);
                 assertThat(attempts(retry(c, "orders"), new IOException("retried"))).isEqualTo(2);
             }, R + "max-attempts=2", R + "backoff.type=none"),
-            set(R + "circuit-breaker", "guard", c -> assertThat(retry(c, "orders").circuitBreaker().name()).isEqualTo("guard"),
+            set(R + "circuit-breaker", "guard", c -> assertThat(retry(c, "orders").circuitBreaker().orElseThrow().name()).isEqualTo("guard"),
                     "stagger.circuit-breakers.guard.consecutive-failures=5"),
-            set(R + "budget", "shared", c -> assertThat(retry(c, "orders").budget().name()).isEqualTo("shared"),
+            set(R + "budget", "shared", c -> assertThat(retry(c, "orders").budget().orElseThrow().name()).isEqualTo("shared"),
                     "stagger.budgets.shared.ratio=0.2"),
-            set(R + "throttle", "gentle", c -> assertThat(retry(c, "orders").throttle().k()).isEqualTo(3.0),
+            set(R + "throttle", "gentle", c -> assertThat(retry(c, "orders").throttle().orElseThrow().k()).isEqualTo(3.0),
                     "stagger.throttles.gentle.k=3"),
             set(R + "hedge", "fast", c -> assertThat(retry(c, "orders").policy().hedge())
                             .containsSame(started(c).getBean(StaggerRegistry.class).hedge("fast")),

@@ -87,7 +87,7 @@ class MinimalApplicationTest {
                     assertThat(registry.retry("payments").policy().maxAttempts()).isEqualTo(2);
                     assertThat(registry.retry("payments").policy().deadline()).contains(java.time.Duration.ofSeconds(9));
                     assertThat(registry.retry("orders").policy().maxAttempts()).isEqualTo(7);
-                    assertThat(registry.retry("orders").budget()).isSameAs(registry.retry("payments").budget());
+                    assertThat(registry.retry("orders").budget().orElseThrow()).isSameAs(registry.retry("payments").budget().orElseThrow());
                     assertThatThrownBy(() -> registry.circuitBreaker("none")).isInstanceOf(IllegalArgumentException.class);
                 });
     }

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.Backoff;
 import dev.stagger.BudgetExhaustedException;
+import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
+import dev.stagger.spring.internal.SpringRetryables;
 import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,6 +161,24 @@ class SpringRetryTest {
             assertThatThrownBy(bean::refuses).isInstanceOf(IllegalArgumentException.class);
 
             assertThat(bean.calls()).isEqualTo(1);
+        });
+    }
+
+    /**
+     * With exception types on the annotation, the method's retry was rebuilt from the policy
+     * alone: the named retry's throttle was dropped and an opted-out budget came back as the
+     * default one. It is now the named retry with the annotation's types added.
+     */
+    @Test
+    void aRetryableMethodWithExceptionTypesKeepsTheNamedRetrysGuards() {
+        runner.withPropertyValues("stagger.retries.default.budget=none", "stagger.retries.default.throttle=gentle",
+                "stagger.throttles.gentle.k=3").run(context -> {
+            Method refuses = Annotated.class.getMethod("refuses");
+            Retry retry = new SpringRetryables(context.getBean(StaggerRegistry.class), null)
+                    .retry(refuses, Annotated.class, "Annotated.refuses");
+
+            assertThat(retry.budget()).as("opted out").isEmpty();
+            assertThat(retry.throttle()).hasValueSatisfying(t -> assertThat(t.k()).isEqualTo(3.0));
         });
     }
 

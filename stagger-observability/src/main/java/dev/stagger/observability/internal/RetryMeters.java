@@ -188,17 +188,17 @@ public final class RetryMeters implements RetryListener {
     /** Publishes the breaker, budget and throttle of the retry this listener was attached to, once each. */
     @Override
     public void onAttached(Retry retry) {
-        CircuitBreaker breaker = retry.circuitBreaker();
+        CircuitBreaker breaker = retry.circuitBreaker().orElse(null);
         if (breaker != null && breaker != boundBreaker) {
             bindBreaker.accept(breaker);
             boundBreaker = breaker;
         }
-        RetryBudget budget = retry.budget();
+        RetryBudget budget = retry.budget().orElse(null);
         if (budget != null && budget != boundBudget) {
             bindBudget.accept(budget);
             boundBudget = budget;
         }
-        AdaptiveThrottle throttle = retry.throttle() == null ? null : retry.throttle().origin();
+        AdaptiveThrottle throttle = retry.throttle().map(AdaptiveThrottle::origin).orElse(null);
         if (throttle != null && throttle != boundThrottle) {
             bindThrottle.accept(throttle);
             boundThrottle = throttle;

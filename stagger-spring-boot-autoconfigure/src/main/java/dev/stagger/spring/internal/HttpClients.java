@@ -79,20 +79,14 @@ public final class HttpClients {
                 .policy(retry.policy())
                 .clock(retry.clock())
                 .statusTable(table);
-        if (retry.circuitBreaker() != null) {
-            b.circuitBreaker(retry.circuitBreaker());
+        retry.circuitBreaker().ifPresent(breaker -> {
+            b.circuitBreaker(breaker);
             // the breaker counts the statuses this client retries, whether the client is listed or not
-            factory.breakerFailures().add(retry.circuitBreaker().name(),
+            factory.breakerFailures().add(breaker.name(),
                     SPRING_WEB ? SpringHttpTransports.breakerFailures(table) : table.failures());
-        }
-        if (retry.budget() != null) {
-            b.budget(retry.budget());
-        } else {
-            b.withoutBudget();
-        }
-        if (retry.throttle() != null) {
-            b.throttle(retry.throttle());
-        }
+        });
+        retry.budget().ifPresentOrElse(b::budget, b::withoutBudget);
+        retry.throttle().ifPresent(b::throttle);
         if (p.getIdempotencyKeys() != null) {
             IdempotencyKeyMode mode;
             try {

@@ -49,14 +49,8 @@ public final class SpringRetryables {
         }
         Retry base = registry.bareRetry(name);
         RetryPolicy.Builder policy = base.policy().toBuilder().retryOn(includes).abortOn(excludes);
-        Retry retry = Retry.of(name, policy.build()).withClock(base.clock());
-        if (base.circuitBreaker() != null) {
-            retry = retry.withCircuitBreaker(base.circuitBreaker());
-        }
-        if (base.budget() != null) {
-            retry = retry.withBudget(base.budget());
-        }
-        return registry.customize(retry);
+        // the named retry's breaker, budget (or none), throttle, clock and nesting, with the annotation's exceptions
+        return registry.customize(base.withPolicy(policy.build()));
     }
 
     @SuppressWarnings("unchecked")
