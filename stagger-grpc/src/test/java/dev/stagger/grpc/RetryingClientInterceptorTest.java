@@ -31,7 +31,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -332,6 +334,45 @@ class RetryingClientInterceptorTest {
             assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
             assertThat(server.attempts()).as("2 attempts of the interceptor, not 2 x 3").isEqualTo(2);
             assertThat(events.last().reason()).isEqualTo(EndReason.NOT_RETRYABLE);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void cancellingTheCallDuringAWaitStopsRetrying(Transport transport) throws Exception {
+        try (ScriptedServer server = server(transport, retry(policy().build()))) {
+            server.then(fail(Status.Code.UNAVAILABLE));
+            Future<String> call = ClientCalls.futureUnaryCall(server.channel.newCall(GET, CallOptions.DEFAULT), "sku-1");
+            awaitScheduledWait();
+
+            call.cancel(true);
+            clock.runUntilIdle();
+
+            assertThat(server.attempts()).isEqualTo(1);
+            assertThat(events.last().reason()).isEqualTo(EndReason.CANCELLED);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aBlockingCallIsHedgedFromTheHedgeTimersThread(Transport transport) throws Exception {
+        Retry retry = Retry.of("inventory", policy().hedge(HedgePolicy.after(Duration.ofMillis(20))).build())
+                .withoutBudget();
+        try (ScriptedServer server = server(transport, retry)) {
+            server.then(server.hang());
+
+            String answer = ClientCalls.blockingUnaryCall(server.channel, GET, CallOptions.DEFAULT, "sku-1");
+
+            assertThat(answer).isEqualTo("ok:sku-1");
+            assertThat(server.attempts()).isEqualTo(2);
+        }
+    }
+
+    private void awaitScheduledWait() {
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (clock.pendingTasks() == 0) {
+            assertThat(System.nanoTime()).as("a retry wait was scheduled").isLessThan(giveUp);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
 
