@@ -43,11 +43,11 @@ import java.util.Arrays;
 public final class GrpcStatusTable {
     private static final int CODES = Status.Code.values().length;
 
-    private static final GrpcStatusTable DEFAULTS = new GrpcStatusTable(new Rule[CODES])
+    private static final GrpcStatusTable DEFAULTS = none()
             .withRetry(Status.Code.UNAVAILABLE)
             .withRetryIfIdempotent(Status.Code.DEADLINE_EXCEEDED, Status.Code.ABORTED, Status.Code.RESOURCE_EXHAUSTED);
 
-    private final Rule[] rules; // index: Status.Code.value(); null means NEVER
+    private final Rule[] rules; // index: Status.Code.value()
 
     private GrpcStatusTable(Rule[] rules) {
         this.rules = rules;
@@ -60,7 +60,9 @@ public final class GrpcStatusTable {
 
     /** A table that retries no code at all. */
     public static GrpcStatusTable none() {
-        return new GrpcStatusTable(new Rule[CODES]);
+        Rule[] never = new Rule[CODES];
+        Arrays.fill(never, Rule.NEVER);
+        return new GrpcStatusTable(never);
     }
 
     /**
@@ -83,8 +85,7 @@ public final class GrpcStatusTable {
 
     /** The rule for {@code code}. */
     public Rule rule(Status.Code code) {
-        Rule r = rules[Checks.notNull("code", code).value()];
-        return r == null ? Rule.NEVER : r;
+        return rules[Checks.notNull("code", code).value()];
     }
 
     /** True when a call that ended with {@code code} is retried for a method that is ({@code safe}) or is not safe to call again. */
@@ -124,22 +125,12 @@ public final class GrpcStatusTable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof GrpcStatusTable t && Arrays.equals(normal(rules), normal(t.rules));
+        return o instanceof GrpcStatusTable t && Arrays.equals(rules, t.rules);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(normal(rules));
-    }
-
-    private static Rule[] normal(Rule[] rules) {
-        Rule[] n = rules.clone();
-        for (int i = 0; i < n.length; i++) {
-            if (n[i] == null) {
-                n[i] = Rule.NEVER;
-            }
-        }
-        return n;
+        return Arrays.hashCode(rules);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.stagger.grpc;
 
 import dev.stagger.AdaptiveThrottle;
+import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
 import dev.stagger.grpc.internal.GrpcClassifier;
@@ -115,11 +116,11 @@ public final class RetryingClientInterceptor implements ClientInterceptor {
         this.statuses = b.statuses;
         this.safeToRepeat = b.safeToRepeat;
         AdaptiveThrottle throttle = b.retry.throttle();
-        GrpcStatusTable table = b.statuses;
+        CircuitBreaker.FailurePredicate rejected = b.statuses.failures();
         // the throttle counts an attempt as rejected by the server when the table would retry its status
         this.retry = throttle == null ? b.retry
                 : b.retry.withThrottle(throttle.withAcceptedWhen(
-                        (result, failure, decision) -> !table.failures().isFailure(result, failure)));
+                        (result, failure, decision) -> !rejected.isFailure(result, failure)));
         this.warnings = b.serviceConfig == null ? List.of()
                 : ServiceConfigRetry.retried(b.serviceConfig).stream()
                         .map(e -> new OwnRetryWarning(e.method(), e.policy())).toList();

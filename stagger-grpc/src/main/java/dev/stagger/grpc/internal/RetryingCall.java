@@ -192,28 +192,26 @@ public final class RetryingCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         }
     }
 
+    /** Ready while the request is buffered; once a stream is committed, as its attempt is. */
     @Override
     public boolean isReady() {
-        Attempt c;
-        lock.lock();
-        try {
-            c = committed;
-        } finally {
-            lock.unlock();
-        }
+        Attempt c = committed();
         return c == null || c.call.isReady();
     }
 
     @Override
     public Attributes getAttributes() {
-        Attempt c;
+        Attempt c = committed();
+        return c == null ? Attributes.EMPTY : c.call.getAttributes();
+    }
+
+    private @Nullable Attempt committed() {
         lock.lock();
         try {
-            c = committed;
+            return committed;
         } finally {
             lock.unlock();
         }
-        return c == null ? Attributes.EMPTY : c.call.getAttributes();
     }
 
     /** One attempt, as the retry's operation: a new call on the next channel, the request sent again. */
