@@ -11,5 +11,5 @@ module dev.stagger.core {
 
     // the argument checks (Checks) and shared mechanics: every Stagger module that needs them, no one else
     exports dev.stagger.internal to dev.stagger.http, dev.stagger.jobs, dev.stagger.idempotency,
-            dev.stagger.observability, dev.stagger.rabbitmq, dev.stagger.kafka, dev.stagger.shedding, dev.stagger.sim;
+            dev.stagger.observability, dev.stagger.rabbitmq, dev.stagger.kafka, dev.stagger.shedding, dev.stagger.sim, dev.stagger.grpc;
 }
