@@ -548,6 +548,15 @@ public final class CircuitBreaker {
         }
     }
 
+    /**
+     * The exception {@link #call} throws for a call refused now: the breaker's name and how long
+     * until the next probe is allowed. For integrations that ask {@link #tryAcquirePermission()}
+     * themselves (a reactive pipeline) and must refuse a call as {@code call} does.
+     */
+    public CircuitOpenException refusal() {
+        return openException(null, null);
+    }
+
     /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */
     CircuitOpenException openException(@Nullable Throwable cause, @Nullable Object lastResult) {
         Phase p = phase;

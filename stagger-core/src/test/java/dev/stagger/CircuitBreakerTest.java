@@ -659,6 +659,18 @@ class CircuitBreakerTest {
     // ---- standalone use ----
 
     @Test
+    void theRefusalOfAnOpenBreakerSaysWhenTheNextProbeIsAllowed() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).build());
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(10));
+
+        CircuitOpenException refusal = breaker.refusal();
+
+        assertThat(refusal.circuitBreakerName()).isEqualTo("payments");
+        assertThat(refusal.retryIn()).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
     void callReturnsTheOperationsResultWhenClosed() throws Exception {
         CircuitBreaker breaker = watched(breaker().build());
 

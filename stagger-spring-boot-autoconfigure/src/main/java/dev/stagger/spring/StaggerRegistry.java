@@ -206,6 +206,11 @@ public final class StaggerRegistry {
         return factory;
     }
 
+    /** The clock every instance of this registry reads (a {@code Clock} bean, else the system's). */
+    public dev.stagger.Clock clock() {
+        return factory.clock();
+    }
+
     /** Every retry built so far, by name. */
     public Map<String, Retry> retries() {
         return Collections.unmodifiableMap(new TreeMap<>(retries));
