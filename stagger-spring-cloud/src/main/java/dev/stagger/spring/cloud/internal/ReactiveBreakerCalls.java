@@ -22,23 +22,17 @@ final class ReactiveBreakerCalls {
 
     static <T> Mono<T> mono(CircuitBreaker breaker, Clock clock, Mono<T> source) {
         return Mono.defer(() -> {
-            CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
-            if (!permit.isGranted()) {
-                return Mono.error(breaker.refusal());
-            }
-            Outcome outcome = new Outcome(breaker, permit, clock);
-            return source.doOnSuccess(outcome::succeeded).doOnError(outcome::failed).doOnCancel(outcome::cancelled);
+            Outcome outcome = Outcome.start(breaker, clock);
+            return outcome == null ? Mono.error(breaker.refusal())
+                    : source.doOnSuccess(outcome::succeeded).doOnError(outcome::failed).doOnCancel(outcome::cancelled);
         });
     }
 
     static <T> Flux<T> flux(CircuitBreaker breaker, Clock clock, Flux<T> source) {
         return Flux.defer(() -> {
-            CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
-            if (!permit.isGranted()) {
-                return Flux.error(breaker.refusal());
-            }
-            Outcome outcome = new Outcome(breaker, permit, clock);
-            return source.doOnComplete(() -> outcome.succeeded(null)).doOnError(outcome::failed).doOnCancel(outcome::cancelled);
+            Outcome outcome = Outcome.start(breaker, clock);
+            return outcome == null ? Flux.error(breaker.refusal())
+                    : source.doOnComplete(() -> outcome.succeeded(null)).doOnError(outcome::failed).doOnCancel(outcome::cancelled);
         });
     }
 
@@ -50,7 +44,13 @@ final class ReactiveBreakerCalls {
         private final long start;
         private final AtomicBoolean finished = new AtomicBoolean();
 
-        Outcome(CircuitBreaker breaker, CircuitBreaker.Permit permit, Clock clock) {
+        /** A subscription's outcome to report, or null when the breaker refuses it. */
+        static @Nullable Outcome start(CircuitBreaker breaker, Clock clock) {
+            CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+            return permit.isGranted() ? new Outcome(breaker, permit, clock) : null;
+        }
+
+        private Outcome(CircuitBreaker breaker, CircuitBreaker.Permit permit, Clock clock) {
             this.breaker = breaker;
             this.permit = permit;
             this.clock = clock;
