@@ -39,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * permit returns only to the half-open period that issued it.
  *
  * <p><b>What counts as a failure</b> is a {@link FailurePredicate} ({@link Builder#failurePredicate}:
- * a 404 is not the downstream being sick). A predicate that throws does not break the caller: the
+ * a 404 is not the downstream being sick), which may also ignore a failure: the call then counts as
+ * neither a success nor a failure ({@link FailurePredicate#isIgnored}). A predicate that throws does not break the caller: the
  * outcome counts as a failure, and the predicate's exception is added as suppressed to the
  * operation's exception when there is one. Slow calls can count as failures too.
  *
@@ -118,6 +119,18 @@ public final class CircuitBreaker {
     @FunctionalInterface
     public interface FailurePredicate {
         boolean isFailure(@Nullable Object result, @Nullable Throwable failure);
+
+        /**
+         * Whether {@code failure} is no evidence either way, so the breaker records the call as
+         * neither a success nor a failure (a validation error the caller made, a cancellation):
+         * the call's permit is finished as by {@link CircuitBreaker#releasePermission(Permit)},
+         * so a half-open probe that ends this way leaves its place to another probe. Asked before
+         * {@link #isFailure}; only for calls that threw. Default: nothing is ignored. A predicate
+         * that throws here ignores nothing, and {@link #isFailure} judges the outcome.
+         */
+        default boolean isIgnored(Throwable failure) {
+            return false;
+        }
     }
 
     /**
@@ -257,6 +270,10 @@ public final class CircuitBreaker {
         if (!permit.isGranted()) {
             return;
         }
+        if (failure != null && ignores(failure)) {
+            releasePermission(permit); // neither a success nor a failure: as if the call had not been made
+            return;
+        }
         boolean failed;
         try {
             failed = isFailure.isFailure(result, failure);
@@ -268,6 +285,14 @@ public final class CircuitBreaker {
         }
         boolean slow = slowCallNanos > 0 && durationNanos >= slowCallNanos;
         phases.apply(permit, failed || slow, slow);
+    }
+
+    private boolean ignores(Throwable failure) {
+        try {
+            return isFailure.isIgnored(failure);
+        } catch (RuntimeException predicateFailed) {
+            return false; // judged by isFailure instead, which decides what an unjudged outcome is
+        }
     }
 
     /** Runs {@code operation} if the breaker allows it, recording the outcome. */
@@ -310,6 +335,15 @@ public final class CircuitBreaker {
     /** One reading of the state and the window; see the class's concurrency notes. */
     public Metrics metrics() {
         return phases.metrics();
+    }
+
+    /**
+     * The exception {@link #call} throws for a call refused now: the breaker's name and how long
+     * until the next probe is allowed. For integrations that ask {@link #tryAcquirePermission()}
+     * themselves (a reactive pipeline) and must refuse a call as {@code call} does.
+     */
+    public CircuitOpenException refusal() {
+        return openException(null, null);
     }
 
     /** The exception to throw for a refused call; {@code cause} and {@code lastResult} may be null. */

@@ -590,6 +590,45 @@ class CircuitBreakerTest {
         assertThat(breaker.state()).isEqualTo(State.OPEN);
     }
 
+    /** Ignores IllegalArgumentException (the caller's mistake); every other exception is a failure. */
+    private static final CircuitBreaker.FailurePredicate IGNORING_BAD_ARGUMENTS = new CircuitBreaker.FailurePredicate() {
+        @Override
+        public boolean isFailure(Object result, Throwable failure) {
+            return failure != null;
+        }
+
+        @Override
+        public boolean isIgnored(Throwable failure) {
+            return failure instanceof IllegalArgumentException;
+        }
+    };
+
+    @Test
+    void anIgnoredFailureCountsAsNeitherASuccessNorAFailure() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(2).failurePredicate(IGNORING_BAD_ARGUMENTS).build());
+
+        fail(breaker, 1);
+        CircuitBreaker.Permit permit = breaker.tryAcquirePermission();
+        breaker.record(permit, null, new IllegalArgumentException("bad id"));
+        assertThat(breaker.state()).as("not a second failure").isEqualTo(State.CLOSED);
+        fail(breaker, 1);
+        assertThat(breaker.state()).as("nor a success ending the streak").isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void anIgnoredFailureOfAHalfOpenProbeLeavesItsPlaceToAnotherProbe() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).failurePredicate(IGNORING_BAD_ARGUMENTS).build());
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(30));
+
+        CircuitBreaker.Permit probe = breaker.tryAcquirePermission();
+        breaker.record(probe, null, new IllegalArgumentException("bad id"));
+
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+        succeed(breaker, 1); // the one probe place is free again
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
     @Test
     void aThrowingFailurePredicateCountsAFailureAndTheOperationsOwnExceptionStillComesOut() {
         IllegalStateException predicateBug = new IllegalStateException("predicate bug");
@@ -618,6 +657,18 @@ class CircuitBreakerTest {
     }
 
     // ---- standalone use ----
+
+    @Test
+    void theRefusalOfAnOpenBreakerSaysWhenTheNextProbeIsAllowed() {
+        CircuitBreaker breaker = watched(breaker().consecutiveFailures(1).build());
+        fail(breaker, 1);
+        clock.advance(Duration.ofSeconds(10));
+
+        CircuitOpenException refusal = breaker.refusal();
+
+        assertThat(refusal.circuitBreakerName()).isEqualTo("payments");
+        assertThat(refusal.retryIn()).isEqualTo(Duration.ofSeconds(20));
+    }
 
     @Test
     void callReturnsTheOperationsResultWhenClosed() throws Exception {

@@ -35,8 +35,10 @@ public class StaggerAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public StaggerRegistry staggerRegistry(Environment environment, StaggerProperties properties,
-                                           ObjectProvider<Clock> clock, ObjectProvider<RetryCustomizer> customizers) {
+                                           ObjectProvider<Clock> clock, ObjectProvider<RetryCustomizer> customizers,
+                                           ObjectProvider<BreakerFailureClassifier> classifiers) {
         InstanceFactory factory = new InstanceFactory(Binder.get(environment), clock.getIfUnique(Clock::system));
+        factory.breakerFailures().classifiers(classifiers.orderedStream().toList());
         return new StaggerRegistry(factory, properties, customizers.orderedStream().toList());
     }
 

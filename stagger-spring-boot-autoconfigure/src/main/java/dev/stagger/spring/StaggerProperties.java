@@ -219,6 +219,16 @@ public class StaggerProperties {
         private Integer halfOpenPermits;
         /** A call slower than this counts as failing. */
         private Duration slowCallThreshold;
+        /**
+         * Exceptions that count as failures, subclasses included; any other exception counts as a
+         * success (empty: every exception is a failure).
+         */
+        private List<Class<? extends Throwable>> recordExceptions = new ArrayList<>();
+        /**
+         * Exceptions that count as neither a success nor a failure, subclasses included; they take
+         * precedence over record-exceptions.
+         */
+        private List<Class<? extends Throwable>> ignoreExceptions = new ArrayList<>();
 
         public Double getFailureRateThreshold() { return failureRateThreshold; }
         public void setFailureRateThreshold(Double failureRateThreshold) { this.failureRateThreshold = failureRateThreshold; }
@@ -234,6 +244,10 @@ public class StaggerProperties {
         public void setHalfOpenPermits(Integer halfOpenPermits) { this.halfOpenPermits = halfOpenPermits; }
         public Duration getSlowCallThreshold() { return slowCallThreshold; }
         public void setSlowCallThreshold(Duration slowCallThreshold) { this.slowCallThreshold = slowCallThreshold; }
+        public List<Class<? extends Throwable>> getRecordExceptions() { return recordExceptions; }
+        public void setRecordExceptions(List<Class<? extends Throwable>> recordExceptions) { this.recordExceptions = recordExceptions; }
+        public List<Class<? extends Throwable>> getIgnoreExceptions() { return ignoreExceptions; }
+        public void setIgnoreExceptions(List<Class<? extends Throwable>> ignoreExceptions) { this.ignoreExceptions = ignoreExceptions; }
     }
 
     /** A retry budget shared by every retry and client naming it. */

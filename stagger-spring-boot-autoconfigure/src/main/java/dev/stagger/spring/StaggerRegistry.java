@@ -14,6 +14,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * The named retries, circuit breakers and budgets of the application, built from
@@ -38,6 +41,9 @@ public final class StaggerRegistry {
     private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
     private final Map<String, AdaptiveThrottle> throttles = new ConcurrentHashMap<>();
     private final Map<String, HedgePolicy> hedges = new ConcurrentHashMap<>();
+    /** Guards building a breaker after startup against registering a watcher, so each sees it once. */
+    private final ReentrantLock breakerLock = new ReentrantLock();
+    private final List<Consumer<CircuitBreaker>> breakerWatchers = new CopyOnWriteArrayList<>();
 
     StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers) {
         this.factory = factory;
@@ -102,6 +108,51 @@ public final class StaggerRegistry {
         return breakers.computeIfAbsent(name, n -> factory.circuitBreaker(n).build());
     }
 
+    /**
+     * The breaker called {@code name}: the configured one, else one built on first use from
+     * {@code stagger.circuit-breakers.default} and kept under that name. For names a framework
+     * chooses (a Spring Cloud CircuitBreaker id: a gateway route, a Feign method), where requiring
+     * each to be configured would fail on the first one nobody foresaw; such a breaker is listed,
+     * watched and shown like a configured one.
+     */
+    public CircuitBreaker circuitBreakerOrDefault(String name) {
+        CircuitBreaker existing = breakers.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        if (properties.getCircuitBreakers().containsKey(name)) {
+            return circuitBreaker(name);
+        }
+        breakerLock.lock();
+        try {
+            existing = breakers.get(name);
+            if (existing != null) {
+                return existing;
+            }
+            CircuitBreaker built = factory.circuitBreaker(name).build();
+            breakers.put(name, built);
+            breakerWatchers.forEach(w -> w.accept(built));
+            return built;
+        } finally {
+            breakerLock.unlock();
+        }
+    }
+
+    /**
+     * Calls {@code watcher} with every breaker built so far and with every one built from now on,
+     * once each (a listener of transitions, a meter binder), so that a breaker built on first use
+     * is watched like the configured ones.
+     */
+    public void watchCircuitBreakers(Consumer<CircuitBreaker> watcher) {
+        breakerLock.lock();
+        try {
+            breakerWatchers.add(watcher);
+            new TreeMap<>(breakers).values().forEach(watcher);
+        } finally {
+            breakerLock.unlock();
+        }
+    }
+
     /** The budget called {@code name}; it must be configured under {@code stagger.budgets}. */
     public RetryBudget budget(String name) {
         RetryBudget existing = budgets.get(name);
@@ -153,6 +204,11 @@ public final class StaggerRegistry {
 
     InstanceFactory factory() {
         return factory;
+    }
+
+    /** The clock every instance of this registry reads (a {@code Clock} bean, else the system's). */
+    public dev.stagger.Clock clock() {
+        return factory.clock();
     }
 
     /** Every retry built so far, by name. */

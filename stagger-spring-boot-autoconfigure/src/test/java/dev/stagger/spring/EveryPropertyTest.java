@@ -264,6 +264,16 @@ class EveryPropertyTest {
         }
     }
 
+    private static void failWith(CircuitBreaker breaker, Exception failure) {
+        try {
+            breaker.call(() -> {
+                throw failure;
+            });
+        } catch (Exception expected) {
+            // recorded as the breaker's properties say
+        }
+    }
+
     private static void succeed(CircuitBreaker breaker) throws Exception {
         breaker.call(() -> "ok");
     }
@@ -425,6 +435,28 @@ class EveryPropertyTest {
                 breaker.record(breaker.tryAcquirePermission(), "ok", null, Duration.ofSeconds(2));
                 assertThat(breaker.metrics().slowCalls()).isEqualTo(1);
             }),
+            set(B + "record-exceptions", "java.io.IOException", c -> {
+                CircuitBreaker breaker = breaker(c);
+                failWith(breaker, new IllegalStateException("not listed: a success"));
+                assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+                fail(breaker);
+                assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+            }, ONE_FAILURE_OPENS),
+            set(B + "ignore-exceptions", "java.lang.IllegalStateException", c -> {
+                CircuitBreaker breaker = breaker(c);
+                fail(breaker);
+                failWith(breaker, new IllegalStateException("ignored"));
+                assertThat(breaker.state()).as("not a failure").isEqualTo(CircuitBreaker.State.CLOSED);
+                fail(breaker);
+                assertThat(breaker.state()).as("nor a success ending the streak").isEqualTo(CircuitBreaker.State.OPEN);
+            }, B + "consecutive-failures=2"),
+            // the events endpoint
+            set("stagger.events.size", "2", c -> {
+                Retry orders = retry(c, "orders");
+                attempts(orders, new IllegalStateException("down")); // attempt, retry, attempt, give-up
+                List<Map<String, Object>> kept = started(c).getBean(dev.stagger.spring.internal.EventLog.class).recent("orders", null);
+                assertThat(kept).extracting(e -> e.get("type")).containsExactly("give-up", "attempt");
+            }, "management.endpoints.web.exposure.include=staggerevents", R + "max-attempts=2", R + "backoff.type=none"),
             // budgets and throttles
             set("stagger.budgets.shared.ratio", "0.25",
                     c -> assertThat(started(c).getBean(StaggerRegistry.class).budget("shared").ratio()).isEqualTo(0.25)),
@@ -705,6 +737,9 @@ class EveryPropertyTest {
             "stagger.retries.orders.backoff.type|sometimes|value 'sometimes'|",                  // not one of the choices
             "stagger.http.clients.payments.idempotency-keys|maybe|value 'maybe'|",               // not one of the choices
             "stagger.retries.orders.retry-on|com.example.NoSuchException|com.example.NoSuchException|", // no such class
+            "stagger.circuit-breakers.downstream.record-exceptions|com.example.NoSuchException|com.example.NoSuchException|",
+            "stagger.circuit-breakers.downstream.ignore-exceptions|java.lang.String|value 'java.lang.String'|", // not an exception
+            "stagger.events.size|0|value '0'|management.endpoints.web.exposure.include=staggerevents",
             "stagger.http.clients.payments.retry-statuses|99|value '[99]'|",                     // not a status
             "stagger.retries.orders.budget|nope|value 'nope'|",                                  // no such budget
             "stagger.idempotency.expiry|30s|value 'PT30S'|stagger.idempotency.enabled=true",     // not longer than the lease (1 min)

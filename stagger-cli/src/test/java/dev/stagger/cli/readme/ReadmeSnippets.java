@@ -20,6 +20,7 @@ import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * Finds every {@code ```java} block in the repository's Markdown (every {@code README.md} and
@@ -151,6 +152,23 @@ public final class ReadmeSnippets {
     /** The snippets of {@code all} whose marker says {@code compiled-by: module} (none: stagger-cli). */
     public static List<Snippet> compiledBy(List<Snippet> all, String module) {
         return all.stream().filter(s -> s.context().compiledBy().equals(module)).toList();
+    }
+
+    /**
+     * One test per README block marked {@code compiled-by: module}, compiling it on this JVM's class
+     * path: the whole of a module's README snippet test. Fails when no block names the module.
+     */
+    public static Stream<DynamicTest> compiledBy(String module) throws IOException {
+        List<Snippet> ours = compiledBy(allSnippets(repositoryRoot()), module);
+        if (ours.isEmpty()) {
+            throw new AssertionError("no README block is marked 'compiled-by: " + module + "'");
+        }
+        return compile(ours, System.getProperty("java.class.path")).stream().map(r -> DynamicTest.dynamicTest(
+                r.snippet().place(), () -> {
+                    if (!r.compiled()) {
+                        throw new AssertionError(r.report());
+                    }
+                }));
     }
 
     /** The {@code ```java} blocks of {@code file}, with their markers; {@code shownPath} names the file in reports. */

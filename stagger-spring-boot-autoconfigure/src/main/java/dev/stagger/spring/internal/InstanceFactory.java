@@ -15,6 +15,7 @@ import dev.stagger.spring.StaggerProperties.CircuitBreakerProperties;
 import dev.stagger.spring.StaggerProperties.HedgeProperties;
 import dev.stagger.spring.StaggerProperties.RetryProperties;
 import dev.stagger.spring.StaggerProperties.ThrottleProperties;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -137,7 +138,19 @@ public final class InstanceFactory {
         PropertyCheck.apply(at + "open-duration", p.getOpenDuration(), b::openDuration);
         PropertyCheck.apply(at + "half-open-permits", p.getHalfOpenPermits(), b::halfOpenPermits);
         PropertyCheck.apply(at + "slow-call-threshold", p.getSlowCallThreshold(), b::slowCallThreshold);
+        breakerFailures.exceptions(name, throwables(at + "record-exceptions", p.getRecordExceptions()),
+                throwables(at + "ignore-exceptions", p.getIgnoreExceptions()));
         return b;
+    }
+
+    /** {@code types}, each checked to be a Throwable: the binder checks only that the class exists. */
+    private static List<Class<? extends Throwable>> throwables(String property, List<Class<? extends Throwable>> types) {
+        for (Class<?> t : types) {
+            if (!Throwable.class.isAssignableFrom(t)) {
+                throw PropertyCheck.invalid(property, t.getName(), "not an exception class");
+            }
+        }
+        return types;
     }
 
     public RetryBudget budget(String name) {

@@ -16,9 +16,10 @@ import reactor.core.publisher.Mono;
  * another thread (the WebClient filter's) still runs inside it and follows the one-layer rule.
  * With Micrometer's context-propagation present, the thread locals of the attempt's start (its
  * observation, made current by a {@code RetryObservation}) are captured into the subscription's
- * context too, so a {@code WebClient} span the pipeline starts is the attempt's child.
+ * context too, so a {@code WebClient} span the pipeline starts is the attempt's child. Used by the
+ * {@code @StaggerRetry} advice and by stagger-spring-cloud's reactive circuit breaker.
  */
-final class ReactorRetries {
+public final class ReactorRetries {
     /** The key of the {@link AttemptContext} of the annotated method's attempt in the Reactor context. */
     static final String ATTEMPT = "dev.stagger.attempt";
 
@@ -33,18 +34,18 @@ final class ReactorRetries {
         return Flux.class.isAssignableFrom(type);
     }
 
-    static Mono<Object> mono(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
-        @SuppressWarnings("unchecked")
-        Mono<Object> source = (Mono<Object>) publisher;
-        Mono<Object> retried = Mono.fromFuture(() -> retry.callAsync(
+    /** {@code source} run by {@code retry}: each attempt one subscription, the waits on the retry's clock. */
+    public static <T> Mono<T> mono(Retry retry, Mono<T> source) {
+        return Mono.fromFuture(() -> retry.callAsync(
                 (AttemptContext attempt) -> source.contextWrite(c -> c.put(ATTEMPT, attempt)).contextCapture().toFuture()));
-        return fallback == null ? retried : retried.onErrorResume(failure -> fallbackMono(fallback, invocation, failure));
     }
 
-    static Flux<Object> flux(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
-        @SuppressWarnings("unchecked")
-        Flux<Object> source = (Flux<Object>) publisher;
-        Flux<Object> retried = Flux.create(sink -> {
+    /**
+     * {@code source} run by {@code retry}: each attempt one subscription, whose elements are passed
+     * on as they come (a retried attempt's elements included), the waits on the retry's clock.
+     */
+    public static <T> Flux<T> flux(Retry retry, Flux<T> source) {
+        return Flux.create(sink -> {
             CompletableFuture<Object> call = retry.callAsync((AttemptContext attempt) -> source.doOnNext(sink::next)
                     .then(Mono.empty()).contextWrite(c -> c.put(ATTEMPT, attempt)).contextCapture().toFuture());
             call.whenComplete((ignored, failure) -> {
@@ -56,6 +57,17 @@ final class ReactorRetries {
             });
             sink.onDispose(() -> call.cancel(true));
         });
+    }
+
+    static Mono<Object> mono(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
+        @SuppressWarnings("unchecked")
+        Mono<Object> retried = mono(retry, (Mono<Object>) publisher);
+        return fallback == null ? retried : retried.onErrorResume(failure -> fallbackMono(fallback, invocation, failure));
+    }
+
+    static Flux<Object> flux(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
+        @SuppressWarnings("unchecked")
+        Flux<Object> retried = flux(retry, (Flux<Object>) publisher);
         if (fallback == null) {
             return retried;
         }
