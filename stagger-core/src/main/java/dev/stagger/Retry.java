@@ -62,6 +62,8 @@ public final class Retry {
     /** What this retry does inside or around another. */
     final Nesting nesting;
     final AdaptiveThrottle throttle;
+    /** Whose permit every attempt holds while it runs; null without one. */
+    final Bulkhead bulkhead;
     final RetryListener[] listeners;
     /** Answers a call that ended without success; null without one. */
     final Fallback<?> fallback;
@@ -87,8 +89,8 @@ public final class Retry {
     private final boolean needsFrame;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
-                  AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
-                  Fallback<?> fallback, Nesting nesting, Hedging hedging) {
+                  AdaptiveThrottle throttle, Bulkhead bulkhead, RetryListener[] listeners, Clock clock,
+                  RandomSource random, Fallback<?> fallback, Nesting nesting, Hedging hedging) {
         this.name = name;
         this.defaultBudget = defaultBudget;
         this.nesting = nesting;
@@ -97,12 +99,17 @@ public final class Retry {
         this.breaker = breaker;
         this.budget = budget;
         this.throttle = throttle;
+        this.bulkhead = bulkhead;
         this.listeners = listeners;
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
         this.hedging = policy.hedge().isEmpty() ? null : hedging != null ? hedging : new Hedging(policy.hedge().get(), clock);
-        this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
+        if (this.hedging != null && bulkhead != null) {
+            throw new IllegalArgumentException("bulkhead must not guard a hedged retry, got bulkhead '" + bulkhead.name()
+                    + "' with the policy's hedging"); // each hedge would need its own permit
+        }
+        this.fastPath = this.hedging == null && breaker == null && bulkhead == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
         if (nesting == Nesting.REFUSE) {
@@ -127,19 +134,19 @@ public final class Retry {
      */
     public static Retry of(String name, RetryPolicy policy) {
         Checks.notNull("name", name);
-        return new Retry(name, Checks.notNull("policy", policy), null, RetryBudget.shared(name), true, null,
+        return new Retry(name, Checks.notNull("policy", policy), null, RetryBudget.shared(name), true, null, null,
                 NO_LISTENERS, Clock.system(), RandomSource.threadLocal(), null, Nesting.DEFER, null);
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
-        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, defaultBudget, throttle, listeners,
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, defaultBudget, throttle, bulkhead, listeners,
                 clock, random, fallback, nesting, hedging);
     }
 
     /** Asks {@code budget} before every retry (never before a first attempt), instead of the default budget. */
     public Retry withBudget(RetryBudget budget) {
-        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), false, throttle, listeners, clock,
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), false, throttle, bulkhead, listeners, clock,
                 random, fallback, nesting, hedging);
     }
 
@@ -149,7 +156,7 @@ public final class Retry {
      * during an outage and can keep a recovering downstream down (see the module README).
      */
     public Retry withoutBudget() {
-        return new Retry(name, policy, breaker, null, false, throttle, listeners, clock, random, fallback, nesting, hedging);
+        return new Retry(name, policy, breaker, null, false, throttle, bulkhead, listeners, clock, random, fallback, nesting, hedging);
     }
 
     /**
@@ -157,7 +164,7 @@ public final class Retry {
      * set: a failure an inner retry decided on is not retried again here.
      */
     public Retry withNesting(Nesting nesting) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock, random, fallback,
                 Checks.notNull("nesting", nesting), hedging);
     }
 
@@ -166,8 +173,18 @@ public final class Retry {
      * attempts the backend accepted; a local refusal ends the call (reason THROTTLED).
      */
     public Retry withThrottle(AdaptiveThrottle throttle) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, Checks.notNull("throttle", throttle), listeners,
+        return new Retry(name, policy, breaker, budget, defaultBudget, Checks.notNull("throttle", throttle), bulkhead, listeners,
                 clock, random, fallback, nesting, hedging);
+    }
+
+    /**
+     * Takes a permit of {@code bulkhead} for every attempt, first attempts included, and gives it
+     * back as the attempt ends (none is held during a wait between attempts); a full bulkhead ends
+     * the call (reason BULKHEAD_FULL). Not with a policy that hedges.
+     */
+    public Retry withBulkhead(Bulkhead bulkhead) {
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, Checks.notNull("bulkhead", bulkhead),
+                listeners, clock, random, fallback, nesting, hedging);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -175,7 +192,7 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, more, clock, random, fallback, nesting, hedging);
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, more, clock, random, fallback, nesting, hedging);
     }
 
     /**
@@ -186,7 +203,7 @@ public final class Retry {
      * fallback's type.
      */
     public Retry withFallback(Fallback<?> fallback) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock, random,
                 Checks.notNull("fallback", fallback), nesting, hedging);
     }
 
@@ -199,7 +216,7 @@ public final class Retry {
         Checks.notNull("clock", clock);
         RetryBudget b = !defaultBudget || clock == this.clock ? budget
                 : clock == Clock.system() ? RetryBudget.shared(name) : RetryBudget.builder(name).clock(clock).build();
-        return new Retry(name, policy, breaker, b, defaultBudget, throttle, listeners, clock, random, fallback, nesting,
+        return new Retry(name, policy, breaker, b, defaultBudget, throttle, bulkhead, listeners, clock, random, fallback, nesting,
                 clock == this.clock ? hedging : null); // the latencies' windows run on the clock
     }
 
@@ -213,13 +230,13 @@ public final class Retry {
     public Retry withPolicy(RetryPolicy policy) {
         Checks.notNull("policy", policy);
         Hedging kept = hedging != null && policy.hedge().orElse(null) == hedging.policy ? hedging : null;
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock, random, fallback,
                 nesting, kept);
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock,
                 Checks.notNull("random", random), fallback, nesting, hedging);
     }
 
@@ -248,6 +265,11 @@ public final class Retry {
     /** The adaptive throttle, or null when there is none. */
     public AdaptiveThrottle throttle() {
         return throttle;
+    }
+
+    /** The bulkhead every attempt takes a permit of, or null when there is none. */
+    public Bulkhead bulkhead() {
+        return bulkhead;
     }
 
     public Clock clock() {
@@ -409,6 +431,7 @@ public final class Retry {
     public String toString() {
         return "Retry{" + name + ", " + policy + (breaker != null ? ", " + breaker : "")
                 + (budget != null ? ", " + budget : "") + (throttle != null ? ", " + throttle : "")
+                + (bulkhead != null ? ", " + bulkhead : "")
                 + (fallback != null ? ", " + fallback : "") + "}";
     }
 
