@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 
 /**
  * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker}, a
- * shared {@link RetryBudget} and an {@link AdaptiveThrottle}. What follows each attempt is decided by the {@link RetryEngine}
+ * shared {@link RetryBudget}, an {@link AdaptiveThrottle} and a {@link Bulkhead}. What follows each attempt is decided by the {@link RetryEngine}
  * (the same rules a job worker follows); the breaker and the budget may then refuse a retry, and the breaker and the throttle
  * an attempt. Immutable and thread-safe: one {@code Retry} serves any number of
  * concurrent calls; the {@code with...} methods return new instances.
@@ -45,7 +45,9 @@ import java.util.function.Supplier;
  * With no listener, breaker or result predicate, a call whose first attempt succeeds reads no OS
  * clock and allocates nothing beyond what the operation allocates (it enters the thread's stack of
  * running retries: a {@code ThreadLocal} read and a few field writes); a budget or a throttle adds no
- * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record). A deadline
+ * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record), nor
+ * does a fixed {@link Bulkhead} with a free permit (a compare-and-set to take it, a decrement and a
+ * volatile read to give it back). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
  * end with {@code DEADLINE} that much early, never late.
@@ -75,8 +77,9 @@ public final class Retry {
     final RetryEngine engine;
     /**
      * Whether {@link #call(Callable)} runs the first attempt inline, with no execution object: no
-     * breaker and no listener (nothing to time or report) and no result to classify. A budget and
-     * a throttle are asked and told inline (a result is then always accepted by the classifier).
+     * breaker and no listener (nothing to time or report) and no result to classify. A budget, a
+     * throttle and a bulkhead with a free permit are asked and told inline (a result is then always
+     * accepted by the classifier); a full bulkhead leaves it to the execution, which waits or refuses.
      */
     private final boolean fastPath;
     /**
@@ -109,7 +112,7 @@ public final class Retry {
             throw new IllegalArgumentException("bulkhead must not guard a hedged retry, got bulkhead '" + bulkhead.name()
                     + "' with the policy's hedging"); // each hedge would need its own permit
         }
-        this.fastPath = this.hedging == null && breaker == null && bulkhead == null && listeners.length == 0 && policy.acceptsAllResults();
+        this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
         if (nesting == Nesting.REFUSE) {
@@ -298,15 +301,27 @@ public final class Retry {
     public <T> T call(Callable<T> operation) throws Exception {
         long serial = Ambient.serial(); // a decision told after this was made by a retry inside this attempt
         if (frameless && !Ambient.framed(serial)) {
+            BulkheadPermits.Permit held = null;
+            Bulkhead bulkhead = this.bulkhead;
+            if (bulkhead != null && (held = bulkhead.permits.tryAcquire()) == null) {
+                return new RetryExecution<T>(this, operation, null).runSync(); // waits for a permit or is refused there
+            }
             AdaptiveThrottle throttle = this.throttle;
             if (throttle != null && !throttle.tryAcquire()) {
+                if (held != null) {
+                    bulkhead.permits.giveBack(held);
+                }
                 return new RetryExecution<T>(this, operation, null).since(serial).runSyncRefusedFirst(0);
             }
             T result;
             try {
                 result = operation.call();
             } catch (Throwable first) {
-                return new RetryExecution<T>(this, operation, null).since(serial).runSyncAfterFirstFailure(first, 0);
+                return new RetryExecution<T>(this, operation, null).since(serial).holding(held)
+                        .runSyncAfterFirstFailure(first, 0);
+            }
+            if (held != null) {
+                bulkhead.permits.release(held, false);
             }
             if (throttle != null) {
                 // what the engine decides for any result when results are not classified
@@ -343,16 +358,27 @@ public final class Retry {
                     start = clock.coarseNanoTime();
                     frame.limit(start + policy.deadlineNanos());
                 }
+                BulkheadPermits.Permit held = null;
+                Bulkhead bulkhead = this.bulkhead;
+                if (bulkhead != null && (held = bulkhead.permits.tryAcquire()) == null) {
+                    return new RetryExecution<T>(this, operation, null).nest(frame).runSync();
+                }
                 AdaptiveThrottle throttle = this.throttle;
                 if (throttle != null && !throttle.tryAcquire()) {
+                    if (held != null) {
+                        bulkhead.permits.giveBack(held);
+                    }
                     return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).runSyncRefusedFirst(start);
                 }
                 T result;
                 try {
                     result = operation.call();
                 } catch (Throwable first) {
-                    return new RetryExecution<T>(this, operation, null).nest(frame).since(serial)
+                    return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).holding(held)
                             .runSyncAfterFirstFailure(first, start);
+                }
+                if (held != null) {
+                    bulkhead.permits.release(held, false);
                 }
                 if (throttle != null) {
                     throttle.record(result, null, Decision.accept());

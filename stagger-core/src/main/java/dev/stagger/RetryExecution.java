@@ -198,6 +198,12 @@ class RetryExecution<T> extends RetryEngine.Work {
         return null;
     }
 
+    /** A fast-path call whose first attempt holds the bulkhead's permit {@code held} (null: none). */
+    final RetryExecution<T> holding(BulkheadPermits.Permit held) {
+        bulkheadPermit = held;
+        return this;
+    }
+
     /** A sync call without a frame whose first attempt began when the decisions' serial was {@code serial}. */
     final RetryExecution<T> since(long serial) {
         attemptSerial = (int) serial;

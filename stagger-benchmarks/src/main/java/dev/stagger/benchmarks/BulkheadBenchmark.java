@@ -28,9 +28,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * reached, and neither bulkhead waits: both refuse at once when full (Resilience4j's
  * {@code maxWaitDuration} 0). Method names are {@code scenario_library}.
  *
- * <p>The retry with a bulkhead leaves {@code Retry}'s inline path (no execution object for a call
- * whose first attempt succeeds), so its row is the bulkhead and that path together; the
- * {@code adaptive} row adds the adaptive limit's clock reads and its sample.
+ * <p>A retry with a bulkhead keeps {@code Retry}'s inline path (no execution object for a call
+ * whose first attempt succeeds): the fixed row is one compare-and-set to take the permit and a
+ * decrement to give it back; the {@code adaptive} row adds the adaptive limit's two clock reads,
+ * its permit object and its sample.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
