@@ -263,8 +263,8 @@ final class BulkheadPermits {
         private static final int GRANTED = 1;
         private static final int ENDED = 2;
         private final AtomicInteger state = new AtomicInteger(WAITING);
-        /** The in-flight count with the permit handed over; written before it is granted. */
-        int inFlight;
+        /** The in-flight count with the permit handed over; written before it is granted, read once woken. */
+        volatile int inFlight;
         /** The next waiter granted in the same hand-over; only while waking them. */
         @Nullable Waiter next;
 
