@@ -455,15 +455,17 @@ class RetryExecution<T> extends RetryEngine.Work {
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
     final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
-        Decision decision = null;
+        Decision decision;
         try {
             decision = recordAttempt(attempt, permit, result, failure, attemptNanos, null);
-        } finally {
-            BulkheadPermits.Permit p = bulkheadPermit;
-            if (p != null) { // given back before the wait: a retry holds no permit while it backs off
-                bulkheadPermit = null;
-                retry.bulkhead.permits.release(p, decision != null && decision.isRetry());
-            }
+        } catch (RuntimeException | Error e) { // a listener's Error: the permit must not leak
+            giveBackBulkheadPermit();
+            throw e;
+        }
+        BulkheadPermits.Permit p = bulkheadPermit;
+        if (p != null) { // given back before the wait: a retry holds no permit while it backs off
+            bulkheadPermit = null;
+            retry.bulkhead.permits.release(p, decision.isRetry());
         }
         return retryOrEnd(decision, result, failure);
     }
