@@ -41,6 +41,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         }
     }
 
+    private static final Object REFUSED = new Object();
+
     private final Promise<T> promise;
     /**
      * What a cancel must stop: the pending wait (a {@link Clock.Cancellable}) or the attempt in
@@ -49,6 +51,11 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
     private volatile Object current;
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
     private volatile boolean ended;
+    /**
+     * The bulkhead's answer for the next attempt, asked before it without blocking: null (not
+     * asked yet), a permit, or {@link #REFUSED}.
+     */
+    private Object bulkheadAnswer;
     /** What an inner retry decided in the current attempt; told from whatever thread the inner ended on. */
     volatile Ambient.Decided innerDecided;
 
@@ -139,6 +146,13 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         }
     }
 
+    @Override
+    BulkheadPermits.Permit takeBulkheadPermit(Bulkhead bulkhead) {
+        Object answer = bulkheadAnswer;
+        bulkheadAnswer = null;
+        return answer instanceof BulkheadPermits.Permit ? (BulkheadPermits.Permit) answer : null;
+    }
+
     /** The wait is over: the next attempt. Runs on whatever thread the clock runs tasks on. */
     @Override
     public void run() {
@@ -156,7 +170,25 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
     @SuppressWarnings("unchecked")
     private void startAttempt() {
         if (promise.isDone()) {
+            Object answer = bulkheadAnswer;
+            if (answer instanceof BulkheadPermits.Permit) {
+                bulkheadAnswer = null;
+                retry.bulkhead.permits.giveBack((BulkheadPermits.Permit) answer); // cancelled while it waited
+            }
             return;
+        }
+        if (retry.bulkhead != null && bulkheadAnswer == null) {
+            CompletableFuture<BulkheadPermits.Permit> pending = retry.bulkhead.permits.acquireAsync();
+            if (!pending.isDone()) {
+                // the attempt starts on the thread that hands the permit over, or the clock's when the wait ends
+                pending.thenAccept(p -> {
+                    bulkheadAnswer = p != null ? p : REFUSED;
+                    attemptNow();
+                });
+                return;
+            }
+            BulkheadPermits.Permit p = pending.join();
+            bulkheadAnswer = p != null ? p : REFUSED;
         }
         if (!beforeAttempt()) {
             completePromise();
@@ -235,6 +267,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
             if (retry.breaker != null) {
                 retry.breaker.releasePermission(permit); // the outcome is discarded, so the probe never happened
             }
+            giveBackBulkheadPermit();
             return;
         }
         long delay = afterAttempt(value, failure, measure ? retry.clock.nanoTime() - t0 : -1);

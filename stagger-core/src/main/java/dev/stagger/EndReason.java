@@ -18,6 +18,8 @@ public enum EndReason {
     CIRCUIT_OPEN,
     /** The adaptive throttle refused an attempt locally: the backend has been rejecting requests. */
     THROTTLED,
+    /** The bulkhead refused an attempt: its limit of calls in flight was reached and no permit freed in time. */
+    BULKHEAD_FULL,
     /** The thread was interrupted while waiting (or the operation threw InterruptedException). */
     INTERRUPTED,
     /** An async call's future was cancelled. */

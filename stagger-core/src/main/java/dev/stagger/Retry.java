@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 
 /**
  * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker}, a
- * shared {@link RetryBudget} and an {@link AdaptiveThrottle}. What follows each attempt is decided by the {@link RetryEngine}
+ * shared {@link RetryBudget}, an {@link AdaptiveThrottle} and a {@link Bulkhead}. What follows each attempt is decided by the {@link RetryEngine}
  * (the same rules a job worker follows); the breaker and the budget may then refuse a retry, and the breaker and the throttle
  * an attempt. Immutable and thread-safe: one {@code Retry} serves any number of
  * concurrent calls; the {@code with...} methods return new instances.
@@ -45,7 +45,9 @@ import java.util.function.Supplier;
  * With no listener, breaker or result predicate, a call whose first attempt succeeds reads no OS
  * clock and allocates nothing beyond what the operation allocates (it enters the thread's stack of
  * running retries: a {@code ThreadLocal} read and a few field writes); a budget or a throttle adds no
- * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record). A deadline
+ * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record), nor
+ * does a fixed {@link Bulkhead} with a free permit (a compare-and-set to take it, a decrement and a
+ * volatile read to give it back). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
  * end with {@code DEADLINE} that much early, never late.
@@ -62,6 +64,8 @@ public final class Retry {
     /** What this retry does inside or around another. */
     final Nesting nesting;
     final AdaptiveThrottle throttle;
+    /** Whose permit every attempt holds while it runs; null without one. */
+    final Bulkhead bulkhead;
     final RetryListener[] listeners;
     /** Answers a call that ended without success; null without one. */
     final Fallback<?> fallback;
@@ -73,8 +77,9 @@ public final class Retry {
     final RetryEngine engine;
     /**
      * Whether {@link #call(Callable)} runs the first attempt inline, with no execution object: no
-     * breaker and no listener (nothing to time or report) and no result to classify. A budget and
-     * a throttle are asked and told inline (a result is then always accepted by the classifier).
+     * breaker and no listener (nothing to time or report) and no result to classify. A budget, a
+     * throttle and a bulkhead with a free permit are asked and told inline (a result is then always
+     * accepted by the classifier); a full bulkhead leaves it to the execution, which waits or refuses.
      */
     private final boolean fastPath;
     /**
@@ -87,8 +92,8 @@ public final class Retry {
     private final boolean needsFrame;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
-                  AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
-                  Fallback<?> fallback, Nesting nesting, Hedging hedging) {
+                  AdaptiveThrottle throttle, Bulkhead bulkhead, RetryListener[] listeners, Clock clock,
+                  RandomSource random, Fallback<?> fallback, Nesting nesting, Hedging hedging) {
         this.name = name;
         this.defaultBudget = defaultBudget;
         this.nesting = nesting;
@@ -97,11 +102,16 @@ public final class Retry {
         this.breaker = breaker;
         this.budget = budget;
         this.throttle = throttle;
+        this.bulkhead = bulkhead;
         this.listeners = listeners;
         this.clock = clock;
         this.random = random;
         this.engine = new RetryEngine(name, policy, clock, random, policy.maxAttempts());
         this.hedging = policy.hedge().isEmpty() ? null : hedging != null ? hedging : new Hedging(policy.hedge().get(), clock);
+        if (this.hedging != null && bulkhead != null) {
+            throw new IllegalArgumentException("bulkhead must not guard a hedged retry, got bulkhead '" + bulkhead.name()
+                    + "' with the policy's hedging"); // each hedge would need its own permit
+        }
         this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
@@ -127,19 +137,19 @@ public final class Retry {
      */
     public static Retry of(String name, RetryPolicy policy) {
         Checks.notNull("name", name);
-        return new Retry(name, Checks.notNull("policy", policy), null, RetryBudget.shared(name), true, null,
+        return new Retry(name, Checks.notNull("policy", policy), null, RetryBudget.shared(name), true, null, null,
                 NO_LISTENERS, Clock.system(), RandomSource.threadLocal(), null, Nesting.DEFER, null);
     }
 
     /** Guards every attempt with {@code breaker}; once it opens, retrying stops (reason CIRCUIT_OPEN). */
     public Retry withCircuitBreaker(CircuitBreaker breaker) {
-        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, defaultBudget, throttle, listeners,
+        return new Retry(name, policy, Checks.notNull("breaker", breaker), budget, defaultBudget, throttle, bulkhead, listeners,
                 clock, random, fallback, nesting, hedging);
     }
 
     /** Asks {@code budget} before every retry (never before a first attempt), instead of the default budget. */
     public Retry withBudget(RetryBudget budget) {
-        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), false, throttle, listeners, clock,
+        return new Retry(name, policy, breaker, Checks.notNull("budget", budget), false, throttle, bulkhead, listeners, clock,
                 random, fallback, nesting, hedging);
     }
 
@@ -149,7 +159,7 @@ public final class Retry {
      * during an outage and can keep a recovering downstream down (see the module README).
      */
     public Retry withoutBudget() {
-        return new Retry(name, policy, breaker, null, false, throttle, listeners, clock, random, fallback, nesting, hedging);
+        return new Retry(name, policy, breaker, null, false, throttle, bulkhead, listeners, clock, random, fallback, nesting, hedging);
     }
 
     /**
@@ -157,7 +167,7 @@ public final class Retry {
      * set: a failure an inner retry decided on is not retried again here.
      */
     public Retry withNesting(Nesting nesting) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock, random, fallback,
                 Checks.notNull("nesting", nesting), hedging);
     }
 
@@ -166,8 +176,18 @@ public final class Retry {
      * attempts the backend accepted; a local refusal ends the call (reason THROTTLED).
      */
     public Retry withThrottle(AdaptiveThrottle throttle) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, Checks.notNull("throttle", throttle), listeners,
+        return new Retry(name, policy, breaker, budget, defaultBudget, Checks.notNull("throttle", throttle), bulkhead, listeners,
                 clock, random, fallback, nesting, hedging);
+    }
+
+    /**
+     * Takes a permit of {@code bulkhead} for every attempt, first attempts included, and gives it
+     * back as the attempt ends (none is held during a wait between attempts); a full bulkhead ends
+     * the call (reason BULKHEAD_FULL). Not with a policy that hedges.
+     */
+    public Retry withBulkhead(Bulkhead bulkhead) {
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, Checks.notNull("bulkhead", bulkhead),
+                listeners, clock, random, fallback, nesting, hedging);
     }
 
     /** Adds a listener; listeners are called in the order added. */
@@ -175,7 +195,7 @@ public final class Retry {
         Checks.notNull("listener", listener);
         RetryListener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, more, clock, random, fallback, nesting, hedging);
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, more, clock, random, fallback, nesting, hedging);
     }
 
     /**
@@ -186,7 +206,7 @@ public final class Retry {
      * fallback's type.
      */
     public Retry withFallback(Fallback<?> fallback) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock, random,
                 Checks.notNull("fallback", fallback), nesting, hedging);
     }
 
@@ -199,7 +219,7 @@ public final class Retry {
         Checks.notNull("clock", clock);
         RetryBudget b = !defaultBudget || clock == this.clock ? budget
                 : clock == Clock.system() ? RetryBudget.shared(name) : RetryBudget.builder(name).clock(clock).build();
-        return new Retry(name, policy, breaker, b, defaultBudget, throttle, listeners, clock, random, fallback, nesting,
+        return new Retry(name, policy, breaker, b, defaultBudget, throttle, bulkhead, listeners, clock, random, fallback, nesting,
                 clock == this.clock ? hedging : null); // the latencies' windows run on the clock
     }
 
@@ -213,13 +233,13 @@ public final class Retry {
     public Retry withPolicy(RetryPolicy policy) {
         Checks.notNull("policy", policy);
         Hedging kept = hedging != null && policy.hedge().orElse(null) == hedging.policy ? hedging : null;
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock, random, fallback,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock, random, fallback,
                 nesting, kept);
     }
 
     /** Randomness for jitter; a seeded source makes schedules reproducible. */
     public Retry withRandom(RandomSource random) {
-        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, listeners, clock,
+        return new Retry(name, policy, breaker, budget, defaultBudget, throttle, bulkhead, listeners, clock,
                 Checks.notNull("random", random), fallback, nesting, hedging);
     }
 
@@ -251,6 +271,11 @@ public final class Retry {
         return java.util.Optional.ofNullable(throttle);
     }
 
+    /** The bulkhead every attempt takes a permit of, or null when there is none. */
+    public Bulkhead bulkhead() {
+        return bulkhead;
+    }
+
     public Clock clock() {
         return clock;
     }
@@ -277,15 +302,27 @@ public final class Retry {
     public <T> T call(Callable<T> operation) throws Exception {
         long serial = Ambient.serial(); // a decision told after this was made by a retry inside this attempt
         if (frameless && !Ambient.framed(serial)) {
+            BulkheadPermits.Permit held = null;
+            Bulkhead bulkhead = this.bulkhead;
+            if (bulkhead != null && (held = bulkhead.permits.tryAcquire()) == null) {
+                return new RetryExecution<T>(this, operation, null).runSync(); // waits for a permit or is refused there
+            }
             AdaptiveThrottle throttle = this.throttle;
             if (throttle != null && !throttle.tryAcquire()) {
+                if (held != null) {
+                    bulkhead.permits.giveBack(held);
+                }
                 return new RetryExecution<T>(this, operation, null).since(serial).runSyncRefusedFirst(0);
             }
             T result;
             try {
                 result = operation.call();
             } catch (Throwable first) {
-                return new RetryExecution<T>(this, operation, null).since(serial).runSyncAfterFirstFailure(first, 0);
+                return new RetryExecution<T>(this, operation, null).since(serial).holding(held)
+                        .runSyncAfterFirstFailure(first, 0);
+            }
+            if (held != null) {
+                bulkhead.permits.release(held, false);
             }
             if (throttle != null) {
                 // what the engine decides for any result when results are not classified
@@ -322,16 +359,27 @@ public final class Retry {
                     start = clock.coarseNanoTime();
                     frame.limit(start + policy.deadlineNanos());
                 }
+                BulkheadPermits.Permit held = null;
+                Bulkhead bulkhead = this.bulkhead;
+                if (bulkhead != null && (held = bulkhead.permits.tryAcquire()) == null) {
+                    return new RetryExecution<T>(this, operation, null).nest(frame).runSync();
+                }
                 AdaptiveThrottle throttle = this.throttle;
                 if (throttle != null && !throttle.tryAcquire()) {
+                    if (held != null) {
+                        bulkhead.permits.giveBack(held);
+                    }
                     return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).runSyncRefusedFirst(start);
                 }
                 T result;
                 try {
                     result = operation.call();
                 } catch (Throwable first) {
-                    return new RetryExecution<T>(this, operation, null).nest(frame).since(serial)
+                    return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).holding(held)
                             .runSyncAfterFirstFailure(first, start);
+                }
+                if (held != null) {
+                    bulkhead.permits.release(held, false);
                 }
                 if (throttle != null) {
                     throttle.record(result, null, Decision.accept());
@@ -410,6 +458,7 @@ public final class Retry {
     public String toString() {
         return "Retry{" + name + ", " + policy + (breaker != null ? ", " + breaker : "")
                 + (budget != null ? ", " + budget : "") + (throttle != null ? ", " + throttle : "")
+                + (bulkhead != null ? ", " + bulkhead : "")
                 + (fallback != null ? ", " + fallback : "") + "}";
     }
 

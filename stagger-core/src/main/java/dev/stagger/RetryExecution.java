@@ -37,6 +37,8 @@ class RetryExecution<T> extends RetryEngine.Work {
     RetryRefusedException refusal;
     /** The breaker's permit for the current attempt. */
     CircuitBreaker.Permit permit;
+    /** The bulkhead's permit the current attempt holds; null between attempts and without a bulkhead. */
+    BulkheadPermits.Permit bulkheadPermit;
     /** This sync call's frame on its thread's {@link Ambient} stack; null for an async call or without frames. */
     Ambient.Frame own;
     /** {@link Ambient#serial()} as the current attempt began (its low 32 bits): a decision told later was made during it. */
@@ -194,6 +196,12 @@ class RetryExecution<T> extends RetryEngine.Work {
             }
         }
         return null;
+    }
+
+    /** A fast-path call whose first attempt holds the bulkhead's permit {@code held} (null: none). */
+    final RetryExecution<T> holding(BulkheadPermits.Permit held) {
+        bulkheadPermit = held;
+        return this;
     }
 
     /** A sync call without a frame whose first attempt began when the decisions' serial was {@code serial}. */
@@ -366,13 +374,39 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     // ---- shared decision logic ----
 
-    /** Counts the attempt and asks the breaker and the throttle; false (call ended) when one refuses. */
+    /**
+     * Counts the attempt, takes the bulkhead's permit and asks the breaker and the throttle; false
+     * (call ended) when one refuses.
+     */
     final boolean beforeAttempt() {
         attempt++;
         attemptSerial = (int) Ambient.serial();
+        Bulkhead bulkhead = retry.bulkhead;
+        if (bulkhead != null) {
+            BulkheadPermits.Permit p;
+            try {
+                p = takeBulkheadPermit(bulkhead);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                attempt--;
+                lastFailure = e; // what the caller receives: nothing else ended the call
+                remember(e);
+                end(EndReason.INTERRUPTED);
+                return false;
+            }
+            if (p == null) {
+                attempt--;
+                refusal = new BulkheadFullException(bulkhead.name(), bulkhead.limit(), lastFailure,
+                        lastFailure == null ? lastResult : null);
+                end(EndReason.BULKHEAD_FULL);
+                return false;
+            }
+            bulkheadPermit = p;
+        }
         CircuitBreaker breaker = retry.breaker;
         if (breaker != null && !(permit = breaker.tryAcquirePermission()).isGranted()) {
             attempt--;
+            giveBackBulkheadPermit();
             refusal = breaker.openException(lastFailure, lastFailure == null ? lastResult : null);
             end(EndReason.CIRCUIT_OPEN);
             return false;
@@ -382,11 +416,29 @@ class RetryExecution<T> extends RetryEngine.Work {
             if (breaker != null) {
                 breaker.releasePermission(permit); // the attempt never happened
             }
+            giveBackBulkheadPermit();
             attempt--;
             refusedByThrottle(throttle);
             return false;
         }
         return true;
+    }
+
+    /**
+     * The bulkhead's permit for the attempt about to run, or null when it refused: a sync call waits
+     * here, up to the bulkhead's {@code maxWait}; an async call has waited before, without blocking.
+     */
+    BulkheadPermits.Permit takeBulkheadPermit(Bulkhead bulkhead) throws InterruptedException {
+        return bulkhead.permits.acquire();
+    }
+
+    /** Gives back the bulkhead's permit of an attempt that never ran (no sample for an adaptive limit). */
+    final void giveBackBulkheadPermit() {
+        BulkheadPermits.Permit p = bulkheadPermit;
+        if (p != null) {
+            bulkheadPermit = null;
+            retry.bulkhead.permits.giveBack(p);
+        }
     }
 
     /** Ends the call on the throttle's refusal of the next attempt, which is not counted as one. */
@@ -398,12 +450,23 @@ class RetryExecution<T> extends RetryEngine.Work {
 
     /**
      * Has the engine decide what follows an attempt's outcome, tells the breaker and the throttle,
-     * then asks the guards (breaker, budget) and tells the listeners.
+     * gives the bulkhead's permit back, then asks the guards (breaker, budget) and tells the listeners.
      *
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
     final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
-        Decision decision = recordAttempt(attempt, permit, result, failure, attemptNanos, null);
+        Decision decision;
+        try {
+            decision = recordAttempt(attempt, permit, result, failure, attemptNanos, null);
+        } catch (RuntimeException | Error e) { // a listener's Error: the permit must not leak
+            giveBackBulkheadPermit();
+            throw e;
+        }
+        BulkheadPermits.Permit p = bulkheadPermit;
+        if (p != null) { // given back before the wait: a retry holds no permit while it backs off
+            bulkheadPermit = null;
+            retry.bulkhead.permits.release(p, decision.isRetry());
+        }
         return retryOrEnd(decision, result, failure);
     }
 

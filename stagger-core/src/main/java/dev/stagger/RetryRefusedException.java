@@ -4,7 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A call was refused before or between attempts for a reason that is not a failure of the
- * operation: the circuit is open, the retry budget is spent or the adaptive throttle refused it. The cause is the last failure of
+ * operation: the circuit is open, the retry budget is spent, the adaptive throttle refused it or the bulkhead is
+ * full. The cause is the last failure of
  * the operation, where there was one.
  */
 public class RetryRefusedException extends RuntimeException {

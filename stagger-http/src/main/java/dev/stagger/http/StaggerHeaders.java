@@ -135,7 +135,7 @@ public final class StaggerHeaders {
     /**
      * The {@value #NO_RETRY} reason for a retry that ended with {@code reason} without success:
      * {@code gave-up} (attempts exhausted, interrupted, cancelled), {@code not-retryable},
-     * {@code deadline}, {@code budget}, {@code circuit-open}, {@code throttled}.
+     * {@code deadline}, {@code budget}, {@code circuit-open}, {@code throttled}, {@code bulkhead-full}.
      *
      * @throws IllegalArgumentException for {@link EndReason#SUCCESS} and {@link EndReason#RECOVERED}
      */
@@ -147,6 +147,7 @@ public final class StaggerHeaders {
             case BUDGET -> "budget";
             case CIRCUIT_OPEN -> "circuit-open";
             case THROTTLED -> "throttled";
+            case BULKHEAD_FULL -> "bulkhead-full";
             case SUCCESS, RECOVERED -> throw new IllegalArgumentException(
                     "reason must be an end without success, got " + reason);
         };

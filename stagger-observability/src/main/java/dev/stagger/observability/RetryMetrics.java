@@ -1,6 +1,7 @@
 package dev.stagger.observability;
 
 import dev.stagger.AdaptiveThrottle;
+import dev.stagger.Bulkhead;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
@@ -8,6 +9,7 @@ import dev.stagger.RetryListener;
 import dev.stagger.observability.internal.BreakerMeters;
 import dev.stagger.observability.internal.BudgetMeters;
 import dev.stagger.observability.internal.ThrottleMeters;
+import dev.stagger.observability.internal.BulkheadMeters;
 import dev.stagger.observability.internal.RetryMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -79,6 +81,12 @@ import java.util.WeakHashMap;
  *   <tr><td>{@value #THROTTLE_ACCEPTS}</td><td>gauge</td><td></td><td>accepts in the throttle's window</td></tr>
  *   <tr><td>{@value #THROTTLE_REJECTIONS}</td><td>function counter</td><td></td>
  *       <td>requests the throttle refused locally</td></tr>
+ *   <tr><td>{@value #BULKHEAD_IN_FLIGHT}</td><td>gauge</td><td></td><td>permits of the bulkhead held now</td></tr>
+ *   <tr><td>{@value #BULKHEAD_LIMIT}</td><td>gauge</td><td></td>
+ *       <td>the bulkhead's limit now (an adaptive one's moves with the downstream)</td></tr>
+ *   <tr><td>{@value #BULKHEAD_WAITING}</td><td>gauge</td><td></td><td>callers queued for a permit</td></tr>
+ *   <tr><td>{@value #BULKHEAD_REFUSALS}</td><td>function counter</td><td></td>
+ *       <td>attempts the bulkhead refused</td></tr>
  * </table>
  *
  * <p>Meters are created once per name when a component is bound; recording an event looks
@@ -129,6 +137,14 @@ public final class RetryMetrics {
     public static final String THROTTLE_ACCEPTS = "stagger.throttle.accepts";
     /** Requests an adaptive throttle refused locally. */
     public static final String THROTTLE_REJECTIONS = "stagger.throttle.rejections";
+    /** Permits of a bulkhead held now. */
+    public static final String BULKHEAD_IN_FLIGHT = "stagger.bulkhead.in.flight";
+    /** A bulkhead's limit now. */
+    public static final String BULKHEAD_LIMIT = "stagger.bulkhead.limit";
+    /** Callers queued for a bulkhead's permit now. */
+    public static final String BULKHEAD_WAITING = "stagger.bulkhead.waiting";
+    /** Attempts a bulkhead refused. */
+    public static final String BULKHEAD_REFUSALS = "stagger.bulkhead.refusals";
     /** Tokens left in a retry budget. */
     public static final String BUDGET_TOKENS = "stagger.budget.tokens";
     /** Retries a budget allowed. */
@@ -175,6 +191,7 @@ public final class RetryMetrics {
         retry.circuitBreaker().ifPresent(this::bind);
         retry.budget().ifPresent(this::bind);
         retry.throttle().ifPresent(this::bind);
+        retry.bulkhead().ifPresent(this::bind);
         return retry.withListener(listener(retry.name()));
     }
 
@@ -188,7 +205,7 @@ public final class RetryMetrics {
         if (name == null) {
             throw new NullPointerException("name must not be null");
         }
-        return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind, this::bind);
+        return new RetryMeters(registry, commonTags.and("name", name), this::bind, this::bind, this::bind, this::bind);
     }
 
     /** Publishes the breaker's state, transitions and rejections. Idempotent per breaker. */
@@ -223,6 +240,16 @@ public final class RetryMetrics {
         AdaptiveThrottle origin = throttle.origin();
         if (bound.add(origin)) {
             ThrottleMeters.bind(registry, commonTags.and("name", origin.name()), origin);
+        }
+    }
+
+    /** Publishes the bulkhead's permits in flight, limit, queue and refusals. Idempotent per bulkhead. */
+    public void bind(Bulkhead bulkhead) {
+        if (bulkhead == null) {
+            throw new NullPointerException("bulkhead must not be null");
+        }
+        if (bound.add(bulkhead)) {
+            BulkheadMeters.bind(registry, commonTags.and("name", bulkhead.name()), bulkhead);
         }
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.stagger.AdaptiveThrottle;
 import dev.stagger.Backoff;
+import dev.stagger.Bulkhead;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
 import dev.stagger.Retry;
@@ -278,6 +279,34 @@ class RetryMetricsTest {
         assertThat(registry.get(RetryMetrics.THROTTLE_PROBABILITY).gauge().value()).isCloseTo(2 / 3.0, within(1e-9));
         assertThat(registry.get(RetryMetrics.THROTTLE_REJECTIONS).functionCounter().count()).isEqualTo(1);
         assertThat(calls("search", EndReason.THROTTLED)).isEqualTo(1);
+    }
+
+    @Test
+    void bulkheadGaugesShowItsPermitsAndLimitAndRefusalsAreCounted() throws Exception {
+        Bulkhead bulkhead = Bulkhead.builder("inventory").maxConcurrent(1).clock(clock).build();
+        Retry retry = metrics.instrument(Retry.of("inventory", policy(3, Backoff.none()).build())
+                .withBulkhead(bulkhead).withClock(clock));
+        CompletableFuture<Object> holder = new CompletableFuture<>();
+        retry.callAsync(() -> holder); // holds the only permit
+
+        callIgnoringFailure(retry, () -> "refused before it runs");
+
+        assertThat(registry.get(RetryMetrics.BULKHEAD_IN_FLIGHT).tag("name", "inventory").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get(RetryMetrics.BULKHEAD_LIMIT).gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get(RetryMetrics.BULKHEAD_WAITING).gauge().value()).isZero();
+        assertThat(registry.get(RetryMetrics.BULKHEAD_REFUSALS).functionCounter().count()).isEqualTo(1);
+        assertThat(calls("inventory", EndReason.BULKHEAD_FULL)).isEqualTo(1);
+        holder.complete("done");
+        assertThat(registry.get(RetryMetrics.BULKHEAD_IN_FLIGHT).gauge().value()).isZero();
+    }
+
+    @Test
+    void aBulkheadAddedAfterInstrumentingIsMeteredToo() {
+        Bulkhead bulkhead = Bulkhead.builder("inventory").maxConcurrent(3).clock(clock).build();
+
+        metrics.instrument(Retry.of("inventory", policy(3, Backoff.none()).build())).withBulkhead(bulkhead);
+
+        assertThat(registry.get(RetryMetrics.BULKHEAD_LIMIT).tag("name", "inventory").gauge().value()).isEqualTo(3.0);
     }
 
     @Test

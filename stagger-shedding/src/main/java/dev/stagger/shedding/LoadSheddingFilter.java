@@ -4,7 +4,8 @@ import dev.stagger.Clock;
 import dev.stagger.RandomSource;
 import dev.stagger.internal.Checks;
 import dev.stagger.shedding.internal.ConcurrencyLimiter;
-import dev.stagger.shedding.internal.LimitAlgorithm;
+import dev.stagger.internal.LimitAlgorithm;
+import dev.stagger.shedding.internal.Limits;
 import dev.stagger.shedding.internal.Permit;
 import dev.stagger.shedding.internal.RetryAfterRule;
 import dev.stagger.shedding.internal.ShedResponse;
@@ -88,7 +89,7 @@ public final class LoadSheddingFilter implements Filter {
         this.shedResponse = new ShedResponse(b.status, b.noRetrySignal);
         this.clock = b.clock;
         this.listener = b.sheddingListener;
-        LimitAlgorithm algorithm = LimitAlgorithm.of(b.limit, b.random, b.clock.nanoTime());
+        LimitAlgorithm algorithm = Limits.algorithm(b.limit, b.random, b.clock.nanoTime());
         RetryAfterRule rule = new RetryAfterRule(b.minRetryAfter.getSeconds(), b.maxRetryAfter.getSeconds(),
                 b.retryAfterJitter);
         this.limiter = new ConcurrencyLimiter(algorithm, 1.0 - b.firstAttemptReserve, rule, b.clock, b.random);

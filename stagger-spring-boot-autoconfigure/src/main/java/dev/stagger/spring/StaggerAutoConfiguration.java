@@ -29,7 +29,7 @@ import org.springframework.core.env.Environment;
  */
 @AutoConfiguration
 @ConditionalOnClass(Retry.class)
-@EnableConfigurationProperties(StaggerProperties.class)
+@EnableConfigurationProperties({StaggerProperties.class, StaggerBulkheadProperties.class})
 @Import(StaggerProxyRegistrar.class)
 public class StaggerAutoConfiguration {
     @Bean

@@ -16,7 +16,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 /**
  * {@code /actuator/stagger}: every named retry (its policy's attempts and deadline, its guards,
  * calls by end reason since startup), breaker (state, failure rate, rejections, the last
- * transitions) and budget (tokens, retries allowed and refused). A POST to
+ * transitions), budget (tokens, retries allowed and refused) and bulkhead (limit, permits in flight,
+ * callers waiting, refusals). A POST to
  * {@code /actuator/stagger/{breaker}} with {@code {"state": "open"}} holds a breaker open until a
  * POST with {@code {"state": "closed"}} closes it. A POST naming no configured breaker, or a state
  * other than {@code open} or {@code closed}, answers {@code 400} with the reason in the body
@@ -40,7 +41,9 @@ public class StaggerEndpoint {
         registry.circuitBreakers().forEach((name, breaker) -> breakers.put(name, describe(breaker)));
         Map<String, Object> budgets = new LinkedHashMap<>();
         registry.budgets().forEach((name, budget) -> budgets.put(name, budget(budget)));
-        return Map.of("retries", retries, "circuitBreakers", breakers, "budgets", budgets);
+        Map<String, Object> bulkheads = new LinkedHashMap<>();
+        registry.bulkheads().forEach((name, bulkhead) -> bulkheads.put(name, bulkhead(bulkhead)));
+        return Map.of("retries", retries, "circuitBreakers", breakers, "budgets", budgets, "bulkheads", bulkheads);
     }
 
     @ReadOperation
@@ -89,6 +92,9 @@ public class StaggerEndpoint {
         if (retry.budget().isPresent()) {
             m.put("budget", retry.budget().get().name());
         }
+        if (retry.bulkhead() != null) {
+            m.put("bulkhead", retry.bulkhead().name());
+        }
         m.put("calls", events.ends(retry.name()));
         return m;
     }
@@ -102,6 +108,17 @@ public class StaggerEndpoint {
         m.put("failures", metrics.failures());
         m.put("rejected", metrics.rejected());
         m.put("transitions", events.transitions(breaker.name()));
+        return m;
+    }
+
+    private static Map<String, Object> bulkhead(dev.stagger.Bulkhead bulkhead) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("limit", bulkhead.limit());
+        m.put("maxConcurrent", bulkhead.maxConcurrent());
+        m.put("adaptive", bulkhead.isAdaptive());
+        m.put("inFlight", bulkhead.inFlight());
+        m.put("waiting", bulkhead.waiting());
+        m.put("refusals", bulkhead.refusals());
         return m;
     }
 

@@ -25,7 +25,10 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
  * (RestClient buffers it), so every attempt sends the same bytes. With an {@code ObservationRegistry}
  * (stagger-observability present, {@code stagger.observation.enabled} not false) each attempt is
  * its own client span, child of the Stagger attempt's, carrying its own {@code traceparent} and
- * {@code http.request.resend_count} after the first. {@code WebClient}: see
+ * {@code http.request.resend_count} after the first. The retry's {@code attempt-timeout} (shortened to
+ * what is left of its deadline) ends an attempt that runs longer, whatever the request factory: the
+ * attempt fails with an {@code AttemptTimeoutException}, its request is aborted where the factory
+ * allows it, and its response is closed if it still comes. {@code WebClient}: see
  * {@link StaggerWebClient}.
  *
  * <p>A name that is not configured gets {@code stagger.http.clients.default}. Thread-safe.
@@ -60,7 +63,7 @@ public final class StaggerHttp {
 
     /** An interceptor for {@code RestClient} and {@code RestTemplate} applying client {@code name}'s retries. */
     public ClientHttpRequestInterceptor interceptor(String name) {
-        return new RetryingRequestInterceptor(client(name), spans);
+        return new RetryingRequestInterceptor(client(name), spans, factory.clock());
     }
 
     /** What makes each attempt its own client span ({@link AttemptSpans#NONE} without an observation registry). */

@@ -26,8 +26,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Meters and log lines for every Stagger component of the application: the registry's retries
- * (and through them their breakers, budgets and throttles), and any {@code Retry}, {@code CircuitBreaker},
- * {@code RetryBudget}, {@code AdaptiveThrottle} or {@code RetryingHttpClient} bean the application defines itself, with the
+ * (and through them their breakers, budgets, throttles and bulkheads), and any {@code Retry}, {@code CircuitBreaker},
+ * {@code RetryBudget}, {@code AdaptiveThrottle}, {@code Bulkhead} or {@code RetryingHttpClient} bean the application defines itself, with the
  * names and tags of {@link RetryMetrics}. Log lines for the registry's retries (an application's
  * own {@code Retry} bean gets meters only) go through SLF4J, so Boot's logging writes
  * them (logger {@code dev.stagger.retry}; {@code logging.structured.format.console=logstash} makes
@@ -83,6 +83,8 @@ public class StaggerObservabilityAutoConfiguration {
                         metrics.getObject().bind(budget);
                     } else if (bean instanceof dev.stagger.AdaptiveThrottle throttle) {
                         metrics.getObject().bind(throttle);
+                    } else if (bean instanceof dev.stagger.Bulkhead bulkhead) {
+                        metrics.getObject().bind(bulkhead);
                     } else if (http && bean instanceof dev.stagger.http.RetryingHttpClient client) {
                         return client.toBuilder().listener(metrics.getObject().listener(client.service())).build();
                     }

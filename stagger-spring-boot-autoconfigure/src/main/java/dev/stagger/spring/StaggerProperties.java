@@ -139,6 +139,11 @@ public class StaggerProperties {
          * no hedging. Hedge only idempotent operations.
          */
         private String hedge;
+        /**
+         * Name of the bulkhead under {@code stagger.bulkheads} whose permit every attempt holds while
+         * it runs; defaults to the bulkhead of the same name, if any. Not with a hedge.
+         */
+        private String bulkhead;
 
         public String getPreset() { return preset; }
         public void setPreset(String preset) { this.preset = preset; }
@@ -164,6 +169,8 @@ public class StaggerProperties {
         public void setNesting(Nesting nesting) { this.nesting = nesting; }
         public String getHedge() { return hedge; }
         public void setHedge(String hedge) { this.hedge = hedge; }
+        public String getBulkhead() { return bulkhead; }
+        public void setBulkhead(String bulkhead) { this.bulkhead = bulkhead; }
     }
 
     /** A backoff schedule. With nothing set: exponential from 200 ms, x2, 5 s cap, full jitter. */

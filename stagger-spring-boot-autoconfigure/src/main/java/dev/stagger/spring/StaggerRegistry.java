@@ -1,6 +1,7 @@
 package dev.stagger.spring;
 
 import dev.stagger.AdaptiveThrottle;
+import dev.stagger.Bulkhead;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.HedgePolicy;
 import dev.stagger.Retry;
@@ -21,12 +22,12 @@ import java.util.function.Consumer;
 /**
  * The named retries, circuit breakers and budgets of the application, built from
  * {@code stagger.retries}, {@code stagger.circuit-breakers}, {@code stagger.budgets},
- * {@code stagger.throttles} and {@code stagger.hedges}.
+ * {@code stagger.throttles}, {@code stagger.hedges} and {@code stagger.bulkheads}.
  *
  * <p>Every configured name is built when the context starts, so a bad value fails startup. A
  * retry asked for by a name that is not configured ({@code @StaggerRetry("inventory")}) is built
  * on first use from the {@code default} entry, like Resilience4j's instances. A retry uses the
- * breaker, budget, throttle and hedge its entry names, else those of its own name if configured; a budget named by
+ * breaker, budget, throttle, hedge and bulkhead its entry names, else those of its own name if configured; a budget named by
  * several retries is one shared budget. {@link RetryCustomizer}s (meters, log lines, the
  * actuator's counts) are applied to each retry once, when it is built.
  *
@@ -44,6 +45,9 @@ public final class StaggerRegistry {
     /** Guards building a breaker after startup against registering a watcher, so each sees it once. */
     private final ReentrantLock breakerLock = new ReentrantLock();
     private final List<Consumer<CircuitBreaker>> breakerWatchers = new CopyOnWriteArrayList<>();
+    private final Map<String, Bulkhead> bulkheads = new ConcurrentHashMap<>();
+    /** The names under {@code stagger.bulkheads}, bound apart ({@link StaggerBulkheadProperties}). */
+    private final java.util.Set<String> bulkheadNames;
 
     StaggerRegistry(InstanceFactory factory, StaggerProperties properties, List<RetryCustomizer> customizers) {
         this.factory = factory;
@@ -75,6 +79,10 @@ public final class StaggerRegistry {
             if (!StaggerProperties.DEFAULT.equals(name)) {
                 hedge(name);
             }
+        }
+        this.bulkheadNames = factory.names("stagger.bulkheads");
+        for (String name : bulkheadNames) {
+            bulkhead(name);
         }
         for (String name : properties.getRetries().keySet()) {
             if (!StaggerProperties.DEFAULT.equals(name)) {
@@ -192,6 +200,24 @@ public final class StaggerRegistry {
         return hedges.computeIfAbsent(name, factory::hedge);
     }
 
+    /** The bulkhead called {@code name}; it must be configured under {@code stagger.bulkheads}. */
+    public Bulkhead bulkhead(String name) {
+        Bulkhead existing = bulkheads.get(name);
+        if (existing != null) {
+            return existing;
+        }
+        if (!bulkheadNames.contains(name)) {
+            throw new IllegalArgumentException("no bulkhead named " + name + " under stagger.bulkheads; configured: "
+                    + bulkheadNames);
+        }
+        return bulkheads.computeIfAbsent(name, factory::bulkhead);
+    }
+
+    /** Every bulkhead, by name. */
+    public Map<String, Bulkhead> bulkheads() {
+        return Collections.unmodifiableMap(new TreeMap<>(bulkheads));
+    }
+
     /** Every hedging policy, by name. */
     public Map<String, HedgePolicy> hedges() {
         return Collections.unmodifiableMap(new TreeMap<>(hedges));
@@ -253,6 +279,16 @@ public final class StaggerRegistry {
         if (throttle != null) {
             retry = retry.withThrottle(guard("throttle", name, throttle, this::throttle));
         }
+        String bulkhead = p.getBulkhead() != null ? p.getBulkhead() : bulkheadNames.contains(name) ? name : null;
+        if (bulkhead != null) {
+            Bulkhead guard = guard("bulkhead", name, bulkhead, this::bulkhead);
+            try {
+                retry = retry.withBulkhead(guard);
+            } catch (IllegalArgumentException e) { // a hedged retry
+                throw dev.stagger.spring.internal.PropertyCheck.invalid(
+                        InstanceFactory.key("stagger.retries", name) + ".bulkhead", bulkhead, e.getMessage());
+            }
+        }
         if (p.getNesting() != null) {
             retry = retry.withNesting(p.getNesting());
         }
@@ -284,6 +320,6 @@ public final class StaggerRegistry {
     @Override
     public String toString() {
         return "StaggerRegistry{retries=" + retries.keySet() + ", circuitBreakers=" + breakers.keySet()
-                + ", budgets=" + budgets.keySet() + "}";
+                + ", budgets=" + budgets.keySet() + ", bulkheads=" + bulkheads.keySet() + "}";
     }
 }

@@ -75,4 +75,14 @@ public @interface StaggerRetry {
      * Empty: the retry's own hedge, if any.
      */
     String hedge() default "";
+
+    /**
+     * A bulkhead under {@code stagger.bulkheads} whose permit each attempt of this method holds
+     * while it runs (replacing any bulkhead the retry names): at most its {@code max-concurrent}
+     * calls of every method naming it run at once; a call finding it full waits up to its
+     * {@code max-wait}, then fails with a {@code BulkheadFullException} (reason
+     * {@code BULKHEAD_FULL}) unless a {@link #fallbackMethod()} answers. No permit is held while a
+     * retry waits for its next attempt. Not with a hedge. Empty: the retry's own bulkhead, if any.
+     */
+    String bulkhead() default "";
 }

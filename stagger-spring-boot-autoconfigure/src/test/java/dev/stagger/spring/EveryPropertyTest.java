@@ -84,7 +84,7 @@ class EveryPropertyTest {
             StaggerIdempotencyAutoConfiguration.class, StaggerJobsAutoConfiguration.class,
             StaggerSpringRetryAutoConfiguration.class, StaggerHttpServerAutoConfiguration.class);
     private static final Pattern NAMED_ENTRY = Pattern.compile(
-            "^(stagger\\.(?:retries|circuit-breakers|budgets|throttles|hedges|http\\.clients|jobs\\.pools))\\.[^.]+(\\..+)$");
+            "^(stagger\\.(?:retries|circuit-breakers|budgets|throttles|hedges|bulkheads|http\\.clients|jobs\\.pools))\\.[^.]+(\\..+)$");
 
     @TempDir
     Path dir;
@@ -191,6 +191,10 @@ class EveryPropertyTest {
 
     private static dev.stagger.HedgePolicy hedge(ApplicationContextAssertProvider<? extends ApplicationContext> context) {
         return started(context).getBean(StaggerRegistry.class).hedge("fast");
+    }
+
+    private static dev.stagger.Bulkhead bulkhead(ApplicationContextAssertProvider<? extends ApplicationContext> context) {
+        return started(context).getBean(StaggerRegistry.class).bulkhead("pool");
     }
 
     private static RetryPolicy orders(ApplicationContextAssertProvider<? extends ApplicationContext> context) {
@@ -384,6 +388,8 @@ class EveryPropertyTest {
             set(R + "hedge", "fast", c -> assertThat(retry(c, "orders").policy().hedge())
                             .containsSame(started(c).getBean(StaggerRegistry.class).hedge("fast")),
                     "stagger.hedges.fast.delay=40ms"),
+            set(R + "bulkhead", "pool", c -> assertThat(retry(c, "orders").bulkhead().maxConcurrent()).isEqualTo(7),
+                    "stagger.bulkheads.pool.max-concurrent=7"),
             set(R + "nesting", "retry-again", c -> assertThat(retry(c, "orders").nesting()).isEqualTo(dev.stagger.Nesting.RETRY_AGAIN)),
             // circuit breakers, by what they do
             set(B + "failure-rate-threshold", "0.2", c -> {
@@ -470,6 +476,17 @@ class EveryPropertyTest {
                     c -> assertThat(started(c).getBean(StaggerRegistry.class).throttle("gentle").window()).isEqualTo(Duration.ofMinutes(1))),
             set("stagger.throttles.gentle.buckets", "12",
                     c -> assertThat(started(c).getBean(StaggerRegistry.class).throttle("gentle").buckets()).isEqualTo(12)),
+            // bulkheads
+            set("stagger.bulkheads.pool.max-concurrent", "7",
+                    c -> assertThat(bulkhead(c).limit()).isEqualTo(7)),
+            set("stagger.bulkheads.pool.min-concurrent", "3",
+                    c -> assertThat(bulkhead(c).minConcurrent()).isEqualTo(3), "stagger.bulkheads.pool.latency-threshold=1s"),
+            set("stagger.bulkheads.pool.max-wait", "50ms",
+                    c -> assertThat(bulkhead(c).maxWait()).isEqualTo(Duration.ofMillis(50))),
+            set("stagger.bulkheads.pool.latency-threshold", "300ms", c -> {
+                assertThat(bulkhead(c).isAdaptive()).isTrue();
+                assertThat(bulkhead(c).latencyThreshold()).hasValue(Duration.ofMillis(300));
+            }),
             // hedges
             set("stagger.hedges.fast.delay", "40ms",
                     c -> assertThat(hedge(c).delay()).isEqualTo(Duration.ofMillis(40))),
@@ -746,6 +763,8 @@ class EveryPropertyTest {
             "stagger.jobs.pools.mail.lease|100ms|value 'PT0.1S'|stagger.jobs.enabled=true",      // below the builder's minimum
             "stagger.health.circuit-breaker-status.opened|DOWN|value 'DOWN'|",                   // no such breaker state
             "stagger.http.server.deadline.max|0s|value 'PT0S'|",                                 // below 1 ms
+            "stagger.bulkheads.pool.min-concurrent|30|value '30'|",                             // above max-concurrent (25)
+            "stagger.retries.orders.bulkhead|nope|value 'nope'|",                                // no such bulkhead
     })
     void aBadValueOfEachKindFailsStartupNamingThePropertyAndTheValue(String property, String value, String shown, String with) {
         List<String> properties = new ArrayList<>(List.of(property + "=" + value, MEMORY));

@@ -1,6 +1,7 @@
 package dev.stagger.observability.internal;
 
 import dev.stagger.AdaptiveThrottle;
+import dev.stagger.Bulkhead;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.EndReason;
 import dev.stagger.Retry;
@@ -44,6 +45,8 @@ public final class RetryMeters implements RetryListener {
     /** Deferred failures by inner retry name; made on first use. */
     private final ConcurrentHashMap<String, Counter> deferred = new ConcurrentHashMap<>();
     private final Consumer<AdaptiveThrottle> bindThrottle;
+    private final Consumer<Bulkhead> bindBulkhead;
+    private volatile Bulkhead boundBulkhead;
     /** Hedges sent, won and cancelled; made on the first hedge event (most retries never hedge). */
     private volatile Counter[] hedges;
     private volatile CircuitBreaker boundBreaker;
@@ -52,10 +55,12 @@ public final class RetryMeters implements RetryListener {
 
     /**
      * @param bindBreaker publishes a breaker this listener's retry turns out to have (see
-     *     {@link #onAttached}); likewise {@code bindBudget} and {@code bindThrottle}
+     *     {@link #onAttached}); likewise {@code bindBudget}, {@code bindThrottle} and {@code bindBulkhead}
      */
     public RetryMeters(MeterRegistry registry, Tags tags, Consumer<CircuitBreaker> bindBreaker,
-                       Consumer<RetryBudget> bindBudget, Consumer<AdaptiveThrottle> bindThrottle) {
+                       Consumer<RetryBudget> bindBudget, Consumer<AdaptiveThrottle> bindThrottle,
+                       Consumer<Bulkhead> bindBulkhead) {
+        this.bindBulkhead = bindBulkhead;
         this.bindBreaker = bindBreaker;
         this.bindBudget = bindBudget;
         this.registry = registry;
@@ -185,7 +190,7 @@ public final class RetryMeters implements RetryListener {
         return counter;
     }
 
-    /** Publishes the breaker, budget and throttle of the retry this listener was attached to, once each. */
+    /** Publishes the breaker, budget, throttle and bulkhead of the retry this listener was attached to, once each. */
     @Override
     public void onAttached(Retry retry) {
         CircuitBreaker breaker = retry.circuitBreaker().orElse(null);
@@ -202,6 +207,11 @@ public final class RetryMeters implements RetryListener {
         if (throttle != null && throttle != boundThrottle) {
             bindThrottle.accept(throttle);
             boundThrottle = throttle;
+        }
+        Bulkhead bulkhead = retry.bulkhead();
+        if (bulkhead != null && bulkhead != boundBulkhead) {
+            bindBulkhead.accept(bulkhead);
+            boundBulkhead = bulkhead;
         }
     }
 }

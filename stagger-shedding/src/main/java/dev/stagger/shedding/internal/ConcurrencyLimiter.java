@@ -1,6 +1,7 @@
 package dev.stagger.shedding.internal;
 
 import dev.stagger.Clock;
+import dev.stagger.internal.LimitAlgorithm;
 import dev.stagger.RandomSource;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;

@@ -2,6 +2,7 @@ package dev.stagger.shedding.internal;
 
 import dev.stagger.RandomSource;
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.LimitAlgorithm;
 import dev.stagger.shedding.GradientLimit;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;

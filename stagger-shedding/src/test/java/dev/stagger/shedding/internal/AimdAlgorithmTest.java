@@ -1,5 +1,7 @@
 package dev.stagger.shedding.internal;
 
+import dev.stagger.internal.LimitAlgorithm;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RandomSource;
@@ -13,7 +15,7 @@ class AimdAlgorithmTest {
     private static final Duration THRESHOLD = Duration.ofMillis(100);
 
     private static LimitAlgorithm aimd(int initial) {
-        return LimitAlgorithm.of(AimdLimit.builder(THRESHOLD).initialLimit(initial).build(), RandomSource.sequence(0.5), 0);
+        return Limits.algorithm(AimdLimit.builder(THRESHOLD).initialLimit(initial).build(), RandomSource.sequence(0.5), 0);
     }
 
     @Test
@@ -67,7 +69,7 @@ class AimdAlgorithmTest {
 
     @Test
     void staysWithinItsMinimumAndMaximum() {
-        LimitAlgorithm limit = LimitAlgorithm.of(AimdLimit.builder(THRESHOLD).initialLimit(5).minLimit(4).maxLimit(6).build(),
+        LimitAlgorithm limit = Limits.algorithm(AimdLimit.builder(THRESHOLD).initialLimit(5).minLimit(4).maxLimit(6).build(),
                 RandomSource.sequence(0.5), 0);
         for (int i = 0; i < 10; i++) {
             limit.onSample(i * 1000 * MS, (i * 1000 + 500) * MS, 5);

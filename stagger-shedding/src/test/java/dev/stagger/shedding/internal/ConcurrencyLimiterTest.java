@@ -1,5 +1,7 @@
 package dev.stagger.shedding.internal;
 
+import dev.stagger.internal.LimitAlgorithm;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RandomSource;
@@ -17,7 +19,7 @@ class ConcurrencyLimiterTest {
     private final VirtualClock clock = new VirtualClock();
 
     private ConcurrencyLimiter limiter(int limit, double retryShare) {
-        return new ConcurrencyLimiter(LimitAlgorithm.of(Limit.fixed(limit), RandomSource.sequence(0.5), 0), retryShare,
+        return new ConcurrencyLimiter(Limits.algorithm(Limit.fixed(limit), RandomSource.sequence(0.5), 0), retryShare,
                 new RetryAfterRule(1, 30, 0), clock, RandomSource.sequence(0.5));
     }
 
@@ -130,7 +132,7 @@ class ConcurrencyLimiterTest {
 
     /** The default gradient limit: pinned to 3 while it measures the minRTT; long after 1 s (10 sample windows). */
     private ConcurrencyLimiter gradientLimiter() {
-        return new ConcurrencyLimiter(LimitAlgorithm.of(GradientLimit.builder().build(), RandomSource.sequence(0.5), 0),
+        return new ConcurrencyLimiter(Limits.algorithm(GradientLimit.builder().build(), RandomSource.sequence(0.5), 0),
                 1.0, new RetryAfterRule(1, 30, 0), clock, RandomSource.sequence(0.5));
     }
 

@@ -1,5 +1,7 @@
 package dev.stagger.shedding.internal;
 
+import dev.stagger.internal.LimitAlgorithm;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RandomSource;
@@ -15,7 +17,7 @@ class GradientAlgorithmTest {
      * minRTT from 10 samples, 100 ms windows, a re-measure every 60 s (+ 7.5 % jitter at u = 0.5).
      */
     static GradientAlgorithm gradient(GradientLimit.Builder config) {
-        return (GradientAlgorithm) LimitAlgorithm.of(config.build(), RandomSource.sequence(0.5), 0);
+        return (GradientAlgorithm) Limits.algorithm(config.build(), RandomSource.sequence(0.5), 0);
     }
 
     static GradientLimit.Builder config() {
@@ -60,7 +62,7 @@ class GradientAlgorithmTest {
 
     @Test
     void samplesOfRequestsAdmittedBeforeTheMeasurementBeganDoNotCount() {
-        GradientAlgorithm limit = (GradientAlgorithm) LimitAlgorithm.of(config().build(), RandomSource.sequence(0.5),
+        GradientAlgorithm limit = (GradientAlgorithm) Limits.algorithm(config().build(), RandomSource.sequence(0.5),
                 1_000 * MS);
         feed(limit, 999, 500, 20, 50); // admitted before the filter's measurement started
         assertThat(limit.measuring()).isTrue();

@@ -1,5 +1,7 @@
 package dev.stagger.shedding.internal;
 
+import dev.stagger.internal.LimitAlgorithm;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RandomSource;
@@ -87,7 +89,7 @@ class GradientConvergenceTest {
     private static Settled run(int permits, int serviceMs, int jitterPerMille, long seed, long duration) {
         SplittableRandom random = new SplittableRandom(seed);
         long service = serviceMs * MS;
-        GradientAlgorithm limit = (GradientAlgorithm) LimitAlgorithm.of(GradientLimit.builder().build(),
+        GradientAlgorithm limit = (GradientAlgorithm) Limits.algorithm(GradientLimit.builder().build(),
                 RandomSource.sequence(0.5), 0);
         PriorityQueue<Request> serving = new PriorityQueue<>((a, b) -> Long.compare(a.end, b.end));
         ArrayDeque<Request> waiting = new java.util.ArrayDeque<>();

@@ -2,12 +2,14 @@ package dev.stagger.spring.internal;
 
 import dev.stagger.AdaptiveThrottle;
 import dev.stagger.Backoff;
+import dev.stagger.Bulkhead;
 import dev.stagger.BackoffSpec;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Clock;
 import dev.stagger.HedgePolicy;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryPolicy;
+import dev.stagger.spring.StaggerBulkheadProperties.BulkheadProperties;
 import dev.stagger.spring.StaggerProperties;
 import dev.stagger.spring.StaggerProperties.BackoffProperties;
 import dev.stagger.spring.StaggerProperties.BudgetProperties;
@@ -17,6 +19,9 @@ import dev.stagger.spring.StaggerProperties.RetryProperties;
 import dev.stagger.spring.StaggerProperties.ThrottleProperties;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -189,6 +194,29 @@ public final class InstanceFactory {
             return policy.toBuilder().hedge(hedge).build();
         } catch (IllegalArgumentException e) {
             throw PropertyCheck.invalid(property, value, e.getMessage());
+        }
+    }
+
+    /** The names configured in the map at {@code prefix}, {@code default} left out. */
+    public Set<String> names(String prefix) {
+        Set<String> names = new TreeSet<>(binder.bind(prefix, Bindable.mapOf(String.class, Object.class))
+                .orElse(Map.of()).keySet());
+        names.remove(StaggerProperties.DEFAULT);
+        return names;
+    }
+
+    public Bulkhead bulkhead(String name) {
+        BulkheadProperties p = merged("stagger.bulkheads", name, BulkheadProperties::new);
+        String at = key("stagger.bulkheads", name) + ".";
+        Bulkhead.Builder b = Bulkhead.builder(name).clock(clock);
+        PropertyCheck.apply(at + "max-concurrent", p.getMaxConcurrent(), b::maxConcurrent);
+        PropertyCheck.apply(at + "min-concurrent", p.getMinConcurrent(), b::minConcurrent);
+        PropertyCheck.apply(at + "max-wait", p.getMaxWait(), b::maxWait);
+        PropertyCheck.apply(at + "latency-threshold", p.getLatencyThreshold(), b::adaptive);
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) { // the one rule across fields: min-concurrent above max-concurrent
+            throw PropertyCheck.invalid(at + "min-concurrent", p.getMinConcurrent(), e.getMessage());
         }
     }
 

@@ -146,6 +146,14 @@ public final class RetryInterceptor implements MethodInterceptor {
                         + ": " + e.getMessage(), e);
             }
         }
+        if (!annotation.bulkhead().isEmpty()) {
+            try {
+                retry = retry.withBulkhead(registry.bulkhead(annotation.bulkhead()));
+            } catch (IllegalArgumentException e) { // an unknown name, or a hedged retry
+                throw new IllegalStateException("@StaggerRetry(bulkhead = \"" + annotation.bulkhead() + "\") on " + specific
+                        + ": " + e.getMessage(), e);
+            }
+        }
         return new Plan(retry, kind(method, specific), fallback, specific);
     }
 

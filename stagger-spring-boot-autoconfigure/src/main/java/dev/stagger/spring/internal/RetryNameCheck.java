@@ -20,9 +20,9 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Refuses, when a bean is created, a {@code @StaggerRetry("name")} whose name is configured
- * nowhere: not under {@code stagger.retries}, nor as a breaker, budget, throttle or hedge of that
- * name (which a retry of the name would use), and a {@code hedge} attribute naming no entry of
- * {@code stagger.hedges}. A misspelt name would otherwise run under
+ * nowhere: not under {@code stagger.retries}, nor as a breaker, budget, throttle, hedge or bulkhead
+ * of that name (which a retry of the name would use), and a {@code hedge} or {@code bulkhead}
+ * attribute naming no entry of {@code stagger.hedges} or {@code stagger.bulkheads}. A misspelt name would otherwise run under
  * {@code stagger.retries.default} without a word. The message names the closest configured name.
  * {@code stagger.annotation.allow-unconfigured-names=true} allows such names. A
  * {@code @StaggerRetry} without a name ({@code Class.method}) is never refused.
@@ -31,7 +31,7 @@ public final class RetryNameCheck implements BeanPostProcessor {
     /** The property allowing names that are not configured. */
     public static final String PROPERTY = "stagger.annotation.allow-unconfigured-names";
     private static final String[] PREFIXES = {"stagger.retries", "stagger.circuit-breakers", "stagger.budgets", "stagger.throttles",
-        "stagger.hedges"};
+        "stagger.hedges", "stagger.bulkheads"};
 
     private final Environment environment;
     private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
@@ -53,12 +53,14 @@ public final class RetryNameCheck implements BeanPostProcessor {
         if (onType != null) {
             check(onType.name(), type.getSimpleName(), refused);
             checkHedge(onType.hedge(), type.getSimpleName(), refused);
+            checkBulkhead(onType.bulkhead(), type.getSimpleName(), refused);
         }
         ReflectionUtils.doWithMethods(type, method -> {
             StaggerRetry onMethod = AnnotatedElementUtils.findMergedAnnotation(method, StaggerRetry.class);
             if (onMethod != null) {
                 check(onMethod.name(), describe(method), refused);
                 checkHedge(onMethod.hedge(), describe(method), refused);
+                checkBulkhead(onMethod.bulkhead(), describe(method), refused);
             }
         }, method -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class);
         if (!refused.isEmpty()) {
@@ -88,16 +90,25 @@ public final class RetryNameCheck implements BeanPostProcessor {
     }
 
     private void checkHedge(String hedge, String where, List<String> refused) {
-        if (hedge.isEmpty()) {
+        checkAttribute("hedge", "stagger.hedges", hedge, where, refused);
+    }
+
+    private void checkBulkhead(String bulkhead, String where, List<String> refused) {
+        checkAttribute("bulkhead", "stagger.bulkheads", bulkhead, where, refused);
+    }
+
+    /** Refuses attribute {@code attribute} of a {@code @StaggerRetry} naming no entry of the map at {@code prefix}. */
+    private void checkAttribute(String attribute, String prefix, String value, String where, List<String> refused) {
+        if (value.isEmpty()) {
             return;
         }
-        Set<String> hedges = new TreeSet<>(Binder.get(environment).bind("stagger.hedges",
+        Set<String> names = new TreeSet<>(Binder.get(environment).bind(prefix,
                 Bindable.mapOf(String.class, Object.class)).orElse(Map.of()).keySet());
-        hedges.remove(StaggerProperties.DEFAULT);
-        if (!hedges.contains(hedge)) {
-            String closest = closest(hedge, hedges);
-            String message = "@StaggerRetry(hedge = \"" + PropertyCheck.echo(hedge) + "\") on " + where
-                    + " names no hedge under stagger.hedges" + (closest != null ? " (closest: '" + closest + "')" : "");
+        names.remove(StaggerProperties.DEFAULT);
+        if (!names.contains(value)) {
+            String closest = closest(value, names);
+            String message = "@StaggerRetry(" + attribute + " = \"" + PropertyCheck.echo(value) + "\") on " + where
+                    + " names no " + attribute + " under " + prefix + (closest != null ? " (closest: '" + closest + "')" : "");
             if (!refused.contains(message)) {
                 refused.add(message);
             }

@@ -1,0 +1,139 @@
+package dev.stagger;
+
+import dev.stagger.testing.VirtualClock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.jetbrains.lincheck.datastructures.ThreadIdGen;
+import org.jetbrains.lincheck.datastructures.Validate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lincheck: a {@link Bulkhead} of two permits with a one-second wait, its permits taken at once or
+ * queued for, given back, and its waits ended by the clock, in any interleaving. The sequential
+ * specification is this class run on one thread; after every run the permits counted in flight are
+ * exactly those callers hold, never above the limit, and the queue holds exactly the callers still
+ * waiting, and nobody waits while a permit is free (no lost wake-up).
+ */
+@Param(name = "caller", gen = ThreadIdGen.class)
+public class BulkheadLincheckTest {
+    private static final int CALLERS = 8;
+    private static final int LIMIT = 2;
+
+    private final VirtualClock clock = new VirtualClock();
+    private final Bulkhead bulkhead = Bulkhead.builder("lincheck").maxConcurrent(LIMIT).maxWait(Duration.ofSeconds(1))
+            .clock(clock).build();
+    @SuppressWarnings("unchecked")
+    private final Deque<BulkheadPermits.Permit>[] held = (Deque<BulkheadPermits.Permit>[]) new Deque<?>[CALLERS];
+    @SuppressWarnings("unchecked")
+    private final List<CompletableFuture<BulkheadPermits.Permit>>[] queued =
+            (List<CompletableFuture<BulkheadPermits.Permit>>[]) new List<?>[CALLERS];
+
+    public BulkheadLincheckTest() {
+        for (int i = 0; i < CALLERS; i++) {
+            held[i] = new ArrayDeque<>();
+            queued[i] = new ArrayList<>();
+        }
+    }
+
+    @Operation
+    public boolean tryAcquire(@Param(name = "caller") int caller) {
+        BulkheadPermits.Permit p = bulkhead.permits.tryAcquire();
+        if (p == null) {
+            return false;
+        }
+        held[caller].push(p);
+        return true;
+    }
+
+    /** Asks with a wait: 0 granted at once, 1 queued, 2 refused (never: a wait is configured). */
+    @Operation
+    public int acquireWaiting(@Param(name = "caller") int caller) {
+        CompletableFuture<BulkheadPermits.Permit> f = bulkhead.permits.acquireAsync();
+        if (!f.isDone()) {
+            queued[caller].add(f);
+            return 1;
+        }
+        BulkheadPermits.Permit p = f.join();
+        if (p == null) {
+            return 2;
+        }
+        held[caller].push(p);
+        return 0;
+    }
+
+    /** Gives back one permit the caller holds (taken at once, or handed over while it waited). */
+    @Operation
+    public boolean release(@Param(name = "caller") int caller) {
+        BulkheadPermits.Permit p = held[caller].poll();
+        if (p == null) {
+            for (CompletableFuture<BulkheadPermits.Permit> f : queued[caller]) {
+                if (f.isDone() && f.join() != null) {
+                    queued[caller].remove(f);
+                    p = f.join();
+                    break;
+                }
+            }
+        }
+        if (p == null) {
+            return false;
+        }
+        bulkhead.permits.release(p, false);
+        return true;
+    }
+
+    /** Ends every wait begun before (the wait is one second). Never run by two threads at once. */
+    @Operation(nonParallelGroup = "clock")
+    public void advance() {
+        clock.advance(Duration.ofSeconds(1));
+    }
+
+    @Operation
+    public int inFlight() {
+        return bulkhead.inFlight();
+    }
+
+    @Validate
+    public void permitsInFlightAreExactlyThoseHeld() {
+        int holding = 0;
+        int waiting = 0;
+        for (int i = 0; i < CALLERS; i++) {
+            holding += held[i].size();
+            for (CompletableFuture<BulkheadPermits.Permit> f : queued[i]) {
+                if (!f.isDone()) {
+                    waiting++;
+                } else if (f.join() != null) {
+                    holding++;
+                }
+            }
+        }
+        if (bulkhead.inFlight() != holding || holding > LIMIT) {
+            throw new IllegalStateException(bulkhead.inFlight() + " in flight, " + holding + " held");
+        }
+        if (bulkhead.waiting() != waiting) {
+            throw new IllegalStateException(bulkhead.waiting() + " queued, " + waiting + " waiting");
+        }
+        if (waiting > 0 && holding < LIMIT) { // a lost wake-up: room free while a caller waits for it
+            throw new IllegalStateException(waiting + " waiting with " + holding + " of " + LIMIT + " held");
+        }
+    }
+
+    @Test
+    void modelChecking() {
+        BreakerHarness.modelChecker().iterations(BreakerHarness.ITERATIONS)
+                .invocationsPerIteration(BreakerHarness.MODEL_CHECKING_INVOCATIONS)
+                .threads(2).actorsPerThread(3).actorsBefore(2).actorsAfter(2).check(getClass());
+    }
+
+    @Test
+    void stress() {
+        new StressOptions().iterations(BreakerHarness.ITERATIONS).invocationsPerIteration(BreakerHarness.STRESS_INVOCATIONS)
+                .threads(3).actorsPerThread(3).actorsBefore(2).actorsAfter(2).check(getClass());
+    }
+}
