@@ -271,9 +271,9 @@ public final class Retry {
         return java.util.Optional.ofNullable(throttle);
     }
 
-    /** The bulkhead every attempt takes a permit of, or null when there is none. */
-    public Bulkhead bulkhead() {
-        return bulkhead;
+    /** The bulkhead every attempt takes a permit of, if any. */
+    public java.util.Optional<Bulkhead> bulkhead() {
+        return java.util.Optional.ofNullable(bulkhead);
     }
 
     public Clock clock() {

@@ -92,9 +92,7 @@ public class StaggerEndpoint {
         if (retry.budget().isPresent()) {
             m.put("budget", retry.budget().get().name());
         }
-        if (retry.bulkhead() != null) {
-            m.put("bulkhead", retry.bulkhead().name());
-        }
+        retry.bulkhead().ifPresent(b -> m.put("bulkhead", b.name()));
         m.put("calls", events.ends(retry.name()));
         return m;
     }

@@ -388,7 +388,7 @@ class EveryPropertyTest {
             set(R + "hedge", "fast", c -> assertThat(retry(c, "orders").policy().hedge())
                             .containsSame(started(c).getBean(StaggerRegistry.class).hedge("fast")),
                     "stagger.hedges.fast.delay=40ms"),
-            set(R + "bulkhead", "pool", c -> assertThat(retry(c, "orders").bulkhead().maxConcurrent()).isEqualTo(7),
+            set(R + "bulkhead", "pool", c -> assertThat(retry(c, "orders").bulkhead().orElseThrow().maxConcurrent()).isEqualTo(7),
                     "stagger.bulkheads.pool.max-concurrent=7"),
             set(R + "nesting", "retry-again", c -> assertThat(retry(c, "orders").nesting()).isEqualTo(dev.stagger.Nesting.RETRY_AGAIN)),
             // circuit breakers, by what they do

@@ -208,7 +208,7 @@ public final class RetryMeters implements RetryListener {
             bindThrottle.accept(throttle);
             boundThrottle = throttle;
         }
-        Bulkhead bulkhead = retry.bulkhead();
+        Bulkhead bulkhead = retry.bulkhead().orElse(null);
         if (bulkhead != null && bulkhead != boundBulkhead) {
             bindBulkhead.accept(bulkhead);
             boundBulkhead = bulkhead;
