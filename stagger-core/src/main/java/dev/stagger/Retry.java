@@ -85,6 +85,12 @@ public final class Retry {
     private final boolean frameless;
     /** Whether a call keeps a frame even while no other call does: a deadline, or nesting refused. */
     private final boolean needsFrame;
+    /**
+     * Whether a sync hedged call may take {@link HedgeWatch}'s fast path while no call keeps
+     * frames: its first attempt on the caller's thread, its hedge timer a deadline in the thread's
+     * slot, nothing allocated unless the delay passes.
+     */
+    private final boolean watchedHedge;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
                   AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
@@ -105,6 +111,9 @@ public final class Retry {
         this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
+        this.watchedHedge = this.hedging != null && breaker == null && throttle == null && listeners.length == 0
+                && policy.acceptsAllResults() && policy.attemptTimeoutNanos() <= 0 && !needsFrame
+                && clock == Clock.system();
         if (nesting == Nesting.REFUSE) {
             Ambient.needFrames(); // a retry around this one must be known as it starts
         }
@@ -297,6 +306,9 @@ public final class Retry {
             return result;
         }
         if (hedging != null) {
+            if (watchedHedge && !Ambient.framed(serial)) {
+                return HedgeWatch.call(this, Checks.notNull("operation", operation), serial);
+            }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, true).await();
         }
         if (!needsFrame && !Ambient.framed(serial)) {
