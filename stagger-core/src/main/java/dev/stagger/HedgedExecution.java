@@ -148,8 +148,72 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return join();
     }
 
+    /**
+     * An async hedged call (taken under the same conditions as {@link HedgeWatch}'s, on any clock):
+     * when the stage the operation returns is already completed with a value (a cache hit, an
+     * answer at hand), nothing can be slower than the delay, so no execution is made, no timer is
+     * armed, and the caller gets a completed future. Otherwise the call's execution adopts the
+     * attempt, arms its hedge and follows it as {@link #start()} would.
+     *
+     * @param serial {@link Ambient#serial()} as the call began
+     */
+    static <T> CompletableFuture<T> startAsync(Retry retry, Supplier<? extends CompletionStage<T>> operation,
+                                               long serial) {
+        long start = retry.clock.coarseNanoTime();
+        CompletableFuture<T> future = null;
+        Throwable thrown = null;
+        try {
+            CompletionStage<T> stage = operation.get();
+            if (stage == null) {
+                throw new NullPointerException("operation returned a null CompletionStage");
+            }
+            future = stage.toCompletableFuture();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        if (future != null && future.isDone() && !future.isCompletedExceptionally()) {
+            T value = future.join();
+            retry.hedging.observed(retry.clock.coarseNanoTime() - start);
+            RetryBudget budget = retry.budget;
+            if (budget != null) {
+                budget.onSuccess();
+            }
+            return CompletableFuture.completedFuture(value);
+        }
+        HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false);
+        e.adoptStarted(start, future, thrown,
+                thrown == null ? null : Ambient.local().since(serial));
+        return e.promise;
+    }
+
+    /** The async first attempt the operation has started (or failed to start, {@code thrown}), adopted. */
+    private void adoptStarted(long attemptStart, CompletableFuture<T> future, Throwable thrown, Ambient.Decided inner) {
+        begin();
+        sink = Ambient.local().sink();
+        int r;
+        Attempt a;
+        lock.lock();
+        try {
+            r = takeFirst(attemptStart, null);
+            a = adopted;
+            a.handle = future;
+        } finally {
+            lock.unlock();
+        }
+        if (thrown != null) {
+            a.inner = inner;
+            outcome(a, null, thrown);
+            return;
+        }
+        arm(r);
+        future.handle((value, failure) -> {
+            outcome(a, value, unwrap(failure));
+            return null;
+        });
+    }
+
     /** Registers the running first attempt of the first round, begun at {@code attemptStart}; under the lock. */
-    private int takeFirst(long attemptStart, CallerAttempt handle) {
+    private int takeFirst(long attemptStart, Future<?> handle) {
         int r = ++round;
         inRound = 0;
         attempt = 1;

@@ -91,6 +91,12 @@ public final class Retry {
      * slot, nothing allocated unless the delay passes.
      */
     private final boolean watchedHedge;
+    /**
+     * A hedged call needing nothing per attempt (no breaker, throttle, listener, result predicate,
+     * attempt timeout or frame): an async one whose first stage is complete on return makes no
+     * execution.
+     */
+    private final boolean lightHedge;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
                   AdaptiveThrottle throttle, RetryListener[] listeners, Clock clock, RandomSource random,
@@ -111,9 +117,9 @@ public final class Retry {
         this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
-        this.watchedHedge = this.hedging != null && breaker == null && throttle == null && listeners.length == 0
-                && policy.acceptsAllResults() && policy.attemptTimeoutNanos() <= 0 && !needsFrame
-                && clock == Clock.system();
+        this.lightHedge = this.hedging != null && breaker == null && throttle == null && listeners.length == 0
+                && policy.acceptsAllResults() && policy.attemptTimeoutNanos() <= 0 && !needsFrame;
+        this.watchedHedge = lightHedge && clock == Clock.system();
         if (nesting == Nesting.REFUSE) {
             Ambient.needFrames(); // a retry around this one must be known as it starts
         }
@@ -400,6 +406,10 @@ public final class Retry {
     /** Runs an asynchronous operation with retries. See the class comment. */
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
         if (hedging != null) {
+            long serial = Ambient.serial();
+            if (lightHedge && !Ambient.framed(serial)) {
+                return HedgedExecution.startAsync(this, Checks.notNull("operation", operation), serial);
+            }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, false).start();
         }
         return new AsyncRetryExecution<>(this, Checks.notNull("operation", operation), null).start();
