@@ -394,6 +394,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             return;
         }
         CompletableFuture<T> future;
+        // what listeners open around the attempt (a tracer's span) lasts while the operation starts it
+        Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;
         try {
             CompletionStage<T> stage = readsContext
                     ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
@@ -403,9 +405,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             }
             future = stage.toCompletableFuture();
         } catch (Throwable t) {
+            closeAttemptScopes(scopes);
             outcome(a, null, t);
             return;
         }
+        closeAttemptScopes(scopes);
         a.handle = future;
         future.handle((value, failure) -> {
             outcome(a, value, unwrap(failure));
@@ -722,6 +726,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         Ambient.Local local = null;
         Object result = null;
         Throwable failure = null;
+        Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;
         try {
             if (Ambient.framed(serial)) {
                 Ambient.Local l = Ambient.local();
@@ -739,6 +744,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             if (local != null) {
                 local.exit();
             }
+            closeAttemptScopes(scopes);
         }
         if (failure != null) {
             a.inner = Ambient.local().since(serial);
