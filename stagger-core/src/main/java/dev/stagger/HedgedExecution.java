@@ -324,6 +324,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                     || attempt >= retry.engine.maxAttempts) {
                 return;
             }
+            if (!hedging.tryHedge()) {
+                return; // recent hedges have been losing: the slowness is shared, a hedge would only add load
+            }
             CircuitBreaker.Permit p = null;
             CircuitBreaker breaker = retry.breaker;
             if (breaker != null && !(p = breaker.tryAcquirePermission()).isGranted()) {
@@ -454,6 +457,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                     if (reason.isSuccess()) {
                         observeFirst(a, a.startNanos + took);
                         if (a.hedge) {
+                            hedging.hedgeWon();
                             hedgeWon(a);
                         }
                         if (retry.budget != null) {
