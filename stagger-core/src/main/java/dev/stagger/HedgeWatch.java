@@ -64,7 +64,9 @@ final class HedgeWatch {
         @SuppressWarnings("unchecked")
         HedgedExecution<T> taken = (HedgedExecution<T>) slot.disarm();
         if (taken == null && failure == null) {
-            hedging.observed(retry.clock.coarseNanoTime() - start);
+            if (hedging.timesAttempts()) {
+                hedging.observed(retry.clock.coarseNanoTime() - start);
+            }
             RetryBudget budget = retry.budget;
             if (budget != null) {
                 budget.onSuccess();

@@ -173,7 +173,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
         if (future != null && future.isDone() && !future.isCompletedExceptionally()) {
             T value = future.join();
-            retry.hedging.observed(retry.clock.coarseNanoTime() - start);
+            if (retry.hedging.timesAttempts()) {
+                retry.hedging.observed(retry.clock.coarseNanoTime() - start);
+            }
             RetryBudget budget = retry.budget;
             if (budget != null) {
                 budget.onSuccess();

@@ -41,6 +41,11 @@ final class Hedging {
         this.latencies = policy.percentile().isPresent() ? new LatencyHistogram(clock, policy.windowNanos()) : null;
     }
 
+    /** Whether attempts' latencies are recorded (a percentile delay). */
+    boolean timesAttempts() {
+        return latencies != null;
+    }
+
     /** The wait before the next hedge of a call starting now. */
     long delayNanos() {
         if (latencies == null) {

@@ -48,7 +48,10 @@ import java.util.function.Supplier;
  * allocation (the throttle reads the coarse clock, a volatile read, twice: to ask and to record). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
- * end with {@code DEADLINE} that much early, never late.
+ * end with {@code DEADLINE} that much early, never late. A hedged call ({@link HedgePolicy}) on the
+ * same conditions, plus no deadline, whose first attempt answers before the hedge delay allocates
+ * nothing either: {@code call} arms its hedge in the thread's own slot (two compare-and-sets and a
+ * coarse-clock read), and {@code callAsync} answers a stage complete on return without arming any.
  */
 public final class Retry {
     private static final RetryListener[] NO_LISTENERS = new RetryListener[0];

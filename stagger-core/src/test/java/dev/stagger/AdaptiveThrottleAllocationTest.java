@@ -2,7 +2,6 @@ package dev.stagger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,28 +14,15 @@ import org.junit.jupiter.api.Test;
  * the system clock and thread-local randomness (the defaults).
  */
 class AdaptiveThrottleAllocationTest {
-    private static final int ROUNDS = 200_000;
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final Callable<String> OK = () -> "ok";
 
     @BeforeAll
     static void allocationIsMeasurable() {
-        assertThat(THREADS.isThreadAllocatedMemorySupported()).as("this JVM measures allocation per thread").isTrue();
-        THREADS.setThreadAllocatedMemoryEnabled(true);
+        Allocations.requireMeasurable();
     }
 
-    /** Bytes allocated by the current thread per run of {@code call}, after as many runs to warm up. */
     private static long bytesPerCall(Runnable call) {
-        for (int i = 0; i < ROUNDS; i++) {
-            call.run(); // warm up, so the measurement sees compiled code
-        }
-        long tid = Thread.currentThread().getId();
-        long before = THREADS.getThreadAllocatedBytes(tid);
-        for (int i = 0; i < ROUNDS; i++) {
-            call.run();
-        }
-        return (THREADS.getThreadAllocatedBytes(tid) - before) / ROUNDS;
+        return Allocations.bytesPerCall(call);
     }
 
     @Test

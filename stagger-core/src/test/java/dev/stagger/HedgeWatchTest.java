@@ -3,7 +3,6 @@ package dev.stagger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -20,15 +19,11 @@ import org.junit.jupiter.api.Test;
  * that it allocates nothing when the first attempt answers in time.
  */
 class HedgeWatchTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    private static final int ROUNDS = 200_000;
     private static final long WAIT_SECONDS = 10;
 
     @BeforeAll
     static void allocationIsMeasurable() {
-        assertThat(THREADS.isThreadAllocatedMemorySupported()).as("this JVM measures allocation per thread").isTrue();
-        THREADS.setThreadAllocatedMemoryEnabled(true);
+        Allocations.requireMeasurable();
     }
 
     private static Retry hedged(Duration delay) {
@@ -40,15 +35,13 @@ class HedgeWatchTest {
     void aCallWhoseFirstAttemptAnswersBeforeTheDelayAllocatesNothing() throws Exception {
         Retry retry = hedged(Duration.ofSeconds(10));
         Callable<String> ok = () -> "ok";
-        for (int i = 0; i < ROUNDS; i++) {
-            retry.call(ok); // warm up, so the measurement sees compiled code
-        }
-        long tid = Thread.currentThread().getId();
-        long before = THREADS.getThreadAllocatedBytes(tid);
-        for (int i = 0; i < ROUNDS; i++) {
-            retry.call(ok);
-        }
-        long bytes = (THREADS.getThreadAllocatedBytes(tid) - before) / ROUNDS;
+        long bytes = Allocations.bytesPerCall(() -> {
+            try {
+                retry.call(ok);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
 
         assertThat(bytes).as("bytes per hedged call answered before the delay").isZero();
     }

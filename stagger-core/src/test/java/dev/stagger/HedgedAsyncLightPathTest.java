@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,33 +18,17 @@ import org.junit.jupiter.api.Test;
  * by one and hedged as usual. Delays on the virtual clock.
  */
 class HedgedAsyncLightPathTest {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    private static final int ROUNDS = 200_000;
     private static final Duration DELAY = Duration.ofMillis(100);
 
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeAll
     static void allocationIsMeasurable() {
-        assertThat(THREADS.isThreadAllocatedMemorySupported()).as("this JVM measures allocation per thread").isTrue();
-        THREADS.setThreadAllocatedMemoryEnabled(true);
+        Allocations.requireMeasurable();
     }
 
     private static RetryPolicy.Builder policy() {
         return RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none());
-    }
-
-    private static long bytesPerCall(Runnable call) {
-        for (int i = 0; i < ROUNDS; i++) {
-            call.run();
-        }
-        long tid = Thread.currentThread().getId();
-        long before = THREADS.getThreadAllocatedBytes(tid);
-        for (int i = 0; i < ROUNDS; i++) {
-            call.run();
-        }
-        return (THREADS.getThreadAllocatedBytes(tid) - before) / ROUNDS;
     }
 
     @Test
@@ -55,8 +38,8 @@ class HedgedAsyncLightPathTest {
         Retry plain = Retry.of("plain", policy().build());
         Retry hedged = Retry.of("hedged", policy().hedge(HedgePolicy.after(Duration.ofSeconds(10))).build());
 
-        long plainBytes = bytesPerCall(() -> plain.callAsync(operation).join());
-        long hedgedBytes = bytesPerCall(() -> hedged.callAsync(operation).join());
+        long plainBytes = Allocations.bytesPerCall(() -> plain.callAsync(operation).join());
+        long hedgedBytes = Allocations.bytesPerCall(() -> hedged.callAsync(operation).join());
 
         assertThat(hedgedBytes).as("hedged bytes per call, plain " + plainBytes).isLessThanOrEqualTo(plainBytes);
     }

@@ -1,0 +1,34 @@
+package dev.stagger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+
+/** Bytes a piece of code allocates, read from the JVM's per-thread allocation counter. */
+final class Allocations {
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final int ROUNDS = 200_000;
+
+    private Allocations() {
+    }
+
+    /** Fails the test unless this JVM counts allocation per thread, and turns the counting on. */
+    static void requireMeasurable() {
+        assertThat(THREADS.isThreadAllocatedMemorySupported()).as("this JVM measures allocation per thread").isTrue();
+        THREADS.setThreadAllocatedMemoryEnabled(true);
+    }
+
+    /** Bytes allocated by the current thread per run of {@code call}, after as many runs to warm up. */
+    static long bytesPerCall(Runnable call) {
+        for (int i = 0; i < ROUNDS; i++) {
+            call.run(); // warm up, so the measurement sees compiled code
+        }
+        long tid = Thread.currentThread().getId();
+        long before = THREADS.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < ROUNDS; i++) {
+            call.run();
+        }
+        return (THREADS.getThreadAllocatedBytes(tid) - before) / ROUNDS;
+    }
+}
