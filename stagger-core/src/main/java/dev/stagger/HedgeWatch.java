@@ -172,7 +172,8 @@ final class HedgeWatch {
         private Retry retry;
         private Callable<?> operation;
         private long start;
-        private long due;
+        /** When the armed call's hedge is due; read by the watcher while the owner may re-arm (opaque: never torn). */
+        private final AtomicLong due = new AtomicLong();
         /** The execution the watcher made for the fired call, published by the HANDED phase. */
         private HedgedExecution<?> handed;
         private Slot nextIncoming;
@@ -189,7 +190,7 @@ final class HedgeWatch {
             this.retry = retry;
             this.operation = operation;
             this.start = start;
-            this.due = start + delay;
+            due.setOpaque(start + delay);
             long next = (w & ~PHASE) + 8;
             if (phase == IDLE && word.compareAndSet(w, next | ARMED)) {
                 return true;
@@ -233,7 +234,7 @@ final class HedgeWatch {
             long phase = w & PHASE;
             if (phase == ARMED) {
                 idleScans = 0;
-                if (now - due >= 0 && word.compareAndSet(w, (w & ~PHASE) | FIRED)) {
+                if (now - due.getOpaque() >= 0 && word.compareAndSet(w, (w & ~PHASE) | FIRED)) {
                     ForkJoinPool.commonPool().execute(this::handOver);
                 }
                 return true;
