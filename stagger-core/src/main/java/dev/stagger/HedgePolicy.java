@@ -29,12 +29,32 @@ import org.jspecify.annotations.Nullable;
  * remaining deadline is longer than the delay. A hedge any of them refuses is not sent, and the
  * call goes on with the attempts it has: a hedge never ends a call by being refused.
  *
+ * <p><b>Hedges pay for themselves.</b> A hedge helps when the slowness belongs to one attempt; when
+ * every attempt is slow for one reason (a saturated server, a queue) it waits behind the attempt it
+ * backs up and only adds load. So each {@link Retry} keeps a hedge credit: a hedge spends one, a
+ * hedge that wins earns four, at most 20 are kept and one comes back each second. Hedging goes on
+ * while at least one hedge in four wins, and pauses when hedges keep losing.
+ *
+ * <p><b>Sync calls: the first attempt runs on the caller's thread.</b> {@link Retry#call} runs a
+ * call's first attempt where a plain retry runs it, so a call answered before the delay never
+ * changes thread (and, when the retry needs nothing per attempt, allocates nothing: its timer is a
+ * deadline in the thread's own slot that one watcher thread checks every millisecond). Hedges run
+ * on the {@link Builder#executor(Executor) executor}. The price: when a hedge wins while the
+ * caller's attempt still runs, the caller's thread is interrupted to end that attempt, and the
+ * caller answers with the hedge's result once its attempt returns (the interrupt is then cleared).
+ * An operation that ignores interrupts (a blocking socket read on a platform thread, most JDBC
+ * drivers) holds the caller until it returns; the hedge's answer is still the one returned. The
+ * alternative, every attempt on the executor, frees the caller at once but costs every call two
+ * thread hand-offs for the few that hedge.
+ *
  * <p><b>The delay.</b> {@link Builder#delay(Duration)} fixes it. With
  * {@link Builder#percentile(double)} it is that percentile of the retry's recent attempt latencies
- * (accepted attempts, and losers counted at the time they were cancelled, which they took at
- * least; a small lock-free histogram over the last {@link Builder#window(Duration) window}, within
- * 12.5 % above the true value), never below {@link Builder#floor(Duration) floor}, and the
- * fixed delay until {@link Builder#warmup(int) warmup} latencies have been seen. Hedging after the
+ * (the first attempt of each round: its latency when it won, the time it had run when a hedge won
+ * and it was cancelled; hedges' own latencies are left out, since they start a delay late and
+ * would pull the percentile down; a small lock-free histogram over the last
+ * {@link Builder#window(Duration) window}, within 12.5 % above the true value), never below
+ * {@link Builder#floor(Duration) floor}, and the fixed delay until {@link Builder#warmup(int)
+ * warmup} latencies have been seen. Hedging after the
  * 95th percentile keeps extra load near 5 % ("The Tail at Scale", Dean and Barroso, 2013).
  * {@link Retry#hedgeDelay()} reads the delay a call would use now.
  */
@@ -135,7 +155,7 @@ public final class HedgePolicy {
         return b;
     }
 
-    /** The executor sync attempts run on: the one given, else {@link HedgeThreads#DEFAULT}. */
+    /** The executor sync hedges run on: the one given, else {@link HedgeThreads#DEFAULT}. */
     Executor executor() {
         return executor != null ? executor : HedgeThreads.DEFAULT;
     }
@@ -214,10 +234,11 @@ public final class HedgePolicy {
         }
 
         /**
-         * Where {@link Retry#call} runs its attempts (each attempt runs on it, the caller's thread
-         * waits). Default: a shared pool of daemon platform threads, made as needed and dropped
-         * after 30 s idle. On Java 21 and later, {@code Executors.newVirtualThreadPerTaskExecutor()}
-         * is the better choice: an attempt blocked on I/O then holds no platform thread.
+         * Where {@link Retry#call} runs its hedges and the attempts of rounds after a backoff (the
+         * first attempt runs on the caller's thread). Default: a shared pool of daemon platform
+         * threads, made as needed and dropped after 30 s idle. On Java 21 and later,
+         * {@code Executors.newVirtualThreadPerTaskExecutor()} is the better choice: an attempt
+         * blocked on I/O then holds no platform thread.
          */
         public Builder executor(Executor executor) {
             this.executor = Checks.notNull("executor", executor);

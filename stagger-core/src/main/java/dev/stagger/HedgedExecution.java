@@ -21,8 +21,15 @@ import java.util.function.Supplier;
  * {@link ReentrantLock} (never held while an operation runs or a future is cancelled), by the same
  * {@link RetryEngine} rules and guards as a retrying call: the engine classifies each outcome, an
  * accepted one wins, a stopped one ends the call, and the end of a round is decided by
- * {@link #retryOrEnd}. A sync call runs its attempts on the policy's executor and waits on its
- * future, so a slow attempt that ignores interrupts never holds the caller once a hedge has won.
+ * {@link #retryOrEnd}.
+ *
+ * <p>A sync call runs the first attempt of its first round on the caller's thread, the hedges and
+ * later rounds on the policy's executor, and waits on its future once its own attempt is over.
+ * When a hedge wins while the caller's attempt runs, the caller's thread is interrupted (see
+ * {@link CallerAttempt}) and answers with the hedge's result as soon as its attempt returns: an
+ * operation that ignores interrupts holds the caller until it returns. The common sync case (no
+ * breaker, throttle, listener, deadline, result predicate or attempt timeout, on the system clock)
+ * does not make this object until the hedge delay has passed: {@link HedgeWatch}.
  */
 final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner, Runnable {
     private final ReentrantLock lock = new ReentrantLock();
@@ -37,6 +44,10 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     /** Counts rounds, so a hedge armed in one never fires in the next. */
     private int round;
     private Clock.Cancellable timer;
+    /** The first attempt of the current round (the one hedges back up); its latency feeds a percentile delay. */
+    private Attempt roundFirst;
+    /** The first attempt when the caller's thread runs it; set before any other thread sees this call. */
+    private Attempt adopted;
     private long armedDelay;
     /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
     private int armedRound;
@@ -54,8 +65,31 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         this.promise = new Promise<>(this);
     }
 
-    /** Starts the call; the future completes with the caller's answer. */
+    /** Starts an async call; the future completes with the caller's answer. */
     CompletableFuture<T> start() {
+        open();
+        return promise;
+    }
+
+    /**
+     * A sync call: runs its first attempt on the caller's thread (no hand-off to another thread
+     * while no hedge is needed), then waits for the answer, which may be a hedge's.
+     */
+    T await() throws Exception {
+        Attempt mine = open();
+        if (mine != null && !mine.done) {
+            armTimeout(mine);
+            runAttempt(mine);
+        }
+        return join();
+    }
+
+    /**
+     * Begins the call and its first round.
+     *
+     * @return the first attempt, for the caller's thread to run, when the call is sync; else null
+     */
+    private Attempt open() {
         begin();
         if (retry.policy.deadlineNanos() > 0) {
             Ambient.needFrames(); // retries inside its attempts are bounded by this call's deadline
@@ -63,18 +97,136 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         RetryNestingException refused = joinCaller();
         if (refused != null) {
             promise.settleExceptionally(refused);
-            return promise;
+            return null;
         }
         if (listeners.length > 0) {
             listenForCall();
         }
-        startRound();
-        return promise;
+        return startRound(sync);
     }
 
-    /** A sync call: starts it and waits for its answer on the caller's thread. */
-    T await() throws Exception {
-        start();
+    /**
+     * The watched fast path's first attempt has run on {@code caller}'s thread since
+     * {@code attemptStart} and its hedge delay has passed (see {@link HedgeWatch}): makes the
+     * call's state around it and sends the hedge, as the timer of a call started here would.
+     * Called off the caller's thread; the caller then hands its outcome to {@link #callerEnded}.
+     */
+    void adopt(Ambient.Local callerLocal, Thread caller, long attemptStart) {
+        sink = callerLocal.sink();
+        int r;
+        lock.lock();
+        try {
+            r = takeFirst(attemptStart, new CallerAttempt(caller));
+        } finally {
+            lock.unlock();
+        }
+        hedge(r);
+    }
+
+    /**
+     * The watched fast path's first attempt ended: with {@code failure} before any hedge was sent
+     * (this execution then made for the rest of the call), or, after {@link #adopt}, with either
+     * outcome. Runs on the caller's thread and returns the call's answer.
+     */
+    T callerEnded(Ambient.Local callerLocal, long attemptStart, Object result, Throwable failure,
+                  Ambient.Decided inner) throws Exception {
+        Attempt a = adopted;
+        if (a == null) {
+            sink = callerLocal.sink();
+            lock.lock();
+            try {
+                takeFirst(attemptStart, null);
+                a = adopted;
+            } finally {
+                lock.unlock();
+            }
+        } else {
+            ((CallerAttempt) a.handle).returned();
+        }
+        a.inner = inner;
+        outcome(a, result, failure);
+        return join();
+    }
+
+    /**
+     * An async hedged call (taken under the same conditions as {@link HedgeWatch}'s, on any clock):
+     * when the stage the operation returns is already completed with a value (a cache hit, an
+     * answer at hand), nothing can be slower than the delay, so no execution is made, no timer is
+     * armed, and the caller gets a completed future. Otherwise the call's execution adopts the
+     * attempt, arms its hedge and follows it as {@link #start()} would.
+     *
+     * @param serial {@link Ambient#serial()} as the call began
+     */
+    static <T> CompletableFuture<T> startAsync(Retry retry, Supplier<? extends CompletionStage<T>> operation,
+                                               long serial) {
+        long start = retry.clock.coarseNanoTime();
+        CompletableFuture<T> future = null;
+        Throwable thrown = null;
+        try {
+            CompletionStage<T> stage = operation.get();
+            if (stage == null) {
+                throw new NullPointerException("operation returned a null CompletionStage");
+            }
+            future = stage.toCompletableFuture();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        if (future != null && future.isDone() && !future.isCompletedExceptionally()) {
+            T value = future.join();
+            if (retry.hedging.timesAttempts()) {
+                retry.hedging.observed(retry.clock.coarseNanoTime() - start);
+            }
+            RetryBudget budget = retry.budget;
+            if (budget != null) {
+                budget.onSuccess();
+            }
+            return CompletableFuture.completedFuture(value);
+        }
+        HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false);
+        e.adoptStarted(start, future, thrown,
+                thrown == null ? null : Ambient.local().since(serial));
+        return e.promise;
+    }
+
+    /** The async first attempt the operation has started (or failed to start, {@code thrown}), adopted. */
+    private void adoptStarted(long attemptStart, CompletableFuture<T> future, Throwable thrown, Ambient.Decided inner) {
+        begin();
+        sink = Ambient.local().sink();
+        int r;
+        Attempt a;
+        lock.lock();
+        try {
+            r = takeFirst(attemptStart, null);
+            a = adopted;
+            a.handle = future;
+        } finally {
+            lock.unlock();
+        }
+        if (thrown != null) {
+            a.inner = inner;
+            outcome(a, null, thrown);
+            return;
+        }
+        arm(r);
+        future.handle((value, failure) -> {
+            outcome(a, value, unwrap(failure));
+            return null;
+        });
+    }
+
+    /** Registers the running first attempt of the first round, begun at {@code attemptStart}; under the lock. */
+    private int takeFirst(long attemptStart, Future<?> handle) {
+        int r = ++round;
+        inRound = 0;
+        attempt = 1;
+        Attempt a = track(1, false, null, attemptStart);
+        a.handle = handle;
+        adopted = a;
+        return r;
+    }
+
+    /** Waits on the caller's thread for the call's answer. */
+    private T join() throws Exception {
         try {
             return promise.get();
         } catch (ExecutionException e) {
@@ -97,34 +249,46 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
 
     // ---- rounds and hedges ----
 
-    private void startRound() {
+    /**
+     * Starts a round with its first attempt, when the guards allow one.
+     *
+     * @param inline whether the caller's thread runs that attempt: it is then returned, not launched
+     */
+    private Attempt startRound(boolean inline) {
         Attempt first = null;
         int r;
         lock.lock();
         try {
             if (endReason != null) {
-                return;
+                return null;
             }
             r = ++round;
             inRound = 0;
             if (beforeAttempt()) {
-                first = track(attempt, false, permit);
+                first = track(attempt, false, permit, retry.clock.nanoTime());
+                if (inline) {
+                    first.handle = new CallerAttempt(Thread.currentThread());
+                }
             }
         } finally {
             lock.unlock();
         }
         if (first == null) {
             settle(promise); // the breaker or the throttle refused the round's first attempt: ended
-            return;
+            return null;
         }
         arm(r); // before the attempt runs: its delay counts from its start
+        if (inline) {
+            return first;
+        }
         launch(first);
+        return null;
     }
 
     /** The backoff after a failed round is over. */
     private void nextRound() {
         try {
-            startRound();
+            startRound(false);
         } catch (Throwable t) {
             failOnEscape(t);
         }
@@ -162,6 +326,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                     || attempt >= retry.engine.maxAttempts) {
                 return;
             }
+            if (!hedging.tryHedge()) {
+                return; // recent hedges have been losing: the slowness is shared, a hedge would only add load
+            }
             CircuitBreaker.Permit p = null;
             CircuitBreaker breaker = retry.breaker;
             if (breaker != null && !(p = breaker.tryAcquirePermission()).isGranted()) {
@@ -178,7 +345,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 return;
             }
             attempt++;
-            a = track(attempt, true, p);
+            a = track(attempt, true, p, retry.clock.nanoTime());
             if (listeners.length > 0) {
                 RetryEvent.HedgeSent e = new RetryEvent.HedgeSent(retry.name, a.number, retry.engine.maxAttempts,
                         Duration.ofNanos(armedDelay));
@@ -204,8 +371,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** Registers a new running attempt; under the lock. */
-    private Attempt track(int number, boolean isHedge, CircuitBreaker.Permit p) {
-        Attempt a = new Attempt(this, number, isHedge, p, retry.clock.nanoTime());
+    private Attempt track(int number, boolean isHedge, CircuitBreaker.Permit p, long startNanos) {
+        Attempt a = new Attempt(this, number, isHedge, p, startNanos);
+        if (!isHedge) {
+            roundFirst = a;
+        }
         running[live++] = a;
         inRound++;
         return a;
@@ -217,10 +387,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         if (a.done) {
             return; // the call ended while this attempt was being set up
         }
-        if (retry.policy.attemptTimeoutNanos() > 0) {
-            long timeoutNanos = attemptTimeoutNanos();
-            a.timeout = retry.clock.schedule(() -> timedOut(a, timeoutNanos), timeoutNanos);
-        }
+        armTimeout(a);
         if (sync) {
             FutureTask<Void> task = new FutureTask<>(a, null);
             a.handle = task;
@@ -232,6 +399,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             return;
         }
         CompletableFuture<T> future;
+        // what listeners open around the attempt (a tracer's span) lasts while the operation starts it
+        Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;
         try {
             CompletionStage<T> stage = readsContext
                     ? ((Function<? super AttemptContext, ? extends CompletionStage<T>>) operation).apply(this)
@@ -241,9 +410,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             }
             future = stage.toCompletableFuture();
         } catch (Throwable t) {
+            closeAttemptScopes(scopes);
             outcome(a, null, t);
             return;
         }
+        closeAttemptScopes(scopes);
         a.handle = future;
         future.handle((value, failure) -> {
             outcome(a, value, unwrap(failure));
@@ -251,6 +422,14 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         });
         if (a.done) {
             future.cancel(true); // the call ended while this attempt was starting
+        }
+    }
+
+    /** Arms attempt {@code a}'s timeout, when the policy has one. */
+    private void armTimeout(Attempt a) {
+        if (retry.policy.attemptTimeoutNanos() > 0) {
+            long timeoutNanos = attemptTimeoutNanos();
+            a.timeout = retry.clock.schedule(() -> timedOut(a, timeoutNanos), timeoutNanos);
         }
     }
 
@@ -278,12 +457,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                     attempt = made;
                     EndReason reason = RetryEngine.endReason(next);
                     if (reason.isSuccess()) {
-                        hedging.observed(took);
-                        long now = a.startNanos + took;
-                        for (int i = 0; i < live; i++) {
-                            hedging.observed(now - running[i].startNanos); // a loser took at least this long
-                        }
+                        observeFirst(a, a.startNanos + took);
                         if (a.hedge) {
+                            hedging.hedgeWon();
                             hedgeWon(a);
                         }
                         if (retry.budget != null) {
@@ -305,13 +481,36 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             if (ended) {
                 settle(promise);
             } else if (wait == 0) {
-                startRound();
+                startRound(false);
             } else if (wait != END) {
                 retry.clock.schedule(this::nextRound, wait);
             }
         } catch (Throwable escaped) {
             failOnEscape(escaped);
         }
+    }
+
+    /**
+     * Records the latency of the round's first attempt as the round is won at {@code now}: its own
+     * when it won, else the time it had run, which it took at least (it was cancelled). Hedges'
+     * latencies are left out: they start a delay late, and counting their short times would pull
+     * the percentile down and send more hedges. Under the lock.
+     */
+    private void observeFirst(Attempt winner, long now) {
+        Attempt first = roundFirst;
+        if (first == null || first.number != winner.number && !isRunning(first)) {
+            return; // the first attempt failed earlier: its time says nothing of a good answer's
+        }
+        hedging.observed(now - first.startNanos);
+    }
+
+    private boolean isRunning(Attempt a) {
+        for (int i = 0; i < live; i++) {
+            if (running[i] == a) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** An Error from a listener or a classifier: the caller's future fails with it, as a sync call would throw it. */
@@ -533,6 +732,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         Ambient.Local local = null;
         Object result = null;
         Throwable failure = null;
+        Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;
         try {
             if (Ambient.framed(serial)) {
                 Ambient.Local l = Ambient.local();
@@ -544,9 +744,13 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         } catch (Throwable t) {
             failure = t;
         } finally {
+            if (a.handle instanceof CallerAttempt) {
+                ((CallerAttempt) a.handle).returned(); // no interrupt from a winning hedge past this point
+            }
             if (local != null) {
                 local.exit();
             }
+            closeAttemptScopes(scopes);
         }
         if (failure != null) {
             a.inner = Ambient.local().since(serial);

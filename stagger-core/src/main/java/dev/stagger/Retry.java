@@ -50,7 +50,10 @@ import java.util.function.Supplier;
  * volatile read to give it back). A deadline
  * costs one volatile read: the call's start comes from {@link Clock#coarseNanoTime()}, so the
  * deadline is measured from up to one coarse tick (about 1 ms) before the call began — a call may
- * end with {@code DEADLINE} that much early, never late.
+ * end with {@code DEADLINE} that much early, never late. A hedged call ({@link HedgePolicy}) on the
+ * same conditions, plus no deadline, whose first attempt answers before the hedge delay allocates
+ * nothing either: {@code call} arms its hedge in the thread's own slot (two compare-and-sets and a
+ * coarse-clock read), and {@code callAsync} answers a stage complete on return without arming any.
  */
 public final class Retry {
     private static final RetryListener[] NO_LISTENERS = new RetryListener[0];
@@ -90,6 +93,18 @@ public final class Retry {
     private final boolean frameless;
     /** Whether a call keeps a frame even while no other call does: a deadline, or nesting refused. */
     private final boolean needsFrame;
+    /**
+     * Whether a sync hedged call may take {@link HedgeWatch}'s fast path while no call keeps
+     * frames: its first attempt on the caller's thread, its hedge timer a deadline in the thread's
+     * slot, nothing allocated unless the delay passes.
+     */
+    private final boolean watchedHedge;
+    /**
+     * A hedged call needing nothing per attempt (no breaker, throttle, listener, result predicate,
+     * attempt timeout or frame): an async one whose first stage is complete on return makes no
+     * execution.
+     */
+    private final boolean lightHedge;
 
     private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
                   AdaptiveThrottle throttle, Bulkhead bulkhead, RetryListener[] listeners, Clock clock,
@@ -115,6 +130,9 @@ public final class Retry {
         this.fastPath = this.hedging == null && breaker == null && listeners.length == 0 && policy.acceptsAllResults();
         this.needsFrame = policy.deadlineNanos() > 0 || nesting == Nesting.REFUSE;
         this.frameless = fastPath && !needsFrame;
+        this.lightHedge = this.hedging != null && breaker == null && throttle == null && listeners.length == 0
+                && policy.acceptsAllResults() && policy.attemptTimeoutNanos() <= 0 && !needsFrame;
+        this.watchedHedge = lightHedge && clock == Clock.system();
         if (nesting == Nesting.REFUSE) {
             Ambient.needFrames(); // a retry around this one must be known as it starts
         }
@@ -335,6 +353,9 @@ public final class Retry {
             return result;
         }
         if (hedging != null) {
+            if (watchedHedge && !Ambient.framed(serial)) {
+                return HedgeWatch.call(this, Checks.notNull("operation", operation), serial);
+            }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, true).await();
         }
         if (!needsFrame && !Ambient.framed(serial)) {
@@ -437,6 +458,10 @@ public final class Retry {
     /** Runs an asynchronous operation with retries. See the class comment. */
     public <T> CompletableFuture<T> callAsync(Supplier<? extends CompletionStage<T>> operation) {
         if (hedging != null) {
+            long serial = Ambient.serial();
+            if (lightHedge && !Ambient.framed(serial)) {
+                return HedgedExecution.startAsync(this, Checks.notNull("operation", operation), serial);
+            }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, false).start();
         }
         return new AsyncRetryExecution<>(this, Checks.notNull("operation", operation), null).start();

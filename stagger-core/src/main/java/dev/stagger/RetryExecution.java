@@ -99,11 +99,16 @@ class RetryExecution<T> extends RetryEngine.Work {
      * array of them. Called only when the retry has listeners.
      */
     final Object openAttemptScopes() {
+        return openAttemptScopes(attempt);
+    }
+
+    /** As {@link #openAttemptScopes()} for attempt {@code number} (a hedged call's attempts overlap). */
+    final Object openAttemptScopes(int number) {
         Object opened = null;
         for (RetryListener l : listeners) {
             RetryListener.Scope s;
             try {
-                s = l.onAttemptStarting(retry.name, attempt);
+                s = l.onAttemptStarting(retry.name, number);
             } catch (RuntimeException ignored) {
                 continue; // listeners must not change the call's outcome
             }

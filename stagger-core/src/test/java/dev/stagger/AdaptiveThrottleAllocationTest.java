@@ -18,11 +18,11 @@ class AdaptiveThrottleAllocationTest {
 
     @BeforeAll
     static void allocationIsMeasurable() {
-        assertThat(Allocation.measurable()).as("this JVM measures allocation per thread").isTrue();
+        Allocations.requireMeasurable();
     }
 
     private static long bytesPerCall(Runnable call) {
-        return Allocation.bytesPerCall(call);
+        return Allocations.bytesPerCall(call);
     }
 
     @Test

@@ -63,12 +63,12 @@ class BulkheadFastPathTest {
 
     @Test
     void aSuccessfulCallThroughAFixedBulkheadAllocatesNothing() {
-        assertThat(Allocation.measurable()).as("this JVM measures allocation per thread").isTrue();
+        Allocations.requireMeasurable();
         Bulkhead bulkhead = Bulkhead.of("fixed", 10);
         Retry retry = Retry.of("inline", RetryPolicy.builder().build()).withBulkhead(bulkhead);
         Callable<String> ok = () -> "ok";
 
-        long bytes = Allocation.bytesPerCall(() -> {
+        long bytes = Allocations.bytesPerCall(() -> {
             try {
                 retry.call(ok);
             } catch (Exception e) {

@@ -391,6 +391,55 @@ class HedgedCallTest {
     }
 
     /** The events of hedged calls, with the retry's usual ones. */
+    /** A delay short enough that a few dozen calls take far less than a credit's refill time. */
+    private static final Duration SHORT = Duration.ofMillis(1);
+
+    /** Makes {@code n} calls whose first attempt wins just after its hedge was sent: n losing hedges. */
+    private void losingHedges(Retry retry, int n) {
+        for (int i = 0; i < n; i++) {
+            int first = attempts.size();
+            CompletableFuture<String> result = call(retry);
+            clock.advance(SHORT);
+            attempts.get(first).complete("first");
+            assertThat(result).isCompletedWithValue("first");
+        }
+    }
+
+    @Test
+    void hedgesStopOnceRecentHedgesKeepLosing() {
+        Retry retry = retry(hedged(3, HedgePolicy.after(SHORT)));
+        losingHedges(retry, (int) Hedging.MAX_CREDIT + 5);
+
+        assertThat(events.sent).as("hedges sent").hasSize((int) Hedging.MAX_CREDIT);
+    }
+
+    @Test
+    void aWinningHedgeEarnsBackTheCreditOfSeveralLosingOnes() {
+        Retry retry = retry(hedged(3, HedgePolicy.after(SHORT)));
+        losingHedges(retry, (int) Hedging.MAX_CREDIT - 1);
+        int first = attempts.size();
+        CompletableFuture<String> won = call(retry);
+        clock.advance(SHORT);
+        attempts.get(first + 1).complete("hedge");
+        assertThat(won).isCompletedWithValue("hedge");
+
+        losingHedges(retry, 10);
+
+        assertThat(events.sent).as("hedges sent").hasSize((int) Hedging.MAX_CREDIT + (int) Hedging.WIN_CREDIT);
+    }
+
+    @Test
+    void creditComesBackWithTimeSoHedgingResumesAfterAnOverload() {
+        Retry retry = retry(hedged(3, HedgePolicy.after(SHORT)));
+        losingHedges(retry, (int) Hedging.MAX_CREDIT + 1);
+        int sentBefore = events.sent.size();
+
+        clock.advance(Duration.ofNanos(Hedging.REFILL_NANOS));
+        losingHedges(retry, 3);
+
+        assertThat(events.sent.size() - sentBefore).as("hedges sent after a second").isEqualTo(1);
+    }
+
     static final class HedgeEvents extends RecordingListener {
         final List<RetryEvent.HedgeSent> sent = Collections.synchronizedList(new ArrayList<>());
         final List<RetryEvent.HedgeWon> won = Collections.synchronizedList(new ArrayList<>());

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Sync hedged calls: attempts on the policy's executor, the caller waiting. Delays on the virtual
- * clock, moved by the test once an attempt is known to be running; latches (bounded waits) only
- * to know that.
+ * Sync hedged calls: the first attempt on the caller's thread, hedges on the policy's executor.
+ * Delays on the virtual clock, moved by the test once an attempt is known to be running; latches
+ * and bounded polls only to know that.
  */
 class HedgedSyncCallTest {
     private static final Duration DELAY = Duration.ofMillis(100);
@@ -51,43 +51,61 @@ class HedgedSyncCallTest {
     }
 
     @Test
-    void aHedgeWinningInterruptsTheSlowAttemptsThreadAndTheCallerGetsTheHedgesResult() throws Exception {
+    void theFirstAttemptRunsOnTheCallersThread() throws Exception {
+        Retry retry = retry(HedgePolicy.builder().delay(DELAY), 3);
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+
+        String result = retry.call(() -> {
+            ranOn.set(Thread.currentThread());
+            return "ok";
+        });
+
+        assertThat(result).isEqualTo("ok");
+        assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+        assertThat(events.sent).isEmpty();
+    }
+
+    @Test
+    void aHedgeWinningInterruptsTheCallersAttemptAndTheCallerGetsTheHedgesResult() throws Exception {
         CountDownLatch firstRunning = new CountDownLatch(1);
         CountDownLatch firstInterrupted = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
+        AtomicBoolean interruptedAfterwards = new AtomicBoolean(true);
         Retry retry = retry(HedgePolicy.builder().delay(DELAY), 3);
 
-        CompletableFuture<String> caller = CompletableFuture.supplyAsync(() -> retry.get(() -> {
-            if (calls.incrementAndGet() == 1) {
-                firstRunning.countDown();
-                try {
-                    Thread.sleep(TimeUnit.SECONDS.toMillis(WAIT_SECONDS * 3));
-                } catch (InterruptedException e) {
-                    firstInterrupted.countDown();
+        CompletableFuture<String> caller = CompletableFuture.supplyAsync(() -> {
+            String r = retry.get(() -> {
+                if (calls.incrementAndGet() == 1) {
+                    firstRunning.countDown();
+                    try {
+                        Thread.sleep(TimeUnit.SECONDS.toMillis(WAIT_SECONDS * 3));
+                    } catch (InterruptedException e) {
+                        firstInterrupted.countDown();
+                    }
+                    return "first";
                 }
-                return "first";
-            }
-            return "hedge";
-        }), callers);
+                return "hedge";
+            });
+            interruptedAfterwards.set(Thread.currentThread().isInterrupted());
+            return r;
+        }, callers);
         await(firstRunning);
         clock.advance(DELAY);
 
         assertThat(caller.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("hedge");
         await(firstInterrupted);
         assertThat(events.won).singleElement().satisfies(e -> assertThat(e.attempt()).isEqualTo(2));
+        assertThat(interruptedAfterwards).as("the interrupt sent to the caller's attempt is cleared").isFalse();
     }
 
     @Test
-    void aResultArrivingAfterTheCallEndedIsHandedToTheDiscardHook() throws Exception {
+    void aCallerWhoseAttemptIgnoresTheInterruptAnswersWithTheHedgeOnceItReturnsAndItsResultIsDiscarded()
+            throws Exception {
         CountDownLatch firstRunning = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<Object> discarded = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch discardedOne = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
-        Retry retry = retry(HedgePolicy.builder().delay(DELAY).onDiscard(r -> {
-            discarded.add(r);
-            discardedOne.countDown();
-        }), 3);
+        Retry retry = retry(HedgePolicy.builder().delay(DELAY).onDiscard(discarded::add), 3);
 
         CompletableFuture<String> caller = CompletableFuture.supplyAsync(() -> retry.get(() -> {
             if (calls.incrementAndGet() == 1) {
@@ -99,34 +117,25 @@ class HedgedSyncCallTest {
         }), callers);
         await(firstRunning);
         clock.advance(DELAY);
-        assertThat(caller.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("hedge body");
+        awaitWon();
+        assertThat(caller).as("held by its own attempt").isNotDone();
 
         release.countDown();
-        await(discardedOne);
+        assertThat(caller.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo("hedge body");
         assertThat(discarded).containsExactly("late body");
     }
 
     @Test
-    void interruptingTheCallerCancelsTheAttemptsAndKeepsTheInterruptStatus() throws Exception {
+    void interruptingTheCallerEndsItsAttemptAndTheCallWithReasonInterrupted() throws Exception {
         CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch attemptInterrupted = new CountDownLatch(1);
-        AtomicBoolean stillInterrupted = new AtomicBoolean();
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Retry retry = retry(HedgePolicy.builder().delay(DELAY), 3);
 
-        Thread caller = new Thread(() -> {
-            thrown.set(catchThrowable(() -> retry.call(() -> {
-                running.countDown();
-                try {
-                    Thread.sleep(TimeUnit.SECONDS.toMillis(WAIT_SECONDS * 3));
-                } catch (InterruptedException e) {
-                    attemptInterrupted.countDown();
-                    throw e;
-                }
-                return "never";
-            })));
-            stillInterrupted.set(Thread.currentThread().isInterrupted());
-        });
+        Thread caller = new Thread(() -> thrown.set(catchThrowable(() -> retry.call(() -> {
+            running.countDown();
+            Thread.sleep(TimeUnit.SECONDS.toMillis(WAIT_SECONDS * 3));
+            return "never";
+        }))));
         caller.start();
         await(running);
         caller.interrupt();
@@ -134,10 +143,72 @@ class HedgedSyncCallTest {
 
         assertThat(caller.isAlive()).isFalse();
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
-        assertThat(stillInterrupted).isTrue();
-        await(attemptInterrupted);
         assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.INTERRUPTED);
         assertThat(clock.pendingTasks()).as("the hedge timer was cancelled").isZero();
+    }
+
+    @Test
+    void interruptingTheCallerWhileItWaitsForAHedgeCancelsTheHedgeAndKeepsTheInterruptStatus() throws Exception {
+        CountDownLatch hedgeRunning = new CountDownLatch(1);
+        CountDownLatch hedgeInterrupted = new CountDownLatch(1);
+        CountDownLatch firstMayFail = new CountDownLatch(1);
+        AtomicBoolean stillInterrupted = new AtomicBoolean();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicInteger calls = new AtomicInteger();
+        Retry retry = retry(HedgePolicy.builder().delay(DELAY), 3);
+
+        Thread caller = new Thread(() -> {
+            thrown.set(catchThrowable(() -> retry.call(() -> {
+                if (calls.incrementAndGet() == 1) {
+                    awaitUninterruptibly(firstMayFail);
+                    throw new IOException("first failed");
+                }
+                hedgeRunning.countDown();
+                try {
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(WAIT_SECONDS * 3));
+                } catch (InterruptedException e) {
+                    hedgeInterrupted.countDown();
+                    throw e;
+                }
+                return "never";
+            })));
+            stillInterrupted.set(Thread.currentThread().isInterrupted());
+        });
+        caller.start();
+        awaitPending();
+        clock.advance(DELAY);
+        await(hedgeRunning);
+        firstMayFail.countDown();
+        awaitAttemptFinished();
+        caller.interrupt();
+        caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertThat(caller.isAlive()).isFalse();
+        assertThat(thrown.get()).isInstanceOf(IOException.class);
+        assertThat(stillInterrupted).isTrue();
+        await(hedgeInterrupted);
+        assertThat(events.onlyFinish().reason()).isEqualTo(EndReason.INTERRUPTED);
+    }
+
+    /** Bounded polls for what the events say has happened on another thread (no delay is checked by them). */
+    private void awaitWon() throws InterruptedException {
+        poll(() -> !events.won.isEmpty(), "a hedge won");
+    }
+
+    private void awaitPending() throws InterruptedException {
+        poll(() -> clock.pendingTasks() > 0, "the hedge armed");
+    }
+
+    private void awaitAttemptFinished() throws InterruptedException {
+        poll(() -> !events.attempts.isEmpty(), "the first attempt finished");
+    }
+
+    private static void poll(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime() - until).as(what + " in time").isNegative();
+            Thread.sleep(1);
+        }
     }
 
     @Test

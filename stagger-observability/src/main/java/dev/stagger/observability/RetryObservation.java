@@ -1,5 +1,6 @@
 package dev.stagger.observability;
 
+import dev.stagger.Decision;
 import dev.stagger.EndReason;
 import dev.stagger.Retry;
 import dev.stagger.RetryEvent;
@@ -7,8 +8,10 @@ import dev.stagger.RetryListener;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Micrometer {@link Observation}s for Stagger's retries: one observation per call and a child per
@@ -46,6 +49,14 @@ import java.util.concurrent.atomic.AtomicReference;
  *       <td></td></tr>
  * </table>
  *
+ * <p><b>Hedged calls</b> ({@link dev.stagger.HedgePolicy}): each attempt, hedges included, is a
+ * child of the call's, running on its own thread; a hedge's contextual name is
+ * {@code <name> hedge <n>}. Their attempts carry {@value #HEDGE} ({@code true} for a hedge) and
+ * {@value #HEDGE_OUTCOME} ({@code won}, {@code cancelled}, {@code failed}, {@code stopped}); the call
+ * has a {@value #HEDGE_EVENT} event per hedge sent. A hedged attempt that failed with a retryable
+ * failure ends at once with decision {@code retry} (the call went on with its other attempts, or a
+ * next round; the call's reason says how it ended); a cancelled one ends with the call's end reason.
+ *
  * <p>A call refused before its first attempt (an open breaker, a throttle) has a call observation
  * and no attempt. With a no-op registry nothing is created at all: {@link #forCall} then keeps the
  * shared listener, so a call allocates nothing for it.
@@ -75,6 +86,16 @@ public final class RetryObservation implements RetryListener {
     public static final String WAIT = "stagger.retry.wait";
     /** Event on the call: a failure left to the inner retry that decided on it. */
     public static final String DEFERRED_EVENT = "stagger.retry.deferred";
+    /** Key on a hedged call's attempt: whether it was sent as a hedge ({@code true}) or began its round ({@code false}). */
+    public static final String HEDGE = "stagger.retry.hedge";
+    /**
+     * Key on a hedged call's attempt: how it ended among the others: {@code won} (its outcome is
+     * the call's), {@code cancelled} (stopped while running: another won, or the call ended),
+     * {@code failed} (a retryable failure; the call went on), {@code stopped} (a failure that ended the call).
+     */
+    public static final String HEDGE_OUTCOME = "stagger.retry.hedge.outcome";
+    /** Event on the call: a hedge sent (contextual name {@code hedge attempt <n> after <delay>}). */
+    public static final String HEDGE_EVENT = "stagger.retry.hedge.sent";
 
     private final ObservationRegistry registry;
 
@@ -105,20 +126,29 @@ public final class RetryObservation implements RetryListener {
         if (registry.isNoop()) {
             return this;
         }
-        return new Call(registry, retry.name());
+        return new Call(registry, retry.name(), retry.policy().hedge().isPresent());
     }
 
-    /** One call's observations; its events follow each other (on one thread, or with happens-before edges). */
+    /**
+     * One call's observations. Its events follow each other (on one thread, or with happens-before
+     * edges), except in a hedged call, whose attempts start and finish on their own threads: the
+     * attempts in flight are kept by number.
+     */
     private static final class Call implements RetryListener {
         private final ObservationRegistry registry;
         private final String name;
+        private final boolean hedged;
         private final Observation call;
-        /** The attempt in flight; taken once (by its end, or by the call's end when cancelled). */
-        private final AtomicReference<Observation> attempt = new AtomicReference<>();
+        /** The attempts in flight by number; each taken once (by its end, or by the call's end when cancelled). */
+        private final Map<Integer, Observation> attempts = new ConcurrentHashMap<>(4);
+        /** The hedges' attempt numbers, told before they start. */
+        private final Set<Integer> hedges;
 
-        Call(ObservationRegistry registry, String name) {
+        Call(ObservationRegistry registry, String name, boolean hedged) {
             this.registry = registry;
             this.name = name;
+            this.hedged = hedged;
+            this.hedges = hedged ? ConcurrentHashMap.newKeySet(4) : Set.of();
             // parent: the observation current on the caller's thread, if any
             this.call = Observation.createNotStarted(CALL, registry)
                     .contextualName("retry " + name)
@@ -135,15 +165,18 @@ public final class RetryObservation implements RetryListener {
             try {
                 a = Observation.createNotStarted(ATTEMPT, registry)
                         .parentObservation(call)
-                        .contextualName(name + " attempt " + number)
+                        .contextualName(name + (hedges.contains(number) ? " hedge " : " attempt ") + number)
                         .lowCardinalityKeyValue(NAME, name)
                         .lowCardinalityKeyValue(ATTEMPT_NUMBER, Integer.toString(number))
-                        .lowCardinalityKeyValue(PREVIOUS_ATTEMPTS, Integer.toString(number - 1))
-                        .start();
+                        .lowCardinalityKeyValue(PREVIOUS_ATTEMPTS, Integer.toString(number - 1));
+                if (hedged) {
+                    a.lowCardinalityKeyValue(HEDGE, Boolean.toString(hedges.contains(number)));
+                }
+                a.start();
             } finally {
                 inCall.close();
             }
-            Observation earlier = attempt.getAndSet(a);
+            Observation earlier = attempts.put(number, a);
             if (earlier != null) {
                 earlier.stop(); // never heard its end (cannot happen with Stagger's executions)
             }
@@ -154,22 +187,45 @@ public final class RetryObservation implements RetryListener {
         @Override
         public void onAttemptFinished(RetryEvent.AttemptFinished event) {
             // stopped by what follows: the retry scheduled, or the call's end
-            Observation a = attempt.get();
+            Observation a = attempts.get(event.attempt());
             if (a == null) {
                 return;
             }
-            a.lowCardinalityKeyValue(CLASSIFIED, lower(event.decision().kind().name()));
+            Decision.Kind kind = event.decision().kind();
+            a.lowCardinalityKeyValue(CLASSIFIED, lower(kind.name()));
             if (event.failure() != null) {
                 a.error(event.failure());
+            }
+            if (hedged) {
+                a.lowCardinalityKeyValue(HEDGE_OUTCOME, kind == Decision.Kind.RETRY ? "failed"
+                        : kind == Decision.Kind.STOP ? "stopped" : "won");
+                if (kind == Decision.Kind.RETRY && attempts.remove(event.attempt(), a)) {
+                    // the call goes on with its other attempts, or the next round: this one is over now
+                    a.lowCardinalityKeyValue(DECISION, "retry").stop();
+                }
+            }
+        }
+
+        @Override
+        public void onHedgeSent(RetryEvent.HedgeSent event) {
+            hedges.add(event.attempt());
+            call.event(Observation.Event.of(HEDGE_EVENT,
+                    "hedge attempt " + event.attempt() + " after " + event.delay()));
+        }
+
+        @Override
+        public void onAttemptCancelled(RetryEvent.AttemptCancelled event) {
+            Observation a = attempts.remove(event.attempt());
+            if (a != null) {
+                a.lowCardinalityKeyValue(HEDGE_OUTCOME, "cancelled")
+                        .lowCardinalityKeyValue(DECISION, lower(event.reason().name()))
+                        .stop();
             }
         }
 
         @Override
         public void onRetryScheduled(RetryEvent.RetryScheduled event) {
-            Observation a = attempt.getAndSet(null);
-            if (a != null) {
-                a.lowCardinalityKeyValue(DECISION, "retry").stop();
-            }
+            stopAttempts("retry");
             call.event(Observation.Event.of(WAIT,
                     "wait " + event.delay() + " before attempt " + event.nextAttempt()));
         }
@@ -182,10 +238,7 @@ public final class RetryObservation implements RetryListener {
 
         @Override
         public void onCallFinished(RetryEvent.CallFinished event) {
-            Observation a = attempt.getAndSet(null);
-            if (a != null) {
-                a.lowCardinalityKeyValue(DECISION, lower(event.reason().name())).stop(); // the call ended after it
-            }
+            stopAttempts(lower(event.reason().name())); // the call ended after them
             RetryEvent.FallbackRun fallback = event.fallback();
             call.lowCardinalityKeyValue(REASON, lower(event.reason().name()))
                     .lowCardinalityKeyValue(ATTEMPTS, Integer.toString(event.attempts()))
@@ -195,6 +248,16 @@ public final class RetryObservation implements RetryListener {
                 call.error(event.failure());
             }
             call.stop();
+        }
+
+        /** Stops the attempts still open, each with what followed it. */
+        private void stopAttempts(String decision) {
+            for (Integer number : attempts.keySet()) {
+                Observation a = attempts.remove(number);
+                if (a != null) {
+                    a.lowCardinalityKeyValue(DECISION, decision).stop();
+                }
+            }
         }
 
         private static String lower(String constant) {

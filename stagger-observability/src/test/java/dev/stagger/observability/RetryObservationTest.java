@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.stagger.Backoff;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.CircuitOpenException;
+import dev.stagger.HedgePolicy;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
@@ -204,5 +205,61 @@ class RetryObservationTest {
         assertThat(RetryObservation.of(ObservationRegistry.NOOP).instrument(bare)).isSameAs(bare);
         assertThat(RetryObservation.of(ObservationRegistry.create()).instrument(bare)).isSameAs(bare);
         assertThat(RetryObservation.of(registry).instrument(bare).listeners()).hasSize(bare.listeners().size() + 1);
+    }
+
+    private Retry hedged() {
+        return RetryObservation.of(registry).instrument(Retry.of("payments", RetryPolicy.builder().maxAttempts(3)
+                .backoff(Backoff.none()).hedge(HedgePolicy.after(Duration.ofMillis(100))).build())
+                .withClock(clock).withoutBudget());
+    }
+
+    private SpanData attemptNumber(int n) {
+        return exporter.getFinishedSpanItems().stream().filter(s -> Integer.toString(n).equals(attr(s, RetryObservation.ATTEMPT_NUMBER)))
+                .findFirst().orElseThrow(() -> new AssertionError("no span for attempt " + n));
+    }
+
+    @Test
+    void aHedgeThatWinsIsAnAttemptChildMarkedAsAHedgeAndTheAttemptItBackedUpIsCancelled() {
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        List<String> inside = new ArrayList<>();
+
+        CompletableFuture<String> future = hedged().callAsync(() -> {
+            inside.add(Span.current().getSpanContext().getSpanId());
+            return calls.incrementAndGet() == 1 ? slow : CompletableFuture.completedFuture("hedge");
+        });
+        clock.advance(Duration.ofMillis(100));
+
+        assertThat(future).isCompletedWithValue("hedge");
+        SpanData call = only("retry payments");
+        assertThat(attr(call, RetryObservation.REASON)).isEqualTo("recovered");
+        assertThat(call.getEvents()).extracting(EventData::getName).containsExactly("hedge attempt 2 after PT0.1S");
+        SpanData first = attemptNumber(1);
+        SpanData hedge = attemptNumber(2);
+        assertThat(first.getName()).isEqualTo("payments attempt 1");
+        assertThat(hedge.getName()).isEqualTo("payments hedge 2");
+        assertThat(List.of(first, hedge)).allSatisfy(a -> assertThat(a.getParentSpanId()).isEqualTo(call.getSpanId()));
+        assertThat(attr(first, RetryObservation.HEDGE)).isEqualTo("false");
+        assertThat(attr(first, RetryObservation.HEDGE_OUTCOME)).isEqualTo("cancelled");
+        assertThat(attr(hedge, RetryObservation.HEDGE)).isEqualTo("true");
+        assertThat(attr(hedge, RetryObservation.HEDGE_OUTCOME)).isEqualTo("won");
+        assertThat(attr(hedge, RetryObservation.DECISION)).isEqualTo("recovered");
+        assertThat(inside).as("each attempt ran with its own span current")
+                .containsExactly(first.getSpanId(), hedge.getSpanId());
+    }
+
+    @Test
+    void aFirstAttemptThatWinsOverItsHedgeIsMarkedWonAndTheHedgeCancelled() {
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        CompletableFuture<String> slowerHedge = new CompletableFuture<>();
+
+        CompletableFuture<String> future = hedged().callAsync(() -> calls.incrementAndGet() == 1 ? slow : slowerHedge);
+        clock.advance(Duration.ofMillis(100));
+        slow.complete("first");
+
+        assertThat(future).isCompletedWithValue("first");
+        assertThat(attr(only("retry payments"), RetryObservation.REASON)).isEqualTo("success");
+        assertThat(attr(attemptNumber(1), RetryObservation.HEDGE_OUTCOME)).isEqualTo("won");
+        assertThat(attr(attemptNumber(2), RetryObservation.HEDGE_OUTCOME)).isEqualTo("cancelled");
+        assertThat(slowerHedge).isCancelled();
     }
 }

@@ -1,23 +1,22 @@
 package dev.stagger;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.lang.management.ManagementFactory;
 
-/** Bytes the test thread allocates per run of some code, for the tests of paths that must allocate nothing. */
-final class Allocation {
-    private static final int ROUNDS = 200_000;
+/** Bytes a piece of code allocates, read from the JVM's per-thread allocation counter. */
+final class Allocations {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final int ROUNDS = 200_000;
 
-    private Allocation() {
+    private Allocations() {
     }
 
-    /** Whether this JVM measures allocation per thread (turned on as a side effect). */
-    static boolean measurable() {
-        if (!THREADS.isThreadAllocatedMemorySupported()) {
-            return false;
-        }
+    /** Fails the test unless this JVM counts allocation per thread, and turns the counting on. */
+    static void requireMeasurable() {
+        assertThat(THREADS.isThreadAllocatedMemorySupported()).as("this JVM measures allocation per thread").isTrue();
         THREADS.setThreadAllocatedMemoryEnabled(true);
-        return true;
     }
 
     /** Bytes allocated by the current thread per run of {@code call}, after as many runs to warm up. */

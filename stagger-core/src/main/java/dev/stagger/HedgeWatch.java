@@ -1,0 +1,265 @@
+package dev.stagger;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The sync hedged call's fast path: the first attempt runs on the caller's thread and its hedge
+ * timer is a deadline written into the thread's own reusable {@link Slot}, which one watcher
+ * thread checks every millisecond. A call whose first attempt answers before the delay therefore
+ * allocates nothing and makes no {@link HedgedExecution}: it reads the coarse clock, arms its slot
+ * (one compare-and-set) and disarms it (another). Only when the watcher finds a slot past its
+ * deadline does it make the call's execution around the running attempt and send the hedge
+ * ({@link HedgedExecution#adopt}); the caller, finding its slot fired as its attempt returns,
+ * hands its outcome to that execution and waits for the call's answer.
+ *
+ * <p>Taken when the call needs nothing the execution does per attempt: no breaker, throttle,
+ * listener, deadline, result predicate or attempt timeout, the system clock, no enclosing retry
+ * keeping frames ({@link Retry#call}). Costs: a slot per thread that ever made such a call (kept
+ * while its thread calls, dropped by the watcher after about a second idle, made again on the
+ * next call), a scan of the slots in use every millisecond, and a delay that fires up to a tick
+ * (about 1 ms, more when the watcher is descheduled) late, as the system clock's timer does.
+ */
+final class HedgeWatch {
+    /** The watcher's period: the coarse clock's tick. */
+    static final long TICK_NANOS = 1_000_000L;
+    /** Idle scans after which a slot is dropped from the watch (about a second). */
+    static final int DROP_AFTER = 1_000;
+
+    private static final ThreadLocal<Slot> SLOTS = ThreadLocal.withInitial(Slot::new);
+    private static final HedgeWatch INSTANCE = new HedgeWatch();
+
+    /** Slots pushed by their threads, taken by the watcher into its own list. */
+    private final AtomicReference<Slot> incoming = new AtomicReference<>();
+    /** The slots the watcher scans; only the watcher thread touches this list. */
+    private Slot watched;
+    private volatile Thread watcher;
+
+    private HedgeWatch() {
+    }
+
+    /**
+     * Runs a fast-path sync hedged call (see the class comment) on the caller's thread.
+     *
+     * @param serial {@link Ambient#serial()} as the call began
+     */
+    static <T> T call(Retry retry, Callable<T> operation, long serial) throws Exception {
+        Slot slot = SLOTS.get();
+        Hedging hedging = retry.hedging;
+        long start = retry.clock.coarseNanoTime();
+        if (!slot.arm(retry, operation, start, hedging.delayNanos())) {
+            // a hedged call inside this thread's running one: the slot is taken, the general path runs it
+            return new HedgedExecution<T>(retry, operation, false, true).await();
+        }
+        T result = null;
+        Throwable failure = null;
+        try {
+            result = operation.call();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        @SuppressWarnings("unchecked")
+        HedgedExecution<T> taken = (HedgedExecution<T>) slot.disarm();
+        if (taken == null && failure == null) {
+            if (hedging.timesAttempts()) {
+                hedging.observed(retry.clock.coarseNanoTime() - start);
+            }
+            RetryBudget budget = retry.budget;
+            if (budget != null) {
+                budget.onSuccess();
+            }
+            return result;
+        }
+        Ambient.Decided inner = failure == null ? null : slot.local.since(serial);
+        HedgedExecution<T> rest = taken != null ? taken : new HedgedExecution<>(retry, operation, false, true);
+        return rest.callerEnded(slot.local, start, result, failure, inner);
+    }
+
+    /** Puts {@code slot} under watch again and wakes the watcher (started on first use). */
+    private void watch(Slot slot) {
+        Slot head;
+        do {
+            head = incoming.get();
+            slot.nextIncoming = head;
+        } while (!incoming.compareAndSet(head, slot));
+        Thread w = watcher;
+        if (w == null) {
+            w = startWatcher();
+        }
+        LockSupport.unpark(w);
+    }
+
+    private synchronized Thread startWatcher() { // once per process; no blocking inside
+        Thread w = watcher;
+        if (w == null) {
+            w = new Thread(this::loop, "stagger-hedge-watch");
+            w.setDaemon(true);
+            watcher = w;
+            w.start();
+        }
+        return w;
+    }
+
+    private void loop() {
+        while (true) {
+            try {
+                if (!scan(System.nanoTime())) {
+                    LockSupport.park(this);
+                } else {
+                    LockSupport.parkNanos(this, TICK_NANOS);
+                }
+            } catch (Throwable t) {
+                // a failed hand-over must not stop the watch of every other thread
+            }
+        }
+    }
+
+    /**
+     * One pass over the watched slots at {@code now}: fires those past their deadline, drops those
+     * idle for {@value #DROP_AFTER} passes. Only the watcher thread (or a test standing in for it).
+     *
+     * @return whether any slot is still watched
+     */
+    boolean scan(long now) {
+        for (Slot s = incoming.getAndSet(null); s != null; ) {
+            Slot following = s.nextIncoming;
+            s.nextIncoming = null;
+            s.idleScans = 0;
+            s.nextWatched = watched;
+            watched = s;
+            s = following;
+        }
+        Slot previous = null;
+        for (Slot s = watched; s != null; ) {
+            Slot following = s.nextWatched;
+            if (s.check(now)) {
+                previous = s;
+            } else {
+                s.nextWatched = null; // dropped: its thread puts it back when it next calls
+                if (previous == null) {
+                    watched = following;
+                } else {
+                    previous.nextWatched = following;
+                }
+            }
+            s = following;
+        }
+        return watched != null;
+    }
+
+    /**
+     * One thread's hedge timer: {@code (serial << 3) | phase} in one atomic word, the serial counting
+     * armings so the watcher never fires an arming by an older one's deadline.
+     */
+    static final class Slot {
+        static final long OFF = 0;
+        static final long IDLE = 1;
+        static final long ARMED = 2;
+        static final long FIRED = 3;
+        static final long HANDED = 4;
+        private static final long PHASE = 7;
+
+        private final AtomicLong word = new AtomicLong();
+
+        /** The thread whose calls use this slot. */
+        final Thread owner = Thread.currentThread();
+        /** The owner's stack of running retries, read when a call's execution is made for it. */
+        final Ambient.Local local = Ambient.local();
+        /** The armed call; written by the owner before arming, read by the watcher after firing. */
+        private Retry retry;
+        private Callable<?> operation;
+        private long start;
+        /** When the armed call's hedge is due; read by the watcher while the owner may re-arm (opaque: never torn). */
+        private final AtomicLong due = new AtomicLong();
+        /** The execution the watcher made for the fired call, published by the HANDED phase. */
+        private HedgedExecution<?> handed;
+        private Slot nextIncoming;
+        private Slot nextWatched;
+        private int idleScans;
+
+        /** Arms the slot for a call begun at {@code start}; false when it is armed already (a call inside a call). */
+        boolean arm(Retry retry, Callable<?> operation, long start, long delay) {
+            long w = word.get();
+            long phase = w & PHASE;
+            if (phase != IDLE && phase != OFF) {
+                return false;
+            }
+            this.retry = retry;
+            this.operation = operation;
+            this.start = start;
+            due.setOpaque(start + delay);
+            long next = (w & ~PHASE) + 8;
+            if (phase == IDLE && word.compareAndSet(w, next | ARMED)) {
+                return true;
+            }
+            // OFF (now or since the watcher dropped it): no other thread reads it until it is watched again
+            word.set(next | ARMED);
+            INSTANCE.watch(this);
+            return true;
+        }
+
+        /**
+         * Disarms the slot as the owner's attempt returns.
+         *
+         * @return null when no hedge was due; else the execution the watcher made for the call
+         */
+        HedgedExecution<?> disarm() {
+            long w = word.get();
+            if ((w & PHASE) == ARMED && word.compareAndSet(w, (w & ~PHASE) | IDLE)) {
+                retry = null;
+                operation = null;
+                return null;
+            }
+            for (int spins = 0; ((w = word.get()) & PHASE) != HANDED; spins++) {
+                if (spins < 1_000) {
+                    Thread.onSpinWait(); // the hand-over is making the execution: a few microseconds
+                } else {
+                    Thread.yield(); // its thread is waiting for a core
+                }
+            }
+            HedgedExecution<?> e = handed;
+            handed = null;
+            retry = null;
+            operation = null;
+            word.set((w & ~PHASE) | IDLE);
+            return e;
+        }
+
+        /** The watcher's look at this slot; false when it drops it. */
+        boolean check(long now) {
+            long w = word.get();
+            long phase = w & PHASE;
+            if (phase == ARMED) {
+                idleScans = 0;
+                if (now - due.getOpaque() >= 0 && word.compareAndSet(w, (w & ~PHASE) | FIRED)) {
+                    ForkJoinPool.commonPool().execute(this::handOver);
+                }
+                return true;
+            }
+            if (phase == IDLE && ++idleScans > DROP_AFTER) {
+                return !word.compareAndSet(w, w & ~PHASE); // OFF: the owner re-registers on its next call
+            }
+            return phase != OFF;
+        }
+
+        /**
+         * Off the watcher's thread (the hedge's executor might run it inline): makes the execution
+         * around the owner's running attempt and sends the hedge. The owner waits for HANDED.
+         */
+        private void handOver() {
+            HedgedExecution<?> e;
+            try {
+                e = new HedgedExecution<>(retry, operation, false, true);
+                e.adopt(local, owner, start);
+            } catch (RuntimeException | Error failed) {
+                e = null; // no hedge: the owner ends the call with its own attempt, as if none was due
+            }
+            handed = e;
+            word.set((word.get() & ~PHASE) | HANDED);
+        }
+    }
+
+}
