@@ -2,6 +2,7 @@ package dev.stagger.okhttp;
 
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StaggerHeaders;
+import dev.stagger.okhttp.internal.ImmediateRetryGuard;
 import dev.stagger.okhttp.internal.OkHttpTransport;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -31,7 +32,11 @@ import okhttp3.Response;
  * ({@link Interceptor.Chain#withRetryOnConnectionFailure}), so each failure is retried by one
  * layer, under one budget and one deadline: a stale pooled connection surfaces as an
  * {@link IOException} that these rules retry when the request is safe to send twice, and a refused
- * connection as a {@link java.net.ConnectException}, which they always retry.
+ * connection as a {@link java.net.ConnectException}, which they always retry. OkHttp also resends
+ * at once a 503 that carries {@code Retry-After: 0}; {@link #applyTo} adds a network interceptor
+ * that removes that header from a 503 (the rules read a zero hint as no hint), so the 503 reaches
+ * these rules instead. A client given only {@link OkHttpClient.Builder#addInterceptor} keeps that
+ * second layer: use {@link #applyTo}.
  *
  * <h2>Where it sits</h2>
  * Add it as an application interceptor ({@link OkHttpClient.Builder#addInterceptor}), after the
@@ -64,9 +69,13 @@ public final class StaggerInterceptor implements Interceptor {
         return new StaggerInterceptor(Objects.requireNonNull(rules, "rules"));
     }
 
-    /** Adds this interceptor to {@code builder} as an application interceptor, and returns the builder. */
+    /**
+     * Adds this interceptor to {@code builder} as an application interceptor, and a network
+     * interceptor that keeps OkHttp from resending a 503 by itself (see the class comment); returns
+     * the builder.
+     */
     public OkHttpClient.Builder applyTo(OkHttpClient.Builder builder) {
-        return Objects.requireNonNull(builder, "builder").addInterceptor(this);
+        return Objects.requireNonNull(builder, "builder").addInterceptor(this).addNetworkInterceptor(ImmediateRetryGuard.INSTANCE);
     }
 
     /** The rules this interceptor applies. */
