@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagger.conformance.clients.ApacheClassicClient;
 import dev.stagger.conformance.clients.OkHttpClientKind;
 import dev.stagger.http.RetryingHttpClient;
-import dev.stagger.okhttp.StaggerInterceptor;
+import dev.stagger.okhttp.RetryingInterceptor;
 import dev.stagger.testing.VirtualClock;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
@@ -26,7 +26,7 @@ class ConnectionCheckTest {
         try (FaultServer server = new FaultServer()) {
             server.then(status(200, LARGE));
             ConnectionPool pool = new ConnectionPool();
-            OkHttpClient ok = StaggerInterceptor.of(RetryingHttpClient.builder().clock(new VirtualClock()).build())
+            OkHttpClient ok = RetryingInterceptor.of(RetryingHttpClient.builder().clock(new VirtualClock()).build())
                     .applyTo(new OkHttpClient.Builder().connectionPool(pool)).build();
 
             Response leaked = ok.newCall(new Request.Builder().url(server.uri("/items").toString()).build()).execute();

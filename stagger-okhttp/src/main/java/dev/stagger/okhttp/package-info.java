@@ -1,6 +1,6 @@
 /**
  * OkHttp calls retried by {@link dev.stagger.http.RetryingHttpClient}'s rules
- * ({@link dev.stagger.okhttp.StaggerInterceptor}).
+ * ({@link dev.stagger.okhttp.RetryingInterceptor}).
  */
 @NullMarked
 package dev.stagger.okhttp;

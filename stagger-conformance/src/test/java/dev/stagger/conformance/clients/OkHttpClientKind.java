@@ -2,7 +2,7 @@ package dev.stagger.conformance.clients;
 
 import dev.stagger.conformance.ClientUnderTest;
 import dev.stagger.http.RetryingHttpClient;
-import dev.stagger.okhttp.StaggerInterceptor;
+import dev.stagger.okhttp.RetryingInterceptor;
 import dev.stagger.testing.VirtualClock;
 import java.net.URI;
 import java.util.function.UnaryOperator;
@@ -13,7 +13,7 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 
-/** OkHttp 5, through {@link StaggerInterceptor}; its {@link ConnectionPool} counts connections in use. */
+/** OkHttp 5, through {@link RetryingInterceptor}; its {@link ConnectionPool} counts connections in use. */
 public final class OkHttpClientKind implements ClientUnderTest {
     private static final MediaType TEXT = MediaType.get("text/plain; charset=utf-8");
 
@@ -25,7 +25,7 @@ public final class OkHttpClientKind implements ClientUnderTest {
     @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         ConnectionPool pool = new ConnectionPool();
-        OkHttpClient ok = StaggerInterceptor.of(rules.apply(RetryingHttpClient.builder().clock(clock)).build())
+        OkHttpClient ok = RetryingInterceptor.of(rules.apply(RetryingHttpClient.builder().clock(clock)).build())
                 .applyTo(new OkHttpClient.Builder().connectionPool(pool))
                 .build();
         return new Open() {

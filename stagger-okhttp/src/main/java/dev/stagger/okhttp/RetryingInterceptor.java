@@ -23,7 +23,7 @@ import okhttp3.Response;
  *
  * <pre>{@code
  * RetryingHttpClient rules = RetryingHttpClient.builder().service("orders").build();
- * OkHttpClient ok = StaggerInterceptor.of(rules).applyTo(new OkHttpClient.Builder()).build();
+ * OkHttpClient ok = RetryingInterceptor.of(rules).applyTo(new OkHttpClient.Builder()).build();
  * }</pre>
  *
  * <h2>One retrying layer</h2>
@@ -54,10 +54,10 @@ import okhttp3.Response;
  *
  * <p>Immutable and thread-safe.
  */
-public final class StaggerInterceptor implements Interceptor {
+public final class RetryingInterceptor implements Interceptor {
     private final RetryingHttpClient rules;
 
-    private StaggerInterceptor(RetryingHttpClient rules) {
+    private RetryingInterceptor(RetryingHttpClient rules) {
         this.rules = rules;
     }
 
@@ -65,8 +65,8 @@ public final class StaggerInterceptor implements Interceptor {
      * An interceptor applying {@code rules}: a client built with {@link RetryingHttpClient#builder()}
      * (no {@code java.net.http} client), holding the policy, breaker, budget, status table and key mode.
      */
-    public static StaggerInterceptor of(RetryingHttpClient rules) {
-        return new StaggerInterceptor(Objects.requireNonNull(rules, "rules"));
+    public static RetryingInterceptor of(RetryingHttpClient rules) {
+        return new RetryingInterceptor(Objects.requireNonNull(rules, "rules"));
     }
 
     /**
@@ -87,7 +87,8 @@ public final class StaggerInterceptor implements Interceptor {
     public Response intercept(Chain chain) throws IOException {
         Chain once = chain.withRetryOnConnectionFailure(false);
         Request request = chain.request();
-        if (request.body() != null && request.body().isOneShot()) {
+        okhttp3.RequestBody body = request.body();
+        if (body != null && body.isOneShot()) {
             return once.proceed(request); // cannot be sent twice
         }
         RetryingHttpClient.Exchange exchange = rules.exchange(request.method(), request.url().uri(),
@@ -113,6 +114,6 @@ public final class StaggerInterceptor implements Interceptor {
 
     @Override
     public String toString() {
-        return "StaggerInterceptor{" + rules.service() + "}";
+        return "RetryingInterceptor{" + rules.service() + "}";
     }
 }
