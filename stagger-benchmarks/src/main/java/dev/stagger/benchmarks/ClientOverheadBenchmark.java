@@ -1,6 +1,5 @@
 package dev.stagger.benchmarks;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.stagger.feign.RetryingCapability;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.httpclient5.RetryingAsyncClient;
@@ -10,15 +9,12 @@ import feign.Client;
 import feign.Feign;
 import feign.RequestLine;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
@@ -30,6 +26,11 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.io.CloseMode;
 import okhttp3.OkHttpClient;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -46,7 +47,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What Stagger's integration adds to one successful call of each HTTP client it supports, next to
- * the same client without it, against one loopback server answering 200 at once (the happy path:
+ * the same client without it, against one loopback server (Jetty) answering 200 at once (the happy path:
  * no retry, so the cost is planning the exchange, the attempt headers, the classification and the
  * budget deposit). {@code X_direct} is the client alone, {@code X_stagger} the client with Stagger;
  * the table prints the difference in ns. The loopback round trip dominates both, so read the
@@ -54,7 +55,7 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(1)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
@@ -65,8 +66,7 @@ public class ClientOverheadBenchmark {
         String items();
     }
 
-    private HttpServer server;
-    private ExecutorService serverThreads;
+    private Server server;
     private URI uri;
     private RetryingHttpClient rules;
 
@@ -83,20 +83,23 @@ public class ClientOverheadBenchmark {
     private Items feignStagger;
 
     @Setup
-    public void setUp() throws IOException {
+    public void setUp() throws Exception {
         byte[] ok = "ok".getBytes(StandardCharsets.UTF_8);
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
-        serverThreads = Executors.newFixedThreadPool(4);
-        server.setExecutor(serverThreads);
-        server.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.sendResponseHeaders(200, ok.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(ok);
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response, Callback callback) throws Exception {
+                Content.Source.consumeAll(request);
+                response.setStatus(200);
+                response.write(true, ByteBuffer.wrap(ok), callback);
+                return true;
             }
         });
         server.start();
-        uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/items");
+        uri = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/items");
         // the rules every Stagger client applies: defaults, no budget (nothing is retried here anyway)
         rules = RetryingHttpClient.builder().service("items").withoutBudget().build();
 
@@ -116,15 +119,14 @@ public class ClientOverheadBenchmark {
     }
 
     @TearDown
-    public void tearDown() throws IOException {
+    public void tearDown() throws Exception {
         okDirect.dispatcher().executorService().shutdown();
         okStagger.dispatcher().executorService().shutdown();
         apacheDirect.close();
         apacheStagger.close();
         asyncDirect.close(CloseMode.GRACEFUL);
         asyncStagger.close();
-        server.stop(0);
-        serverThreads.shutdownNow();
+        server.stop();
     }
 
     @Benchmark

@@ -35,7 +35,14 @@ public interface ClientUnderTest {
          * Connections the client holds for responses nobody will read, as its own pool counts
          * them; 0 for clients whose pool cannot be read (the suite checks the server side for all).
          */
-        int connectionsInUse();
+        default int connectionsInUse() {
+            return 0;
+        }
+
+        /** Releases what the client holds; nothing by default (the JDK kinds share one client). */
+        @Override
+        default void close() throws Exception {
+        }
     }
 
     /** What the application received. */

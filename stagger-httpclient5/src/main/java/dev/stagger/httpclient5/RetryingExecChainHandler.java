@@ -1,10 +1,10 @@
 package dev.stagger.httpclient5;
 
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.internal.BlockingFailures;
 import dev.stagger.http.StaggerHeaders;
 import dev.stagger.httpclient5.internal.ApacheTransports;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Objects;
@@ -95,13 +95,10 @@ public final class RetryingExecChainHandler implements ExecChainHandler {
                 StaggerHeaders.forAttempt(attempt, copy::setHeader);
                 return chain.proceed(copy, scope);
             });
-        } catch (IOException | HttpException | RuntimeException e) {
+        } catch (HttpException e) {
             throw e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting to retry");
-        } catch (Exception other) {
-            throw new IOException(other);
+        } catch (Exception e) {
+            throw BlockingFailures.asIOException(e);
         }
     }
 

@@ -1,11 +1,11 @@
 package dev.stagger.okhttp;
 
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.internal.BlockingFailures;
 import dev.stagger.http.StaggerHeaders;
 import dev.stagger.okhttp.internal.ImmediateRetryGuard;
 import dev.stagger.okhttp.internal.OkHttpTransport;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.Objects;
 import java.util.Optional;
 import okhttp3.Interceptor;
@@ -102,13 +102,8 @@ public final class RetryingInterceptor implements Interceptor {
                 StaggerHeaders.forAttempt(attempt, attemptRequest::header);
                 return once.proceed(attemptRequest.build());
             });
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting to retry");
-        } catch (Exception other) {
-            throw new IOException(other);
+        } catch (Exception e) {
+            throw BlockingFailures.asIOException(e);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.conformance.VirtualTime;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.httpclient5.RetryingAsyncClient;
@@ -15,7 +15,7 @@ import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBu
 import org.apache.hc.core5.http.ContentType;
 
 /** Apache HttpClient 5 async, through {@link RetryingAsyncClient}; its pool counts leased connections. */
-public final class ApacheAsyncClient implements ClientUnderTest {
+public final class ApacheAsyncClient extends ClientKind {
     @Override
     public String name() {
         return "Apache HttpClient 5 async";
@@ -47,10 +47,5 @@ public final class ApacheAsyncClient implements ClientUnderTest {
                 apache.close();
             }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

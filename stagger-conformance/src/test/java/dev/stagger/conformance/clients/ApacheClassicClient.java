@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.httpclient5.RetryingExecChainHandler;
 import dev.stagger.testing.VirtualClock;
@@ -16,7 +16,7 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 
 /** Apache HttpClient 5 classic, through {@link RetryingExecChainHandler}; its pool counts leased connections. */
-public final class ApacheClassicClient implements ClientUnderTest {
+public final class ApacheClassicClient extends ClientKind {
     @Override
     public String name() {
         return "Apache HttpClient 5 classic";
@@ -50,10 +50,5 @@ public final class ApacheClassicClient implements ClientUnderTest {
                 apache.close();
             }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.feign.RetryingCapability;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.testing.VirtualClock;
@@ -16,7 +16,7 @@ import java.util.function.UnaryOperator;
  * OpenFeign with its default client ({@code HttpURLConnection}), through {@link RetryingCapability};
  * a status Feign turns into an exception is read back from that exception.
  */
-public final class FeignClient implements ClientUnderTest {
+public final class FeignClient extends ClientKind {
 
     /** The suite's requests as a Feign interface. */
     interface Api {
@@ -67,20 +67,6 @@ public final class FeignClient implements ClientUnderTest {
                     return new Answer(e.status(), e.contentUTF8());
                 }
             }
-
-            @Override
-            public int connectionsInUse() {
-                return 0;
-            }
-
-            @Override
-            public void close() {
-            }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

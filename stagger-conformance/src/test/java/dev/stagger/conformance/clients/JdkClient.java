@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.testing.VirtualClock;
 import java.net.URI;
@@ -10,7 +10,7 @@ import java.net.http.HttpResponse;
 import java.util.function.UnaryOperator;
 
 /** {@code java.net.http}, through {@link RetryingHttpClient#send}. */
-public final class JdkClient implements ClientUnderTest {
+public final class JdkClient extends ClientKind {
     @Override
     public String name() {
         return "JDK HttpClient";
@@ -29,21 +29,6 @@ public final class JdkClient implements ClientUnderTest {
                 HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
                 return new Answer(response.statusCode(), response.body());
             }
-
-            @Override
-            public int connectionsInUse() {
-                return 0;
-            }
-
-            @Override
-            public void close() {
-                // the JDK client is shared
-            }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.okhttp.RetryingInterceptor;
 import dev.stagger.testing.VirtualClock;
@@ -14,7 +14,7 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /** OkHttp 5, through {@link RetryingInterceptor}; its {@link ConnectionPool} counts connections in use. */
-public final class OkHttpClientKind implements ClientUnderTest {
+public final class OkHttpClientKind extends ClientKind {
     private static final MediaType TEXT = MediaType.get("text/plain; charset=utf-8");
 
     @Override
@@ -50,10 +50,5 @@ public final class OkHttpClientKind implements ClientUnderTest {
                 pool.evictAll();
             }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.spring.internal.AttemptSpans;
 import dev.stagger.spring.internal.RetryingRequestInterceptor;
@@ -14,7 +14,7 @@ import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 /** Spring's {@code RestClient}, through the starter's request interceptor (over the JDK client). */
-public final class RestClientKind implements ClientUnderTest {
+public final class RestClientKind extends ClientKind {
     @Override
     public String name() {
         return "RestClient";
@@ -38,21 +38,6 @@ public final class RestClientKind implements ClientUnderTest {
                 return spec.exchange((request, response) -> new Answer(response.getStatusCode().value(),
                         new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
             }
-
-            @Override
-            public int connectionsInUse() {
-                return 0;
-            }
-
-            @Override
-            public void close() {
-                // the JDK client is shared
-            }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.spring.internal.AttemptSpans;
 import dev.stagger.spring.internal.RetryingRequestInterceptor;
@@ -17,7 +17,7 @@ import org.springframework.web.client.ResponseErrorHandler;
 import org.springframework.web.client.RestTemplate;
 
 /** Spring's {@code RestTemplate}, through the starter's request interceptor (over the JDK client). */
-public final class RestTemplateKind implements ClientUnderTest {
+public final class RestTemplateKind extends ClientKind {
     @Override
     public String name() {
         return "RestTemplate";
@@ -45,21 +45,6 @@ public final class RestTemplateKind implements ClientUnderTest {
                 }, response -> new Answer(response.getStatusCode().value(),
                         new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)));
             }
-
-            @Override
-            public int connectionsInUse() {
-                return 0;
-            }
-
-            @Override
-            public void close() {
-                // the JDK client is shared
-            }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -1,6 +1,6 @@
 package dev.stagger.conformance.clients;
 
-import dev.stagger.conformance.ClientUnderTest;
+import dev.stagger.conformance.ClientKind;
 import dev.stagger.conformance.VirtualTime;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.spring.internal.AttemptSpans;
@@ -14,7 +14,7 @@ import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /** Spring's {@code WebClient}, through the starter's exchange filter (over the JDK client). */
-public final class WebClientKind implements ClientUnderTest {
+public final class WebClientKind extends ClientKind {
     @Override
     public String name() {
         return "WebClient";
@@ -36,21 +36,6 @@ public final class WebClientKind implements ClientUnderTest {
                         .defaultIfEmpty("")
                         .map(text -> new Answer(response.statusCode().value(), text))).toFuture());
             }
-
-            @Override
-            public int connectionsInUse() {
-                return 0;
-            }
-
-            @Override
-            public void close() {
-                // the JDK client is shared
-            }
         };
-    }
-
-    @Override
-    public String toString() {
-        return name();
     }
 }

@@ -2,12 +2,12 @@ package dev.stagger.feign.internal;
 
 import dev.stagger.http.HttpTransport;
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.http.internal.BlockingFailures;
 import dev.stagger.http.StaggerHeaders;
 import feign.Client;
 import feign.Request;
 import feign.Response;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.URI;
 import java.util.Collection;
 import java.util.List;
@@ -38,13 +38,8 @@ public final class RetryingFeignClient implements Client {
                 return delegate.execute(Request.create(request.httpMethod(), request.url(), headers, request.body(),
                         request.charset(), request.requestTemplate()), options);
             });
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting to retry");
-        } catch (Exception other) {
-            throw new IOException(other);
+        } catch (Exception e) {
+            throw BlockingFailures.asIOException(e);
         }
     }
 
