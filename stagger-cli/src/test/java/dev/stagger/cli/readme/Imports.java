@@ -77,7 +77,7 @@ record Imports(List<String> lines) {
     private static boolean isProjectMainOutput(Path p) {
         String s = p.toString().replace('\\', '/');
         return (s.endsWith("/target/classes") && s.contains("/stagger-"))
-                || (p.getFileName() != null && p.getFileName().toString().matches("stagger-[a-z]+-.*(?<!-tests)\\.jar"));
+                || (p.getFileName() != null && p.getFileName().toString().matches("stagger-[a-z0-9]+-.*(?<!-tests)\\.jar"));
     }
 
     private static void scan(Path entry, Map<String, Set<String>> into) throws IOException {

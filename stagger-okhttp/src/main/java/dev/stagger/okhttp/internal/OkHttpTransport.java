@@ -1,0 +1,34 @@
+package dev.stagger.okhttp.internal;
+
+import dev.stagger.http.HttpTransport;
+import java.util.Optional;
+import okhttp3.Response;
+
+/** OkHttp's responses as the HTTP rules read and release them. */
+public final class OkHttpTransport implements HttpTransport<Response> {
+    /** The one instance: it holds no state. */
+    public static final OkHttpTransport INSTANCE = new OkHttpTransport();
+
+    private OkHttpTransport() {
+    }
+
+    @Override
+    public int statusCode(Response response) {
+        return response.code();
+    }
+
+    @Override
+    public Optional<String> header(Response response, String name) {
+        return Optional.ofNullable(response.header(name));
+    }
+
+    /** Closing drains a short body (the connection goes back to the pool) or drops the connection. */
+    @Override
+    public void discard(Response response) {
+        try {
+            response.close();
+        } catch (RuntimeException ignored) {
+            // thrown away either way
+        }
+    }
+}
