@@ -115,7 +115,7 @@ public final class RetryingClientInterceptor implements ClientInterceptor {
     private RetryingClientInterceptor(Builder b) {
         this.statuses = b.statuses;
         this.safeToRepeat = b.safeToRepeat;
-        AdaptiveThrottle throttle = b.retry.throttle();
+        AdaptiveThrottle throttle = b.retry.throttle().orElse(null);
         CircuitBreaker.FailurePredicate rejected = b.statuses.failures();
         // the throttle counts an attempt as rejected by the server when the table would retry its status
         this.retry = throttle == null ? b.retry

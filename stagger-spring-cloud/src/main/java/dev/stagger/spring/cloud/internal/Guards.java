@@ -66,7 +66,7 @@ public final class Guards {
         Retry retry = null;
         if (config.retry().isPresent()) {
             Retry named = registry.retry(config.retry().get());
-            retry = named.circuitBreaker() == breaker ? named : named.withCircuitBreaker(breaker);
+            retry = named.circuitBreaker().orElse(null) == breaker ? named : named.withCircuitBreaker(breaker);
         }
         return new Guard(config, breaker, retry);
     }
