@@ -2,9 +2,9 @@ package dev.stagger.spring;
 
 import dev.stagger.jobs.JobQueue;
 import dev.stagger.jobs.WorkerPool;
-import java.util.ArrayList;
+import dev.stagger.spring.internal.ParallelStop;
 import java.util.Collections;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -80,25 +80,9 @@ public final class StaggerJobPools implements SmartLifecycle, SmartInitializingS
             callback.run();
             return;
         }
-        List<Thread> stopping = new ArrayList<>();
-        pools.forEach((name, pool) -> {
-            Thread t = new Thread(pool::close, "stagger-jobs-" + name + "-stop"); // waits shutdown-timeout at most
-            t.start();
-            stopping.add(t);
-        });
-        Thread waiter = new Thread(() -> {
-            try {
-                for (Thread t : stopping) {
-                    t.join();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                callback.run();
-            }
-        }, "stagger-jobs-stopped");
-        waiter.setDaemon(true);
-        waiter.start();
+        Map<String, Runnable> closers = new LinkedHashMap<>();
+        pools.forEach((name, pool) -> closers.put(name, pool::close)); // each waits its shutdown-timeout at most
+        ParallelStop.run("stagger-jobs", closers, callback);
     }
 
     @Override
