@@ -340,7 +340,7 @@ public final class RecordProcessor {
                     return;
                 }
                 try {
-                    acks.later(() -> acks.acked(record, settle(record, c, attempt, firstAt, handlerNanos, failure)));
+                    acks.later(() -> acks.acked(record, settle(record, c, attempt, firstAt, handlerNanos, failure, e)));
                 } catch (java.util.concurrent.RejectedExecutionException stopping) {
                     acks.acked(record, null); // not produced: consumed again
                 }
@@ -355,22 +355,32 @@ public final class RecordProcessor {
     /** Produces {@code copy} until the broker acknowledges it or the consumer stops; see the class comment. */
     private @Nullable Outcome settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
                            @Nullable Throwable failure) {
+        return settle(record, copy, attempt, firstAt, handlerNanos, failure, null);
+    }
+
+    /** {@link #settle}, the first send having failed already with {@code sendFailure} when that is not null. */
+    private @Nullable Outcome settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
+                           @Nullable Throwable failure, @Nullable Throwable sendFailure) {
         RetryState state = copyEngine.firstAttempt();
         boolean recreated = false;
         Copy c = copy;
+        Throwable failedBefore = sendFailure;
         while (true) {
-            Throwable why;
-            try {
-                producer.send(copyOf(record, c)).get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
-                events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
-                return c.outcome();
-            } catch (ExecutionException e) {
-                why = e.getCause() != null ? e.getCause() : e;
-            } catch (java.util.concurrent.TimeoutException | KafkaException e) {
-                why = e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
+            Throwable why = failedBefore;
+            failedBefore = null;
+            if (why == null) {
+                try {
+                    producer.send(copyOf(record, c)).get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
+                    events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
+                    return c.outcome();
+                } catch (ExecutionException e) {
+                    why = e.getCause() != null ? e.getCause() : e;
+                } catch (java.util.concurrent.TimeoutException | KafkaException e) {
+                    why = e;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
             }
             if (isTheRecordsFault(why) && !c.bare()) {
                 c = c.lastResort() ? bare(record, c, attempt, firstAt, why) : unpublishable(c, why);
