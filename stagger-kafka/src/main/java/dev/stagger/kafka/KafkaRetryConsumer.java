@@ -12,6 +12,7 @@ import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.internal.KeyOrder;
 import dev.stagger.kafka.internal.PollLoop;
 import dev.stagger.kafka.internal.RecordProcessor;
+import dev.stagger.kafka.internal.RetryingKeys;
 import dev.stagger.kafka.internal.TopicSet;
 import java.time.Duration;
 import java.util.HashMap;
@@ -224,8 +225,11 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         listeners.toArray(new RecordListener[0]));
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
+                RetryingKeys retrying = keyOrder == null ? null : new RetryingKeys(topics,
+                        () -> new KafkaConsumer<>(readerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                        sendTimeout);
                 loop = new PollLoop(consumer, topics, processor, handlers, clock, maxPending, shutdownTimeout, () -> closing,
-                        keyOrder);
+                        keyOrder, retrying);
                 PollLoop running = loop;
                 poller = new Thread(() -> {
                     try {
@@ -296,6 +300,14 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                 c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
             }
         }
+        return c;
+    }
+
+    /** Key order: a consumer of no group that reads which keys have a record in retry ({@link RetryingKeys}). */
+    private Map<String, Object> readerConfig() {
+        Map<String, Object> c = consumerConfig();
+        c.keySet().removeIf(k -> k.startsWith("group.") || k.startsWith("partition.assignment"));
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, "stagger-" + name + "-keys");
         return c;
     }
 

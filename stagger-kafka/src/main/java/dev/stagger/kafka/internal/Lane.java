@@ -181,6 +181,25 @@ final class Lane implements RecordProcessor.Acks {
     }
 
     /**
+     * Key order: {@code keys} have a record in retry already (read from the broker when this
+     * consumer was given the partition): their records are held from the first, as if this lane
+     * had seen their retries start. Before the lane's first record.
+     */
+    void holdKeys(Set<ByteBuffer> keys) {
+        if (keyOrder == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            for (ByteBuffer key : keys) {
+                held.putIfAbsent(key, new ArrayDeque<>());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Key order: when the lane stopped at a record past the bounds and there is room now (another
      * lane released its keys), drains again. Called by the poll thread before each poll.
      */
