@@ -68,7 +68,9 @@ import org.jspecify.annotations.Nullable;
  * attempt, goes to the dead-letter topic {@code <topic>.stagger.dlt} with its history and end
  * reason. In both cases the original's offset is committed only after the broker has
  * acknowledged the copy ({@code acks=all}, idempotent producer): a crash in between leaves a
- * duplicate, never a loss. A copy that cannot be produced is never followed by the commit: its
+ * duplicate, never a loss. A retry's copy is sent without the handler thread waiting for it (the
+ * partition's next records are handled meanwhile; the offset does not pass the record until the
+ * acknowledgement); a dead letter is waited for. A copy that cannot be produced is never followed by the commit: its
  * topic is created again (when it was deleted), a copy too large for the producer is
  * dead-lettered with {@link KafkaHeaders#DEAD_CAUSE} {@code UNPUBLISHABLE}, and any other failure
  * is produced again after a wait that grows with each failure; no failure sends it round at once.
@@ -518,9 +520,12 @@ public final class KafkaRetryConsumer implements AutoCloseable {
          * crash or a rebalance every record after it is consumed again (more duplicates: use an
          * inbox); held records take memory; the consumer uses the range assignor (partition
          * {@code n} of the work topic and of the delay topics to one consumer) and produces copies
-         * to the partition of the record's number. Ordering holds while partitions stay with
-         * their consumer: a new owner does not know which keys have a record in retry, so right
-         * after a rebalance a later record can overtake. Records without a key are never held.
+         * to the partition of the record's number. Across a rebalance or a crash, a consumer given
+         * a partition of the work topic first reads which keys have a copy waiting in the delay
+         * topics' partition of the same number (past the group's committed offsets) and holds
+         * their records from the first; if that read fails or takes longer than
+         * {@link #sendTimeout}, the partition starts without it and a later record can overtake a
+         * retry that was waiting before. Records without a key are never held.
          *
          * @param maxHeldPerKey 1 to 1,000,000
          * @param maxHeld 1 to 10,000,000, at least {@code maxHeldPerKey}

@@ -6,7 +6,6 @@ import dev.stagger.spring.internal.ParallelStop;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -64,25 +63,15 @@ public final class StaggerJobPools implements SmartLifecycle, SmartInitializingS
 
     @Override
     public void stop() {
-        CountDownLatch done = new CountDownLatch(1);
-        stop(done::countDown);
-        try {
-            done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ParallelStop.await(this::stop);
     }
 
     /** Shuts every pool down at once, each on a thread of its own, and reports when all are done. */
     @Override
     public void stop(Runnable callback) {
-        if (!running.compareAndSet(true, false)) {
-            callback.run();
-            return;
-        }
         Map<String, Runnable> closers = new LinkedHashMap<>();
         pools.forEach((name, pool) -> closers.put(name, pool::close)); // each waits its shutdown-timeout at most
-        ParallelStop.run("stagger-jobs", closers, callback);
+        ParallelStop.run("stagger-jobs", running, closers, callback);
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -68,25 +67,15 @@ public final class StaggerKafkaConsumers implements SmartLifecycle, SmartInitial
 
     @Override
     public void stop() {
-        CountDownLatch done = new CountDownLatch(1);
-        stop(done::countDown);
-        try {
-            done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ParallelStop.await(this::stop);
     }
 
     /** Closes every consumer at once, each on a thread of its own, and reports when all are done. */
     @Override
     public void stop(Runnable callback) {
-        if (!running.compareAndSet(true, false)) {
-            callback.run();
-            return;
-        }
         Map<String, Runnable> closers = new LinkedHashMap<>();
         consumers.forEach((name, consumer) -> closers.put(name, consumer::close)); // each its shutdown timeout at most
-        ParallelStop.run("stagger-kafka", closers, callback);
+        ParallelStop.run("stagger-kafka", running, closers, callback);
     }
 
     @Override

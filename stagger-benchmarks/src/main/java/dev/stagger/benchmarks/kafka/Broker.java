@@ -41,7 +41,11 @@ final class Broker {
     void create(String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(config())) {
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all()
-                    .get(60, TimeUnit.SECONDS);
+                    .get(120, TimeUnit.SECONDS);
+            // described before it is used: a loaded broker's metadata may lag its creation
+            for (int i = 0; i < 600 && !admin.listTopics().names().get(120, TimeUnit.SECONDS).contains(topic); i++) {
+                Thread.sleep(100);
+            }
         }
     }
 
@@ -75,7 +79,7 @@ final class Broker {
 
     private static void waitFor(List<Future<?>> sent) throws Exception {
         for (Future<?> f : sent) {
-            f.get(60, TimeUnit.SECONDS);
+            f.get(120, TimeUnit.SECONDS);
         }
         sent.clear();
     }

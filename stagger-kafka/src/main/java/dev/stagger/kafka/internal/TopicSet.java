@@ -143,11 +143,19 @@ public final class TopicSet {
                 throw e;
             }
         }
-        Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
-        if (!work.containsKey(topic)) {
-            throw new IllegalStateException("topic " + topic + " was created by another client but cannot be described yet");
+        // created by another client just now: the broker may not describe it for a moment (its metadata
+        // catches up), so ask again, 100 ms apart, within the timeout
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (true) {
+            Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
+            if (work.containsKey(topic)) {
+                return work.get(topic).partitions().size();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topic " + topic + " was created by another client but cannot be described yet");
+            }
+            Thread.sleep(100);
         }
-        return work.get(topic).partitions().size();
     }
 
     private static Map<String, TopicDescription> describe(Admin admin, Set<String> names, long timeoutMillis)
