@@ -309,8 +309,13 @@ final class Lane implements RecordProcessor.Acks {
         } finally {
             lock.unlock();
         }
-        if (settled != null && outcome == RecordProcessor.Outcome.DEAD_LETTERED) {
-            settled.accept(record); // the retry's copy turned out unpublishable: dead-lettered, its key goes on
+        if (outcome == RecordProcessor.Outcome.DEAD_LETTERED) {
+            // the retry's copy turned out unpublishable and the record was dead-lettered: its key goes on
+            if (settled != null) {
+                settled.accept(record); // a delay topic's record: the work topic's lane releases the key
+            } else if (record.key() != null) {
+                release(record.key()); // the work topic's own record (no-op without key order)
+            }
         }
     }
 
