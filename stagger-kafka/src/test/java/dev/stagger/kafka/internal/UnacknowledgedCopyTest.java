@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
@@ -46,12 +47,16 @@ class UnacknowledgedCopyTest {
     };
 
     private Lane lane(MockProducer<byte[], byte[]> producer) {
+        return lane(producer, null);
+    }
+
+    private Lane lane(MockProducer<byte[], byte[]> producer, KeyOrder keyOrder) {
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(150))).build();
         RecordProcessor processor = new RecordProcessor(topics, producer,
                 new RetryStep("orders", policy, clock, RandomSource.seeded(7), Nesting.DEFER), handler, clock,
                 RandomSource.seeded(7), 1_000, Duration.ofDays(1).toMillis(), () -> { }, () -> false, () -> false,
                 (record, outcome, attempt, firstAt, nanos, delay, reason, failure) -> outcomes.add(outcome));
-        return new Lane(new TopicPartition("orders", 0), -1, Runnable::run, processor, () -> false, null, null);
+        return new Lane(new TopicPartition("orders", 0), -1, Runnable::run, processor, () -> false, keyOrder, null);
     }
 
     private static ConsumerRecord<byte[], byte[]> record(long offset, String value) {
@@ -82,6 +87,29 @@ class UnacknowledgedCopyTest {
         assertThat(producer.completeNext()).isTrue();
         assertThat(lane.done()).isEqualTo(44);
         assertThat(outcomes).containsExactly(RecordProcessor.Outcome.SUCCEEDED, RecordProcessor.Outcome.RETRIED);
+    }
+
+    @Test
+    void inKeyOrderAKeysNextRecordGoesOnWhenItsRetrysCopyEndedAsADeadLetter() {
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+            @Override
+            public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+                if (record.topic().startsWith("orders.stagger.retry-")) {
+                    RecordTooLargeException tooLarge = new RecordTooLargeException("the copy is too large");
+                    callback.onCompletion(null, tooLarge);
+                    return java.util.concurrent.CompletableFuture.failedFuture(tooLarge);
+                }
+                return super.send(record, callback);
+            }
+        };
+        Lane lane = lane(producer, new KeyOrder(10, 100));
+        lane.add(record(42, "fail"));
+        assertThat(producer.history()).singleElement().satisfies(r -> assertThat(r.topic()).isEqualTo("orders.stagger.dlt"));
+
+        lane.add(record(43, "ok"));
+        assertThat(handled).as("the key's retry ended: its next record is not held").containsExactly("fail", "ok");
+        assertThat(lane.held()).isZero();
+        assertThat(lane.done()).isEqualTo(44);
     }
 
     @Test
