@@ -12,6 +12,7 @@ import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.internal.KeyOrder;
 import dev.stagger.kafka.internal.PollLoop;
 import dev.stagger.kafka.internal.RecordProcessor;
+import dev.stagger.kafka.internal.RetryingKeys;
 import dev.stagger.kafka.internal.TopicSet;
 import java.time.Duration;
 import java.util.HashMap;
@@ -67,7 +68,9 @@ import org.jspecify.annotations.Nullable;
  * attempt, goes to the dead-letter topic {@code <topic>.stagger.dlt} with its history and end
  * reason. In both cases the original's offset is committed only after the broker has
  * acknowledged the copy ({@code acks=all}, idempotent producer): a crash in between leaves a
- * duplicate, never a loss. A copy that cannot be produced is never followed by the commit: its
+ * duplicate, never a loss. A retry's copy is sent without the handler thread waiting for it (the
+ * partition's next records are handled meanwhile; the offset does not pass the record until the
+ * acknowledgement); a dead letter is waited for. A copy that cannot be produced is never followed by the commit: its
  * topic is created again (when it was deleted), a copy too large for the producer is
  * dead-lettered with {@link KafkaHeaders#DEAD_CAUSE} {@code UNPUBLISHABLE}, and any other failure
  * is produced again after a wait that grows with each failure; no failure sends it round at once.
@@ -224,8 +227,11 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         listeners.toArray(new RecordListener[0]));
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
+                RetryingKeys retrying = keyOrder == null ? null : new RetryingKeys(topics,
+                        () -> new KafkaConsumer<>(readerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                        sendTimeout);
                 loop = new PollLoop(consumer, topics, processor, handlers, clock, maxPending, shutdownTimeout, () -> closing,
-                        keyOrder);
+                        keyOrder, retrying);
                 PollLoop running = loop;
                 poller = new Thread(() -> {
                     try {
@@ -296,6 +302,14 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                 c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
             }
         }
+        return c;
+    }
+
+    /** Key order: a consumer of no group that reads which keys have a record in retry ({@link RetryingKeys}). */
+    private Map<String, Object> readerConfig() {
+        Map<String, Object> c = consumerConfig();
+        c.keySet().removeIf(k -> k.startsWith("group.") || k.startsWith("partition.assignment"));
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, "stagger-" + name + "-keys");
         return c;
     }
 
@@ -506,9 +520,12 @@ public final class KafkaRetryConsumer implements AutoCloseable {
          * crash or a rebalance every record after it is consumed again (more duplicates: use an
          * inbox); held records take memory; the consumer uses the range assignor (partition
          * {@code n} of the work topic and of the delay topics to one consumer) and produces copies
-         * to the partition of the record's number. Ordering holds while partitions stay with
-         * their consumer: a new owner does not know which keys have a record in retry, so right
-         * after a rebalance a later record can overtake. Records without a key are never held.
+         * to the partition of the record's number. Across a rebalance or a crash, a consumer given
+         * a partition of the work topic first reads which keys have a copy waiting in the delay
+         * topics' partition of the same number (past the group's committed offsets) and holds
+         * their records from the first; if that read fails or takes longer than
+         * {@link #sendTimeout}, the partition starts without it and a later record can overtake a
+         * retry that was waiting before. Records without a key are never held.
          *
          * @param maxHeldPerKey 1 to 1,000,000
          * @param maxHeld 1 to 10,000,000, at least {@code maxHeldPerKey}

@@ -5,9 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hears what a {@link KafkaRetryConsumer} does with each record, so metrics and logs can be added
- * without this module depending on a metrics or logging library. Called on a handler thread once
- * the outcome is safe on the broker (for RETRIED and DEAD_LETTERED, after the copy was
- * acknowledged) and before the offset is committed. It must be quick, never block and be
+ * without this module depending on a metrics or logging library. Called once the outcome is safe
+ * on the broker (for RETRIED and DEAD_LETTERED, after the copy was acknowledged) and before the
+ * offset is committed: on a handler thread, or, for RETRIED, on the producer's thread (the handler
+ * thread does not wait for a retry's copy). It must be quick, never block and be
  * thread-safe; an exception it throws is ignored.
  */
 @FunctionalInterface

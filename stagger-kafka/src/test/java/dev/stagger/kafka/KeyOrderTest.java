@@ -3,6 +3,8 @@ package dev.stagger.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stagger.Backoff;
+import dev.stagger.RetryPolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -124,6 +126,50 @@ class KeyOrderTest extends BrokerTest {
         send(topic, "A1", "B1", "A2", "A3", "B2");
         assertThat(TestKafka.await(WITHIN, () -> handled.size() == 5)).as("handled %s", handled).isTrue();
         assertThat(handled).containsExactly("B1", "A1", "A2", "A3", "B2");
+    }
+
+    @Test
+    void aNewOwnerHoldsAKeysRecordsBehindARetryThatWasWaitingBeforeItGotThePartition() throws Exception {
+        String topic = TestKafka.uniqueTopic("key-order-handover");
+        TestKafka.createTopic(config, topic, 1);
+        List<String> first = new CopyOnWriteArrayList<>();
+        RetryPolicy twoSeconds = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(java.time.Duration.ofSeconds(2)))
+                .build();
+        KafkaRetryConsumer before = start(KafkaRetryConsumer.builder(topic, config, a1FailsOnce(first))
+                .policy(twoSeconds).keyOrder(10, 100));
+        send(topic, "A1");
+        // A1 failed and its copy waits in a delay topic (3 s level): the partition changes hands now
+        assertThat(TestKafka.await(WITHIN, () -> TestKafka.readAll(config, before.delayTopics().get(2), 1,
+                java.time.Duration.ofMillis(200)).size() == 1)).isTrue();
+        before.close();
+        send(topic, "A2", "B1");
+        List<String> handled = new CopyOnWriteArrayList<>();
+        start(KafkaRetryConsumer.builder(topic, config, a1FailsOnce(handled)).policy(twoSeconds).keyOrder(10, 100));
+        assertThat(TestKafka.await(WITHIN, () -> handled.size() == 3)).as("handled %s", handled).isTrue();
+        assertThat(handled).as("A2 waited for A1's retry, read from the delay topic by the new owner")
+                .containsExactly("B1", "A1", "A2");
+        assertThat(first).isEmpty();
+    }
+
+    @Test
+    void aKeyOrderCopyReachesTheNewPartitionWhenTheWorkTopicGainedPartitions() throws Exception {
+        String topic = TestKafka.uniqueTopic("key-order-grown");
+        TestKafka.createTopic(config, topic, 1);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        KafkaRetryConsumer consumer = start(KafkaRetryConsumer.builder(topic, config, a1FailsOnce(handled))
+                .policy(KafkaRetryConsumerTest.policy(3)).keyOrder(10, 100).sendTimeout(java.time.Duration.ofSeconds(2)));
+        try (Admin admin = Admin.create(config)) {
+            admin.createPartitions(Map.of(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(2))).all().get();
+        }
+        // the delay topics still have one partition; A1's copy goes to partition 1 of its delay topic
+        TestKafka.send(producer, new ProducerRecord<>(topic, 1, "A".getBytes(StandardCharsets.UTF_8),
+                "A1".getBytes(StandardCharsets.UTF_8)));
+        assertThat(TestKafka.await(java.time.Duration.ofSeconds(60), () -> handled.contains("A1"))).as("handled %s", handled)
+                .isTrue();
+        try (Admin admin = Admin.create(config)) {
+            assertThat(admin.describeTopics(consumer.delayTopics()).allTopicNames().get().values())
+                    .allSatisfy(d -> assertThat(d.partitions()).hasSize(2));
+        }
     }
 
     @Test

@@ -2,11 +2,10 @@ package dev.stagger.spring;
 
 import dev.stagger.jobs.JobQueue;
 import dev.stagger.jobs.WorkerPool;
-import java.util.ArrayList;
+import dev.stagger.spring.internal.ParallelStop;
 import java.util.Collections;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -64,41 +63,15 @@ public final class StaggerJobPools implements SmartLifecycle, SmartInitializingS
 
     @Override
     public void stop() {
-        CountDownLatch done = new CountDownLatch(1);
-        stop(done::countDown);
-        try {
-            done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ParallelStop.await(this::stop);
     }
 
     /** Shuts every pool down at once, each on a thread of its own, and reports when all are done. */
     @Override
     public void stop(Runnable callback) {
-        if (!running.compareAndSet(true, false)) {
-            callback.run();
-            return;
-        }
-        List<Thread> stopping = new ArrayList<>();
-        pools.forEach((name, pool) -> {
-            Thread t = new Thread(pool::close, "stagger-jobs-" + name + "-stop"); // waits shutdown-timeout at most
-            t.start();
-            stopping.add(t);
-        });
-        Thread waiter = new Thread(() -> {
-            try {
-                for (Thread t : stopping) {
-                    t.join();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                callback.run();
-            }
-        }, "stagger-jobs-stopped");
-        waiter.setDaemon(true);
-        waiter.start();
+        Map<String, Runnable> closers = new LinkedHashMap<>();
+        pools.forEach((name, pool) -> closers.put(name, pool::close)); // each waits its shutdown-timeout at most
+        ParallelStop.run("stagger-jobs", running, closers, callback);
     }
 
     @Override

@@ -713,7 +713,9 @@ class EveryPropertyTest {
     void everyPropertyOfTheMetadataHasACase() throws Exception {
         Set<String> cases = new TreeSet<>();
         CASES.forEach(c -> cases.add(c.template()));
-        assertThat(cases).containsExactlyInAnyOrderElementsOf(leafProperties());
+        // stagger.kafka.* need a broker: EveryKafkaPropertyTest has their cases
+        assertThat(cases).containsExactlyInAnyOrderElementsOf(leafProperties().stream()
+                .filter(p -> !p.startsWith(EveryKafkaPropertyTest.PREFIX)).toList());
     }
 
     @Test

@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * handled; when the retry settles for good ({@link #release}), the key's held records go back to
  * the head of the lane, oldest first. A record past the bounds stops the lane until a release.
  */
-final class Lane {
+final class Lane implements RecordProcessor.Acks {
     final TopicPartition partition;
     /** The delay level of a delay topic's partition; -1 for the work topic's. */
     final long levelMillis;
@@ -55,6 +55,10 @@ final class Lane {
     /** Key order: the offsets of held records (also while back in {@link #pending}), not yet settled. */
     private final TreeSet<Long> unsettled = new TreeSet<>();
     private final Set<Long> released = new HashSet<>();
+    /** The offsets of records whose retry's copy is on its way, not yet acknowledged: not committed past. */
+    private final TreeSet<Long> unacked = new TreeSet<>();
+    /** The first offset whose copy could not be produced before the consumer stopped: never committed past. */
+    private long notProduced = Long.MAX_VALUE;
     private boolean draining;
     /** Key order: the head could not be held (bounds): draining waits for a release. */
     private boolean stalled;
@@ -74,11 +78,15 @@ final class Lane {
         this.settled = settled;
     }
 
-    /** The offset after the last settled record, or the first held one if lower: what may be committed; -1 before the first. */
+    /**
+     * The offset after the last settled record, or the first held one, or the first whose copy is
+     * not yet acknowledged, if lower: what may be committed; -1 before the first.
+     */
     long done() {
         lock.lock();
         try {
-            return unsettled.isEmpty() ? done : Math.min(done, unsettled.first());
+            long d = Math.min(unsettled.isEmpty() ? done : Math.min(done, unsettled.first()), notProduced);
+            return unacked.isEmpty() ? d : Math.min(d, unacked.first());
         } finally {
             lock.unlock();
         }
@@ -173,6 +181,25 @@ final class Lane {
     }
 
     /**
+     * Key order: {@code keys} have a record in retry already (read from the broker when this
+     * consumer was given the partition): their records are held from the first, as if this lane
+     * had seen their retries start. Before the lane's first record.
+     */
+    void holdKeys(Set<ByteBuffer> keys) {
+        if (keyOrder == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            for (ByteBuffer key : keys) {
+                held.putIfAbsent(key, new ArrayDeque<>());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Key order: when the lane stopped at a record past the bounds and there is room now (another
      * lane released its keys), drains again. Called by the poll thread before each poll.
      */
@@ -226,7 +253,7 @@ final class Lane {
                     lock.unlock();
                 }
             }
-            RecordProcessor.Outcome outcome = processor.handle(next);
+            RecordProcessor.Outcome outcome = processor.handle(next, this);
             lock.lock();
             try {
                 if (key != null && outcome != RecordProcessor.Outcome.RETRIED
@@ -258,6 +285,43 @@ final class Lane {
                 settled.accept(next);
             }
         }
+    }
+
+    @Override
+    public void sending(ConsumerRecord<byte[], byte[]> record) {
+        lock.lock();
+        try {
+            unacked.add(record.offset());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void acked(ConsumerRecord<byte[], byte[]> record, RecordProcessor.@Nullable Outcome outcome) {
+        lock.lock();
+        try {
+            unacked.remove(record.offset());
+            if (outcome == null) {
+                notProduced = Math.min(notProduced, record.offset()); // the consumer stops: consumed again from here
+            }
+            idle.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (outcome == RecordProcessor.Outcome.DEAD_LETTERED) {
+            // the retry's copy turned out unpublishable and the record was dead-lettered: its key goes on
+            if (settled != null) {
+                settled.accept(record); // a delay topic's record: the work topic's lane releases the key
+            } else if (record.key() != null) {
+                release(record.key()); // the work topic's own record (no-op without key order)
+            }
+        }
+    }
+
+    @Override
+    public void later(Runnable task) {
+        executor.execute(task);
     }
 
     /**
@@ -315,7 +379,7 @@ final class Lane {
      * next owner consumes them from the committed offset) and waits up to {@code timeoutNanos} for
      * the one being handled to settle.
      *
-     * @return true when nothing is being handled any more
+     * @return true when nothing is being handled any more and every copy sent is acknowledged
      */
     boolean revokeAndAwait(long timeoutNanos) throws InterruptedException {
         lock.lock();
@@ -324,7 +388,7 @@ final class Lane {
             pending.clear();
             dropHeld();
             long left = timeoutNanos;
-            while (draining) {
+            while (draining || !unacked.isEmpty()) { // copies on their way too: their records are committed with the rest
                 if (left <= 0) {
                     return false;
                 }

@@ -52,6 +52,7 @@ public final class PollLoop implements Runnable {
     private final BooleanSupplier closing;
     private final RetryEngine engine;
     private final @Nullable KeyOrder keyOrder;
+    private final @Nullable RetryingKeys retrying;
     private final Map<TopicPartition, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile Set<TopicPartition> pausedNow = Set.of();
@@ -73,7 +74,19 @@ public final class PollLoop implements Runnable {
     public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
                     Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing,
                     @Nullable KeyOrder keyOrder) {
+        this(consumer, topics, processor, handlers, clock, maxPending, revokeTimeout, closing, keyOrder, null);
+    }
+
+    /**
+     * @param retrying in key-order mode, reads which keys of a work-topic partition given to this
+     *     consumer have a record in retry already, so their records are held from the start; null
+     *     when order is not rebuilt
+     */
+    public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
+                    Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing,
+                    @Nullable KeyOrder keyOrder, @Nullable RetryingKeys retrying) {
         this.keyOrder = keyOrder;
+        this.retrying = retrying;
         this.consumer = consumer;
         this.topics = topics;
         this.processor = processor;
@@ -307,6 +320,22 @@ public final class PollLoop implements Runnable {
         return n;
     }
 
+    /**
+     * Key order: the keys of {@code lane}'s partition with a record in retry (read from the broker)
+     * are held from its first record. When they cannot be read in time, the lane starts without
+     * them: a later record may then overtake a retry that was waiting before this consumer got the
+     * partition (what the README states).
+     */
+    private void holdRetryingKeys(Lane lane) {
+        try {
+            lane.holdKeys(java.util.Objects.requireNonNull(retrying).of(consumer, lane.partition.partition()));
+        } catch (WakeupException stopping) {
+            throw stopping;
+        } catch (KafkaException | IllegalStateException e) {
+            // order not rebuilt for this partition: as without the read
+        }
+    }
+
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -321,7 +350,10 @@ public final class PollLoop implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             for (TopicPartition tp : partitions) {
-                lanes.computeIfAbsent(tp, PollLoop.this::lane);
+                Lane lane = lanes.computeIfAbsent(tp, PollLoop.this::lane);
+                if (retrying != null && tp.topic().equals(topics.topic())) {
+                    holdRetryingKeys(lane);
+                }
             }
             // a partition this consumer paused before it lost it starts unpaused here
             List<TopicPartition> stale = new ArrayList<>(partitions);

@@ -97,6 +97,31 @@ public final class RecordProcessor {
     public enum Outcome { SUCCEEDED, RETRIED, DEAD_LETTERED, DELAYED_AGAIN, RETURNED }
 
     /**
+     * Where a retry's copy goes without the handler thread waiting for its acknowledgement: the
+     * caller learns that a copy of a record is on its way (before it is sent), and then that it
+     * was acknowledged, so the record's offset is committed only after that. A record whose copy is
+     * not acknowledged must never be committed past.
+     */
+    public interface Acks {
+        /** A copy of {@code record} is about to be sent: its offset must not be committed until {@link #acked}. */
+        void sending(ConsumerRecord<byte[], byte[]> record);
+
+        /**
+         * The copy of {@code record} is safe on the broker and the record settled as {@code outcome}, or
+         * {@code outcome} is null: it could not be produced before the consumer stopped (to be consumed again).
+         * Called on the producer's thread or a handler thread.
+         */
+        void acked(ConsumerRecord<byte[], byte[]> record, @Nullable Outcome outcome);
+
+        /**
+         * Runs {@code task} (producing a copy again, which may block and wait) on a handler thread.
+         *
+         * @throws java.util.concurrent.RejectedExecutionException when the consumer is stopping
+         */
+        void later(Runnable task);
+    }
+
+    /**
      * @param sendTimeoutMillis how long one produce may take before it counts as failed
      * @param maxDelayMillis the longest wait a retry may have
      */
@@ -153,6 +178,21 @@ public final class RecordProcessor {
      * @return what became of it, or null when it is not settled (to be consumed again)
      */
     public @Nullable Outcome handle(ConsumerRecord<byte[], byte[]> record) {
+        return handle(record, null);
+    }
+
+    /**
+     * Handles and settles {@code record}, as {@link #process}, except that a retry's copy is
+     * produced without waiting for its acknowledgement when {@code acks} is given: the handler
+     * thread goes on to the next record while the copy travels, and {@code acks} hears when the
+     * record may be committed. Dead letters and the other copies are still awaited.
+     *
+     * @return what became of it, or null when it is not settled (to be consumed again); for a
+     *     retry, {@link Outcome#RETRIED} as soon as its copy is sent: what became of the record
+     *     ({@code RETRIED}, {@code DEAD_LETTERED} when the copy turned out unpublishable, or not
+     *     settled) is told to {@code acks}
+     */
+    public @Nullable Outcome handle(ConsumerRecord<byte[], byte[]> record, @Nullable Acks acks) {
         Headers in = record.headers();
         int attempt = RecordHeaderCodec.attempt(in);
         long now = clock.currentTimeMillis();
@@ -187,6 +227,9 @@ public final class RecordProcessor {
         Optional<RetryScope.Outcome> inner = step.defers() ? call.decidedOn() : Optional.empty();
         Copy copy = inner.isPresent() ? deferred(record, attempt, firstAt, failure, inner.get())
                 : afterFailure(record, attempt, firstAt, failure);
+        if (acks != null && copy.outcome() == Outcome.RETRIED) {
+            return sendWithoutWaiting(record, copy, attempt, firstAt, handlerNanos, failure, acks);
+        }
         return settle(record, copy, attempt, firstAt, handlerNanos, failure);
     }
 
@@ -274,29 +317,70 @@ public final class RecordProcessor {
         return cause == null ? null : dead(carried(record, attempt, firstAt < 0 ? now : firstAt), reason, cause, false);
     }
 
+    private ProducerRecord<byte[], byte[]> copyOf(ConsumerRecord<byte[], byte[]> record, Copy c) {
+        // pinned: the copy goes to the partition of the same number (topics of one set have as many), so the
+        // consumer that owns the work topic's partition owns its delay partitions too (key order)
+        return new ProducerRecord<>(c.topic(), pinPartition ? Integer.valueOf(record.partition()) : null,
+                c.bare() ? null : record.key(), c.bare() ? null : record.value(), c.headers());
+    }
+
+    /**
+     * Sends a retry's copy and returns at once; when the broker acknowledges it, the listeners and
+     * {@code acks} hear so. A send that fails goes to {@link #settle} on a handler thread (the
+     * same recovery as a copy that is waited for), and {@code acks} hears its result.
+     */
+    private Outcome sendWithoutWaiting(ConsumerRecord<byte[], byte[]> record, Copy c, int attempt, long firstAt,
+                                       long handlerNanos, Throwable failure, Acks acks) {
+        acks.sending(record);
+        try {
+            producer.send(copyOf(record, c), (metadata, e) -> {
+                if (e == null) {
+                    events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
+                    acks.acked(record, c.outcome());
+                    return;
+                }
+                try {
+                    acks.later(() -> acks.acked(record, settle(record, c, attempt, firstAt, handlerNanos, failure, e)));
+                } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                    acks.acked(record, null); // not produced: consumed again
+                }
+            });
+        } catch (RuntimeException e) {
+            // refused before it was sent (a closed producer, a full buffer past max.block.ms): as a failed copy, waited for here
+            acks.acked(record, settle(record, c, attempt, firstAt, handlerNanos, failure));
+        }
+        return Outcome.RETRIED;
+    }
+
     /** Produces {@code copy} until the broker acknowledges it or the consumer stops; see the class comment. */
     private @Nullable Outcome settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
                            @Nullable Throwable failure) {
+        return settle(record, copy, attempt, firstAt, handlerNanos, failure, null);
+    }
+
+    /** {@link #settle}, the first send having failed already with {@code sendFailure} when that is not null. */
+    private @Nullable Outcome settle(ConsumerRecord<byte[], byte[]> record, Copy copy, int attempt, long firstAt, long handlerNanos,
+                           @Nullable Throwable failure, @Nullable Throwable sendFailure) {
         RetryState state = copyEngine.firstAttempt();
         boolean recreated = false;
         Copy c = copy;
+        Throwable failedBefore = sendFailure;
         while (true) {
-            Throwable why;
-            try {
-                // pinned: the copy goes to the partition of the same number (topics of one set have as many), so the
-                // consumer that owns the work topic's partition owns its delay partitions too (key order)
-                producer.send(new ProducerRecord<>(c.topic(), pinPartition ? Integer.valueOf(record.partition()) : null,
-                        c.bare() ? null : record.key(), c.bare() ? null : record.value(), c.headers()))
-                        .get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
-                events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
-                return c.outcome();
-            } catch (ExecutionException e) {
-                why = e.getCause() != null ? e.getCause() : e;
-            } catch (java.util.concurrent.TimeoutException | KafkaException e) {
-                why = e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
+            Throwable why = failedBefore;
+            failedBefore = null;
+            if (why == null) {
+                try {
+                    producer.send(copyOf(record, c)).get(sendTimeoutMillis, TimeUnit.MILLISECONDS);
+                    events.settled(record, c.outcome(), attempt, firstAt, handlerNanos, c.delay(), c.reason(), failure);
+                    return c.outcome();
+                } catch (ExecutionException e) {
+                    why = e.getCause() != null ? e.getCause() : e;
+                } catch (java.util.concurrent.TimeoutException | KafkaException e) {
+                    why = e;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
             }
             if (isTheRecordsFault(why) && !c.bare()) {
                 c = c.lastResort() ? bare(record, c, attempt, firstAt, why) : unpublishable(c, why);

@@ -12,8 +12,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -77,7 +79,8 @@ public final class TopicSet {
 
     /**
      * Creates what is missing: the work topic (with the broker's defaults) when {@code createTopic},
-     * and the delay and dead-letter topics with as many partitions as the work topic.
+     * and the delay and dead-letter topics with as many partitions as the work topic; those with
+     * fewer (the work topic gained partitions) get as many.
      *
      * @throws IllegalStateException when the work topic is missing and not to be created
      */
@@ -100,6 +103,33 @@ public final class TopicSet {
         }
         around.add(new NewTopic(deadTopic(), Optional.of(partitions), Optional.empty()));
         createIfMissing(admin, around, timeoutMillis);
+        growToMatch(admin, around.stream().map(NewTopic::name).toList(), partitions, timeoutMillis);
+    }
+
+    /**
+     * Gives the topics {@code names} {@code partitions} partitions where they have fewer: the work
+     * topic gained partitions, and a key-order copy goes to the partition of its record's number.
+     */
+    private static void growToMatch(Admin admin, List<String> names, int partitions, long timeoutMillis)
+            throws InterruptedException, TimeoutException, ExecutionException {
+        Map<String, NewPartitions> grow = new HashMap<>();
+        describe(admin, Set.copyOf(names), timeoutMillis).forEach((name, d) -> {
+            if (d.partitions().size() < partitions) {
+                grow.put(name, NewPartitions.increaseTo(partitions));
+            }
+        });
+        if (grow.isEmpty()) {
+            return;
+        }
+        for (var f : admin.createPartitions(grow).values().values()) {
+            try {
+                f.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof InvalidPartitionsException)) { // grown by another consumer meanwhile
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Creates the work topic with the broker's defaults; its partition count (another creator's, when it won a race). */
@@ -113,11 +143,19 @@ public final class TopicSet {
                 throw e;
             }
         }
-        Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
-        if (!work.containsKey(topic)) {
-            throw new IllegalStateException("topic " + topic + " was created by another client but cannot be described yet");
+        // created by another client just now: the broker may not describe it for a moment (its metadata
+        // catches up), so ask again, 100 ms apart, within the timeout
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (true) {
+            Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
+            if (work.containsKey(topic)) {
+                return work.get(topic).partitions().size();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topic " + topic + " was created by another client but cannot be described yet");
+            }
+            Thread.sleep(100);
         }
-        return work.get(topic).partitions().size();
     }
 
     private static Map<String, TopicDescription> describe(Admin admin, Set<String> names, long timeoutMillis)

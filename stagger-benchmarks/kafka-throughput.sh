@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Kafka consumers on the local broker, in the same run: throughput of a plain kafka-clients loop,
+# Stagger's KafkaRetryConsumer (no-op; 10 % failing once) and Spring Kafka's @KafkaListener with
+# @RetryableTopic retry topics (no-op; 10 % failing once), median of rounds; then healthy records'
+# end-to-end latency while one record waits 5 minutes in retry (Stagger, Spring's retry topics,
+# Spring's blocking retry), against the same consumers with no record waiting.
+# Start the broker first: stagger-kafka/kafka-broker.sh start
+# Usage: stagger-benchmarks/kafka-throughput.sh [--records 50000] [--rounds 3] [--partitions 4]
+#        [--rate 500] [--seconds 10] [--latency-rounds 3] [--bootstrap 127.0.0.1:9092]
+set -euo pipefail
+# shellcheck source=harness-build.sh
+source "$(dirname "$0")/harness-build.sh"
+java -Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch \
+  -cp stagger-benchmarks/target/benchmarks.jar dev.stagger.benchmarks.kafka.KafkaThroughput "$@"
+exec java -Xms1g -Xmx1g -XX:+UseG1GC -XX:+AlwaysPreTouch \
+  -cp stagger-benchmarks/target/benchmarks.jar dev.stagger.benchmarks.kafka.KafkaLatency "$@"

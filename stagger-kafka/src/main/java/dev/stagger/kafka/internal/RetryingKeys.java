@@ -1,0 +1,90 @@
+package dev.stagger.kafka.internal;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Key order across a rebalance or a crash: which keys of a work-topic partition have a record in
+ * retry, read from the broker. A key's record in retry is a copy in partition {@code n} of a delay
+ * topic (key order pins copies to the partition of their record's number) at or after the
+ * group's committed offset there: not yet settled, or settled and to be handled again. A consumer
+ * given partition {@code n} of the work topic holds those keys' records from the start, as the
+ * consumer before it did. Reads with a consumer of no group, assigned by hand, up to the ends the
+ * partitions had when it began; bounded by a timeout.
+ */
+public final class RetryingKeys {
+    private final TopicSet topics;
+    private final Supplier<Consumer<byte[], byte[]>> readers;
+    private final Duration timeout;
+
+    /**
+     * @param readers a consumer of no group for each read (closed after it)
+     * @param timeout how long one read may take in all
+     */
+    public RetryingKeys(TopicSet topics, Supplier<Consumer<byte[], byte[]>> readers, Duration timeout) {
+        this.topics = topics;
+        this.readers = readers;
+        this.timeout = timeout;
+    }
+
+    /**
+     * The keys with a copy in partition {@code partition} of a delay topic past {@code group}'s
+     * committed offsets (from the start where none is committed).
+     *
+     * @param group the consumer of the group, for its committed offsets
+     * @throws org.apache.kafka.common.KafkaException when the broker does not answer in time
+     * @throws IllegalStateException when the copies cannot be read up to their ends in time
+     */
+    Set<ByteBuffer> of(Consumer<byte[], byte[]> group, int partition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<TopicPartition> delay = new ArrayList<>();
+        for (String t : topics.retryTopics()) {
+            delay.add(new TopicPartition(t, partition));
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = group.committed(new HashSet<>(delay), timeout);
+        Map<TopicPartition, Long> ends = group.endOffsets(delay, timeout);
+        Map<TopicPartition, Long> starts = group.beginningOffsets(delay, timeout);
+        Map<TopicPartition, Long> from = new HashMap<>();
+        for (TopicPartition tp : delay) {
+            OffsetAndMetadata c = committed.get(tp);
+            long start = Math.max(starts.getOrDefault(tp, 0L), c == null ? 0 : c.offset());
+            if (start < ends.getOrDefault(tp, 0L)) {
+                from.put(tp, start);
+            }
+        }
+        Set<ByteBuffer> keys = new HashSet<>();
+        if (from.isEmpty()) {
+            return keys;
+        }
+        try (Consumer<byte[], byte[]> reader = readers.get()) {
+            reader.assign(from.keySet());
+            from.forEach(reader::seek);
+            Set<TopicPartition> left = new HashSet<>(from.keySet());
+            while (!left.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the delay topics' partition " + partition + " could not be read to its end in "
+                            + timeout);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    if (r.offset() < ends.get(tp) && r.key() != null) {
+                        keys.add(ByteBuffer.wrap(r.key()));
+                    }
+                }
+                left.removeIf(tp -> reader.position(tp) >= ends.get(tp));
+            }
+        }
+        return keys;
+    }
+}

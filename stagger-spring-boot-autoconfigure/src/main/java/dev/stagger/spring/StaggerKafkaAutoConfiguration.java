@@ -1,0 +1,162 @@
+package dev.stagger.spring;
+
+import dev.stagger.kafka.KafkaHandler;
+import dev.stagger.kafka.KafkaRetryConsumer;
+import dev.stagger.kafka.RecordListener;
+import dev.stagger.spring.StaggerKafkaProperties.Consumer;
+import dev.stagger.spring.internal.InstanceFactory;
+import dev.stagger.spring.internal.PropertyCheck;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Stagger's own Kafka consumers from properties ({@code stagger.kafka.consumers.<name>.*}), with
+ * stagger-kafka on the class path: a {@link KafkaRetryConsumer} per entry, its handler the
+ * {@link KafkaHandler} bean the entry names, its policy a retry of {@code stagger.retries}, all
+ * in {@link StaggerKafkaConsumers}, started and stopped with the context.
+ *
+ * <p>The connection is Spring Boot's: {@code spring.kafka.bootstrap-servers} (required when a
+ * consumer is configured) and {@code spring.kafka.properties.*} (security and any other client
+ * setting), given to the consumer, its producer and its admin client. With stagger-observability
+ * and a {@code MeterRegistry} bean, each consumer reports through {@code RecordTelemetry} (the meters
+ * and log lines of the RabbitMQ consumer); with an {@code ObservationRegistry}, each handler run
+ * is observed ({@code RecordObservation}); {@code stagger.metrics.enabled} and
+ * {@code stagger.observation.enabled} turn them off as for every Stagger component.
+ */
+@AutoConfiguration(afterName = {"dev.stagger.spring.StaggerAutoConfiguration",
+        "dev.stagger.spring.StaggerObservabilityAutoConfiguration"})
+@ConditionalOnClass(KafkaRetryConsumer.class)
+@EnableConfigurationProperties(StaggerKafkaProperties.class)
+public class StaggerKafkaAutoConfiguration {
+    private static final String CONSUMERS = "stagger.kafka.consumers";
+    private static final ClassLoader LOADER = StaggerKafkaAutoConfiguration.class.getClassLoader();
+    private static final boolean TELEMETRY = ClassUtils.isPresent("dev.stagger.observability.RecordTelemetry", LOADER)
+            && ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", LOADER);
+    private static final boolean OBSERVATION = ClassUtils.isPresent("dev.stagger.observability.RecordObservation", LOADER)
+            && ClassUtils.isPresent("io.micrometer.observation.ObservationRegistry", LOADER);
+
+    @Bean
+    @ConditionalOnMissingBean
+    public StaggerKafkaConsumers staggerKafkaConsumers(StaggerKafkaProperties kafka, StaggerProperties stagger,
+                                                       StaggerRegistry registry, Environment environment,
+                                                       ConfigurableListableBeanFactory beans,
+                                                       ObjectProvider<KafkaConsumerCustomizer> customizers) {
+        return new StaggerKafkaConsumers(() -> consumers(kafka, stagger, registry, Binder.get(environment), beans,
+                customizers.orderedStream().toList()), kafka.getPhase());
+    }
+
+    private static Map<String, KafkaRetryConsumer> consumers(StaggerKafkaProperties kafka, StaggerProperties stagger,
+                                                             StaggerRegistry registry, Binder binder,
+                                                             ConfigurableListableBeanFactory beans,
+                                                             List<KafkaConsumerCustomizer> customizers) {
+        Map<String, KafkaRetryConsumer> consumers = new LinkedHashMap<>();
+        if (kafka.getConsumers().isEmpty()) {
+            return consumers;
+        }
+        Map<String, Object> client = clientConfig(binder);
+        List<RecordListener> telemetry = telemetry(stagger, beans);
+        kafka.getConsumers().forEach((name, p) -> {
+            String at = InstanceFactory.key(CONSUMERS, name) + ".";
+            KafkaHandler handler = handler(beans, at, p.getHandler() != null ? p.getHandler() : name);
+            Map<String, Object> config = new HashMap<>(client);
+            if (p.getGroup() != null) {
+                config.put("group.id", p.getGroup());
+            }
+            KafkaRetryConsumer.Builder b;
+            try {
+                b = KafkaRetryConsumer.builder(name, config, handler);
+            } catch (IllegalArgumentException e) {
+                throw PropertyCheck.invalid(InstanceFactory.key(CONSUMERS, name), name, e.getMessage());
+            }
+            apply(b, p, at, registry);
+            telemetry.forEach(b::recordListener);
+            customizers.forEach(c -> c.customize(name, b));
+            consumers.put(name, b.build());
+        });
+        return consumers;
+    }
+
+    private static void apply(KafkaRetryConsumer.Builder b, Consumer p, String at, StaggerRegistry registry) {
+        PropertyCheck.apply(at + "topic", p.getTopic(), b::topic);
+        PropertyCheck.apply(at + "retry", p.getRetry(), retry -> b.policy(registry.bareRetry(retry).policy()));
+        PropertyCheck.apply(at + "delay-levels", p.getDelayLevels().isEmpty() ? null : p.getDelayLevels(), b::delayLevels);
+        PropertyCheck.apply(at + "concurrency", p.getConcurrency(), b::concurrency);
+        if (p.getMaxHeldPerKey() != null || p.getMaxHeld() != null) {
+            Integer perKey = p.getMaxHeldPerKey();
+            if (perKey == null) {
+                throw PropertyCheck.invalid(at + "max-held", p.getMaxHeld(), "key order needs " + at + "max-held-per-key too");
+            }
+            int all = p.getMaxHeld() != null ? p.getMaxHeld() : Math.max(perKey, 10_000);
+            PropertyCheck.apply(at + (p.getMaxHeld() != null ? "max-held" : "max-held-per-key"), perKey,
+                    n -> b.keyOrder(n, all));
+        }
+    }
+
+    /** Spring Boot's Kafka connection settings: {@code spring.kafka.properties.*} and the bootstrap servers. */
+    private static Map<String, Object> clientConfig(Binder binder) {
+        Map<String, Object> config = new HashMap<>(binder.bind("spring.kafka.properties",
+                Bindable.mapOf(String.class, String.class)).orElse(Map.of()));
+        List<String> servers = binder.bind("spring.kafka.bootstrap-servers", Bindable.listOf(String.class)).orElse(List.of());
+        if (!servers.isEmpty()) {
+            config.put("bootstrap.servers", String.join(",", servers));
+        }
+        if (!config.containsKey("bootstrap.servers")) {
+            throw PropertyCheck.invalid("spring.kafka.bootstrap-servers", "(not set)",
+                    "the consumers under " + CONSUMERS + " need the broker's address");
+        }
+        return config;
+    }
+
+    private static KafkaHandler handler(ConfigurableListableBeanFactory beans, String at, String bean) {
+        try {
+            return beans.getBean(bean, KafkaHandler.class);
+        } catch (NoSuchBeanDefinitionException e) {
+            throw PropertyCheck.invalid(at + "handler", bean, "no KafkaHandler bean named '" + bean + "'; KafkaHandler beans: "
+                    + List.of(beans.getBeanNamesForType(KafkaHandler.class)));
+        }
+    }
+
+    /** The listeners the consumers report through: an observation of each handler run, meters and log lines. */
+    private static List<RecordListener> telemetry(StaggerProperties stagger, ConfigurableListableBeanFactory beans) {
+        List<RecordListener> listeners = new ArrayList<>();
+        if (OBSERVATION && stagger.getObservation().isEnabled()) {
+            Object registry = beans.getBeanProvider(io.micrometer.observation.ObservationRegistry.class).getIfUnique();
+            if (registry != null) {
+                listeners.add(Telemetry.observed(registry));
+            }
+        }
+        if (TELEMETRY && stagger.getMetrics().isEnabled()) {
+            Object registry = beans.getBeanProvider(io.micrometer.core.instrument.MeterRegistry.class).getIfUnique();
+            if (registry != null) {
+                listeners.add(Telemetry.metered(registry));
+            }
+        }
+        return listeners;
+    }
+
+    /** Loaded only with stagger-observability and Micrometer present. */
+    private static final class Telemetry {
+        static RecordListener metered(Object registry) {
+            return dev.stagger.observability.RecordTelemetry.of((io.micrometer.core.instrument.MeterRegistry) registry);
+        }
+
+        static RecordListener observed(Object registry) {
+            return dev.stagger.observability.RecordObservation.of((io.micrometer.observation.ObservationRegistry) registry);
+        }
+    }
+}
