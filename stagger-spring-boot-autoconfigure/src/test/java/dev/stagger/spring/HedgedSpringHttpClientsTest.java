@@ -1,5 +1,6 @@
 package dev.stagger.spring;
 
+import static dev.stagger.spring.Eventually.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
@@ -17,7 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.apache.catalina.Context;
 import org.apache.catalina.startup.Tomcat;
@@ -238,15 +238,5 @@ class HedgedSpringHttpClientsTest {
             assertThat(body.get(10, TimeUnit.SECONDS)).startsWith("slow");
             assertThat(received).singleElement().satisfies(r -> assertThat(r.idempotencyKey()).isNull());
         });
-    }
-
-    private static void awaitTrue(BooleanSupplier condition) {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > giveUp) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }
