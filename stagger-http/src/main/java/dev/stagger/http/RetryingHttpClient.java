@@ -532,10 +532,6 @@ public final class RetryingHttpClient {
                 ? staleCache.fallbackFor(request, bodyHandler) : null;
     }
 
-    private Retry retryFor(HttpCall call) {
-        return retryFor(call, null, false);
-    }
-
     private Retry retryFor(HttpCall call, Fallback<?> fallback, boolean hedged) {
         Retry retry = hedged
                 ? this.hedged.withPolicy(policy.toBuilder().hedge(hedge).classifier(call).build())
