@@ -18,23 +18,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.catalina.Context;
 import org.apache.catalina.startup.Tomcat;
-import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
-import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
-import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
-import org.springframework.http.client.reactive.HttpComponentsClientHttpConnector;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -42,9 +36,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 /**
  * RestClient, RestTemplate and WebClient hedge through Stagger's interceptor and filter: a loopback
  * Tomcat holds the first request to {@code /slow} (10 s at most, or until the test lets it answer)
- * and answers every other at once; the hedge delay runs on a virtual clock. The clients pool their
- * connections (Apache HttpClient 5), so a loser whose body was not released shows as a connection
- * still leased.
+ * and answers every other at once; the hedge delay runs on a virtual clock. An interceptor inside
+ * Stagger's counts the closes of each attempt's response: the loser's, answering late, is closed.
  */
 class HedgedSpringHttpClientsTest {
     private static final Duration DELAY = Duration.ofMillis(50);
@@ -53,12 +46,45 @@ class HedgedSpringHttpClientsTest {
     private Path baseDir;
     private final CountDownLatch slowMayAnswer = new CountDownLatch(1);
     private final AtomicBoolean heldOne = new AtomicBoolean();
+    /** The held answer was written, or its connection dropped by the client: the server is not stuck on it. */
+    private final CountDownLatch slowEnded = new CountDownLatch(1);
     private final List<Received> received = new CopyOnWriteArrayList<>();
 
-    private PoolingHttpClientConnectionManager pool;
-    private CloseableHttpClient blocking;
-    private PoolingAsyncClientConnectionManager asyncPool;
-    private CloseableHttpAsyncClient async;
+    /** Attempts' responses handed back, and those closed: a RestClient attempt closed is its connection released. */
+    private final AtomicInteger answered = new AtomicInteger();
+    private final AtomicInteger closed = new AtomicInteger();
+    /** Runs inside the Stagger interceptor, once per attempt: counts the closes of each attempt's response. */
+    private final ClientHttpRequestInterceptor closes = (request, body, execution) -> {
+        ClientHttpResponse response = execution.execute(request, body);
+        answered.incrementAndGet();
+        return new ClientHttpResponse() {
+            @Override
+            public org.springframework.http.HttpStatusCode getStatusCode() throws IOException {
+                return response.getStatusCode();
+            }
+
+            @Override
+            public String getStatusText() throws IOException {
+                return response.getStatusText();
+            }
+
+            @Override
+            public org.springframework.http.HttpHeaders getHeaders() {
+                return response.getHeaders();
+            }
+
+            @Override
+            public java.io.InputStream getBody() throws IOException {
+                return response.getBody();
+            }
+
+            @Override
+            public void close() {
+                closed.incrementAndGet();
+                response.close();
+            }
+        };
+    };
 
     /** One request as the server saw it. */
     record Received(String method, String idempotencyKey, String attempt) {
@@ -93,26 +119,26 @@ class HedgedSpringHttpClientsTest {
                         Thread.currentThread().interrupt();
                     }
                 }
-                response.setStatus(200);
-                // a body longer than a socket buffer's worth is not read by accident
-                response.getOutputStream().write((slow ? "slow" : "fast").repeat(slow ? 50_000 : 1).getBytes(StandardCharsets.UTF_8));
+                try {
+                    response.setStatus(200);
+                    // a body longer than a socket buffer's worth is not read by accident
+                    response.getOutputStream().write((slow ? "slow" : "fast").repeat(slow ? 50_000 : 1)
+                            .getBytes(StandardCharsets.UTF_8));
+                } finally {
+                    if (slow) {
+                        slowEnded.countDown();
+                    }
+                }
             }
         });
         context.addServletMappingDecoded("/*", "answers");
         tomcat.start();
 
-        pool = PoolingHttpClientConnectionManagerBuilder.create().build();
-        blocking = org.apache.hc.client5.http.impl.classic.HttpClients.custom().setConnectionManager(pool).build();
-        asyncPool = PoolingAsyncClientConnectionManagerBuilder.create().build();
-        async = HttpAsyncClients.custom().setConnectionManager(asyncPool).build();
-        async.start();
     }
 
     @AfterEach
     void stop() throws Exception {
         slowMayAnswer.countDown();
-        blocking.close();
-        async.close();
         tomcat.stop();
         tomcat.destroy();
         try (var files = Files.walk(baseDir)) {
@@ -125,19 +151,24 @@ class HedgedSpringHttpClientsTest {
     }
 
     private RestClient restClient(StaggerHttp http) {
-        return RestClient.builder().baseUrl(base()).requestFactory(new HttpComponentsClientHttpRequestFactory(blocking))
-                .requestInterceptor(http.interceptor("catalog")).build();
+        return RestClient.builder().baseUrl(base()).requestInterceptor(http.interceptor("catalog")).requestInterceptor(closes)
+                .build();
     }
 
     private WebClient webClient(StaggerWebClient webClients) {
-        return WebClient.builder().baseUrl(base()).clientConnector(new HttpComponentsClientHttpConnector(async))
+        return WebClient.builder().baseUrl(base()).clientConnector(new JdkClientHttpConnector())
                 .filter(webClients.filter("catalog")).build();
     }
 
-    /** Lets the held first answer go and waits until every connection is back in the pool. */
-    private void loserAnswersAndIsReleased(BooleanSupplier nothingLeased) {
+    /**
+     * Lets the held first answer go: the server ends it (the client read it or dropped its
+     * connection), and every attempt's response that reached the caller's stack was closed (a JDK
+     * client aborts the interrupted loser's exchange; another answers it late and Stagger closes it).
+     */
+    private void loserAnswersAndIsReleased() throws InterruptedException {
         slowMayAnswer.countDown();
-        awaitTrue(nothingLeased);
+        assertThat(slowEnded.await(10, TimeUnit.SECONDS)).as("the server finished the loser's answer").isTrue();
+        awaitTrue(() -> answered.get() >= 1 && closed.get() == answered.get());
     }
 
     @Test
@@ -152,7 +183,7 @@ class HedgedSpringHttpClientsTest {
 
             assertThat(body.get(10, TimeUnit.SECONDS)).isEqualTo("fast");
             assertThat(received).extracting(Received::attempt).containsExactly("1", "2");
-            loserAnswersAndIsReleased(() -> pool.getTotalStats().getLeased() == 0);
+            loserAnswersAndIsReleased();
         });
     }
 
@@ -160,8 +191,9 @@ class HedgedSpringHttpClientsTest {
     void restTemplateSendsAHedgeAfterTheDelayAndReleasesTheLoser() {
         runner.run(context -> {
             VirtualClock clock = context.getBean(VirtualClock.class);
-            RestTemplate template = new RestTemplate(new HttpComponentsClientHttpRequestFactory(blocking));
+            RestTemplate template = new RestTemplate();
             template.getInterceptors().add(context.getBean(StaggerHttp.class).interceptor("catalog"));
+            template.getInterceptors().add(closes);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(
                     () -> template.getForObject(base() + "/slow/items/1", String.class));
             awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
@@ -170,7 +202,7 @@ class HedgedSpringHttpClientsTest {
 
             assertThat(body.get(10, TimeUnit.SECONDS)).isEqualTo("fast");
             assertThat(received).hasSize(2);
-            loserAnswersAndIsReleased(() -> pool.getTotalStats().getLeased() == 0);
+            loserAnswersAndIsReleased();
         });
     }
 
@@ -186,7 +218,6 @@ class HedgedSpringHttpClientsTest {
 
             assertThat(body.get(10, TimeUnit.SECONDS)).isEqualTo("fast");
             assertThat(received).extracting(Received::attempt).containsExactly("1", "2");
-            loserAnswersAndIsReleased(() -> asyncPool.getTotalStats().getLeased() == 0);
         });
     }
 
@@ -203,7 +234,7 @@ class HedgedSpringHttpClientsTest {
             assertThat(body.get(10, TimeUnit.SECONDS)).isEqualTo("fast");
             assertThat(received).hasSize(2).extracting(Received::idempotencyKey)
                     .doesNotContainNull().containsOnly(received.get(0).idempotencyKey());
-            loserAnswersAndIsReleased(() -> pool.getTotalStats().getLeased() == 0);
+            loserAnswersAndIsReleased();
         });
     }
 

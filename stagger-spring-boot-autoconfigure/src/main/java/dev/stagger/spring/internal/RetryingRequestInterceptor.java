@@ -5,19 +5,18 @@ import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StaggerHeaders;
 import java.io.IOException;
 import java.util.Optional;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
-import org.springframework.http.client.support.HttpRequestWrapper;
 
 /**
  * {@code RestClient} / {@code RestTemplate}: sends each request's attempts through
  * {@link RetryingHttpClient#execute}, so the status table, Retry-After, keys, breaker, budget and
  * events are the client's. Each attempt executes the rest of the interceptor chain again: add it
  * last, so interceptors that sign or trace requests run once per attempt. When the client's retry
- * hedges, a safe request's attempts may run at once, on the hedge executor's threads.
+ * hedges, a safe request's attempts may run at once, on the hedge executor's threads; they set
+ * their attempt headers on the one request, each just before it is sent.
  */
 public final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
     private final RetryingHttpClient client;
@@ -36,10 +35,8 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         exchange.idempotencyKeyHeader().ifPresent(key -> request.getHeaders().set("Idempotency-Key", key));
         try {
             return client.execute(exchange, SpringHttpTransports.BLOCKING, attempt -> {
-                // each attempt its own headers: a hedged call's attempts run at once
-                HttpRequest own = withOwnHeaders(request);
-                StaggerHeaders.forAttempt(attempt, own.getHeaders()::set);
-                return send(own, body, execution);
+                StaggerHeaders.forAttempt(attempt, request.getHeaders()::set);
+                return send(request, body, execution);
             });
         } catch (IOException | RuntimeException e) {
             throw e;
@@ -49,17 +46,6 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         } catch (Exception other) {
             throw new IOException(other);
         }
-    }
-
-    /** {@code request} with a copy of its headers, for one attempt to set its own. */
-    private static HttpRequest withOwnHeaders(HttpRequest request) {
-        HttpHeaders headers = HttpHeaders.copyOf(request.getHeaders());
-        return new HttpRequestWrapper(request) {
-            @Override
-            public HttpHeaders getHeaders() {
-                return headers;
-            }
-        };
     }
 
     /** One attempt, its own client span when there are spans (its trace context replacing an enclosing one's). */
