@@ -463,6 +463,88 @@ $("layers-form").addEventListener("submit", async (ev) => {
   }
 });
 
+// ---- 9. Tail latency and hedging ----
+// One chart per load: a bar per set-up as long as its p99, a light extension to its p999, a tick at its p50.
+const TAIL_COLOURS = { "none": "#4a5263", "fixed": "#c62828", "fixed+budget": "#ef8a80", "percentile": "#1a4fb5",
+  "percentile+budget": "#7fa3e0" };
+let tailAnswer = null;
+
+function tailChart() {
+  const wrap = $("tail-chart");
+  wrap.innerHTML = "";
+  const rows = tailAnswer.rows;
+  const xt = ticks(Math.max(...rows.map((m) => m.p999Ms)));
+  const maxX = xt[xt.length - 1];
+  for (const load of ["normal", "overload"]) {
+    const mine = rows.filter((m) => m.load === load);
+    const cell = div("", wrap);
+    const rowH = 34, T = 8, B = 34;
+    const H = T + rowH * mine.length + B;
+    const share = load === "normal" ? tailAnswer.load : tailAnswer.overload;
+    const { s, W } = chartSvg(cell, `Latency at ${Math.round(share * 100)} % of capacity (${load})`, H);
+    s.setAttribute("id", "tail-svg-" + load);
+    const L = 12, R = W - 110, plotBottom = H - B;
+    const x = (v) => L + (v / maxX) * (R - L);
+    for (const v of xt) {
+      svg("line", { x1: x(v), y1: T, x2: x(v), y2: plotBottom, stroke: "#e3e6ee" }, s);
+      svg("text", { x: x(v), y: plotBottom + 15, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "tick" }, s).textContent = compact(v);
+    }
+    svg("text", { x: (L + R) / 2, y: plotBottom + 30, "font-size": 11, "text-anchor": "middle", fill: "#4a5263", class: "axis-title" }, s)
+      .textContent = "ms: bar p99, light up to p999, tick p50";
+    mine.forEach((m, i) => {
+      const colour = TAIL_COLOURS[m.setup] || "#5d4037";
+      const y = T + i * rowH;
+      svg("text", { x: L, y: y + 11, "font-size": 11, fill: "#1d2433" }, s).textContent = m.setup;
+      const data = { "data-setup": m.setup, "data-load": m.load };
+      svg("rect", Object.assign({ x: L, y: y + 15, width: Math.max(1, x(m.p99Ms) - L), height: 12, fill: colour,
+        class: "tail-bar", "data-part": "p99" }, data), s);
+      svg("rect", Object.assign({ x: x(m.p99Ms), y: y + 15, width: Math.max(0, x(m.p999Ms) - x(m.p99Ms)), height: 12,
+        fill: colour, "fill-opacity": 0.3, stroke: colour, class: "tail-bar", "data-part": "p999" }, data), s);
+      svg("line", Object.assign({ x1: x(m.p50Ms), y1: y + 12, x2: x(m.p50Ms), y2: y + 30, stroke: "#000", "stroke-width": 2,
+        class: "tail-p50" }, data), s);
+      svg("text", { x: x(m.p999Ms) + 4, y: y + 25, "font-size": 11, fill: "#1d2433" }, s).textContent =
+        `${Math.round(m.p99Ms)} ms, +${(m.extraLoad * 100).toFixed(1)} %`;
+    });
+    svg("line", { x1: L, y1: plotBottom, x2: R, y2: plotBottom, stroke: "#99a" }, s);
+  }
+  table("tail-table", [["setup", "set-up"], ["load", "load"], ["p50", "p50"], ["p99", "p99"], ["p999", "p999"],
+    ["extra", "extra requests"], ["won", "calls a hedge won"]],
+    rows.map((m) => [m.setup, m.load, ms(m.p50Ms), ms(m.p99Ms), ms(m.p999Ms), (m.extraLoad * 100).toFixed(1) + " %",
+      m.hedgesWon.toLocaleString()]),
+    (i) => ({ setup: rows[i].setup, load: rows[i].load }));
+}
+window.addEventListener("resize", () => { if (tailAnswer) tailChart(); });
+
+$("tail-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const button = $("tail-button");
+  const statusEl = $("tail-status");
+  button.disabled = true;
+  statusEl.dataset.done = "false";
+  status("tail-status", "Simulating…");
+  try {
+    const r = await api("tail", formData(ev.target));
+    tailAnswer = r;
+    tailChart();
+    const row = (setup, load) => r.rows.find((m) => m.setup === setup && m.load === load);
+    const none = row("none", "normal"), pctl = row("percentile", "normal");
+    const fixedOver = row("fixed", "overload"), cappedOver = row("fixed+budget", "overload");
+    Object.assign(statusEl.dataset, { p99None: none.p99Ms.toFixed(1), p99Percentile: pctl.p99Ms.toFixed(1),
+      extraPercentile: pctl.extraLoad.toFixed(3), extraFixedOverload: fixedOver.extraLoad.toFixed(3),
+      extraCappedOverload: cappedOver.extraLoad.toFixed(3) });
+    status("tail-status", `${Math.round(r.tailShare * 100)} % of requests ${r.tailFactor}× slower, ${r.seconds} simulated s: ` +
+      `hedging after the ${r.percentile}th percentile takes p99 from ${Math.round(none.p99Ms)} ms to ` +
+      `${Math.round(pctl.p99Ms)} ms for ${(pctl.extraLoad * 100).toFixed(1)} % more requests; near capacity a fixed ` +
+      `${r.fixedDelayMs} ms delay sends ${(fixedOver.extraLoad * 100).toFixed(0)} % more, the budget caps it at ` +
+      `${(cappedOver.extraLoad * 100).toFixed(1)} %`);
+    statusEl.dataset.done = "true";
+  } catch (e) {
+    status("tail-status", e.message, true);
+  } finally {
+    button.disabled = false;
+  }
+});
+
 // ---- 3. Breaker and budget ----
 async function refreshState() {
   try {

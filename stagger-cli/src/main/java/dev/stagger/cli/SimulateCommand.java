@@ -12,6 +12,9 @@ import dev.stagger.sim.Simulation;
 import dev.stagger.sim.SimulationResult;
 import dev.stagger.sim.Strategy;
 import dev.stagger.sim.SvgChart;
+import dev.stagger.sim.TailConfig;
+import dev.stagger.sim.TailResult;
+import dev.stagger.sim.TailSetup;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -48,6 +51,11 @@ import picocli.CommandLine.Option;
             "              one-layer and stagger (only the tier next to the failure",
             "              retries, the user's deadline propagated, a budget per tier):",
             "              attempts at the bottom per request, late ones, latency, success",
+            "  tail        a server of 20 workers whose requests take 10 ms, --tail-share",
+            "              (2 %%) of them --tail-factor (20) times longer, at 50 %% and 95 %%",
+            "              of capacity. Compares no hedging, a fixed delay (20 ms) and the",
+            "              95th percentile of recent latencies, each with and without a",
+            "              retry budget: p50, p99, p999 and extra requests",
             "",
             "Examples:",
             "  stagger simulate",
@@ -56,6 +64,7 @@ import picocli.CommandLine.Option;
             "  stagger simulate --scenario outage --breaker --json | jq .results",
             "  stagger simulate --scenario metastable --svg metastable.svg",
             "  stagger simulate --scenario layers --tiers 4 --attempts 3 --svg layers.svg",
+            "  stagger simulate --scenario tail --tail-share 0.05 --tail-factor 10 --svg tail.svg",
             ""},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the chart cannot be written (checked before simulating)", "  2  bad arguments"})
@@ -67,7 +76,7 @@ final class SimulateCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--scenario", defaultValue = "contention", paramLabel = "NAME",
-            description = "contention | outage | metastable | layers (default ${DEFAULT-VALUE}).")
+            description = "contention | outage | metastable | layers | tail (default ${DEFAULT-VALUE}).")
     String scenario;
 
     @Option(names = "--clients", defaultValue = "100", paramLabel = "N", description = "Clients (default ${DEFAULT-VALUE}).")
@@ -84,7 +93,8 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--setups", split = ",", paramLabel = "LIST",
             description = "metastable: the client set-ups to compare (default all): naive, exponential, defaults, "
-                    + "budget, throttle, shedding. layers: naive, deadline, one-layer, stagger.")
+                    + "budget, throttle, shedding. layers: naive, deadline, one-layer, stagger. "
+                    + "tail: none, fixed, fixed+budget, percentile, percentile+budget.")
     List<String> setups;
 
     @Option(names = "--tiers", paramLabel = "N",
@@ -98,6 +108,14 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--failure-rate", paramLabel = "R",
             description = "layers: instead of the outage, the bottom fails this share of requests (0 to 1) all run long.")
     Double failureRate;
+
+    @Option(names = "--tail-share", paramLabel = "S",
+            description = "tail: the share of requests in the slow tail, 0 to below 1 (default 0.02).")
+    Double tailShare;
+
+    @Option(names = "--tail-factor", paramLabel = "F",
+            description = "tail: how many times slower a tail request is, at least 1 (default 20).")
+    Double tailFactor;
 
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
             description = "Random seed; the same seed gives the same numbers (default ${DEFAULT-VALUE}).")
@@ -114,7 +132,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--svg", paramLabel = "FILE",
             description = "Also write an SVG chart: load over time (outage), calls per strategy (contention), goodput over "
-                    + "time (metastable) or attempts at the bottom per request (layers).")
+                    + "time (metastable), attempts at the bottom per request (layers) or latency per set-up (tail).")
     Path svg;
 
     @Option(names = "--no-progress", description = "Never draw the progress bar on stderr.")
@@ -122,6 +140,12 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!scenario.equals("tail") && (tailShare != null || tailFactor != null)) {
+            throw bad("--tail-share and --tail-factor are for --scenario tail");
+        }
+        if (scenario.equals("tail")) {
+            return tail();
+        }
         if (scenario.equals("metastable")) {
             return metastable();
         }
@@ -229,6 +253,46 @@ final class SimulateCommand implements Callable<Integer> {
         return print(new LayersReport(config, results, elapsed), () -> SvgChart.attemptsPerLayer(title, results), err);
     }
 
+    /** The tail scenario: one run per set-up at each load, latency percentiles and extra requests. */
+    private int tail() throws Exception {
+        if (strategies != null || budget || breaker) {
+            throw bad("--scenario tail compares set-ups: use --setups, not --strategies, --budget or --breaker");
+        }
+        if (tiers != null || attempts != null || failureRate != null) {
+            throw bad("--tiers, --attempts and --failure-rate are for --scenario layers");
+        }
+        List<TailSetup> chosen = new ArrayList<>();
+        for (String s : setups == null ? List.<String>of() : setups) {
+            try {
+                chosen.add(TailSetup.parse(s));
+            } catch (IllegalArgumentException e) {
+                throw bad("--setups: " + e.getMessage());
+            }
+        }
+        TailConfig config;
+        try {
+            config = TailConfig.defaults().withSeed(seed);
+            config = config.withTail(tailShare == null ? config.tailShare() : tailShare,
+                    tailFactor == null ? config.tailFactor() : tailFactor);
+            if (!chosen.isEmpty()) {
+                config = config.withSetups(chosen);
+            }
+        } catch (IllegalArgumentException e) {
+            throw bad("--scenario tail: " + e.getMessage());
+        }
+        PrintStream err = System.err;
+        if (svgUnwritable(err)) {
+            return 1;
+        }
+        SimProgressBar bar = new SimProgressBar(err, !noProgress && System.console() != null);
+        long t0 = System.nanoTime();
+        List<TailResult> results = Simulation.tail(config, bar::update);
+        long elapsed = System.nanoTime() - t0;
+        bar.finish();
+        String title = "Hedging a long tail: " + TailReport.server(config);
+        return print(new TailReport(config, results, elapsed), () -> SvgChart.tailLatency(title, results), err);
+    }
+
     /** Whether the chart asked for cannot be written: known before a long simulation, not after it. */
     private boolean svgUnwritable(PrintStream err) {
         if (svg == null) {
@@ -261,10 +325,10 @@ final class SimulateCommand implements Callable<Integer> {
 
     private List<Strategy> validate() {
         if (!scenario.equals("contention") && !scenario.equals("outage")) {
-            throw bad("--scenario must be contention, outage, metastable or layers, got '" + scenario + "'");
+            throw bad("--scenario must be contention, outage, metastable, layers or tail, got '" + scenario + "'");
         }
         if (setups != null) {
-            throw bad("--setups is for --scenario metastable or layers");
+            throw bad("--setups is for --scenario metastable, layers or tail");
         }
         if (clients < 1 || clients > MAX_CLIENTS) {
             throw bad("--clients must be between 1 and " + MAX_CLIENTS + ", got " + clients);

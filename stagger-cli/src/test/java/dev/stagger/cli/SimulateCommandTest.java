@@ -167,7 +167,7 @@ class SimulateCommandTest {
         assertThat(SimCliRunner.run("simulate", "--clients", "many").exitCode()).isEqualTo(2);
         SimCliRunner.Outcome o = SimCliRunner.run("simulate", "--scenario", "earthquake");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--scenario must be contention, outage, metastable or layers, got 'earthquake'");
+        assertThat(o.err()).contains("--scenario must be contention, outage, metastable, layers or tail, got 'earthquake'");
     }
 
     @Test

@@ -23,4 +23,16 @@ public interface HttpTransport<R> {
      * budget): drain or close its body so its connection is not leaked. Must not throw.
      */
     void discard(R response);
+
+    /**
+     * Whether {@code response} is one of this transport's responses. A hedged call
+     * ({@link RetryingHttpClient#execute}) cancels its losing attempts, but one may still answer
+     * after the call has ended; the client then asks its transports which one owns the answer, so
+     * that one {@link #discard releases} it. A transport whose calls hedge must answer true for its
+     * own responses (an {@code instanceof} test); the default, false, leaves such late answers
+     * unreleased.
+     */
+    default boolean owns(Object response) {
+        return false;
+    }
 }

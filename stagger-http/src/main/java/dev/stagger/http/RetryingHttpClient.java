@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -111,7 +112,8 @@ import java.util.function.Predicate;
  * say) from any attempt ends the call at once with that response, a retried one ends only its
  * attempt, and when every attempt of a round failed the client backs off (honouring
  * {@code Retry-After}) and tries again. Hedges spend the budget and ask the breaker and the
- * throttle as retries do. {@link #execute} and {@link #executeAsync} (other transports) do not hedge.
+ * throttle as retries do. {@link #execute} and {@link #executeAsync} hedge by the same rules; a
+ * losing attempt's response is released through the transport that {@link HttpTransport#owns owns} it.
  *
  * <h2>Stale if error</h2>
  * With {@link Builder#fallback(StaleResponseCache)}, a GET that fails on an error (breaker open,
@@ -177,6 +179,8 @@ public final class RetryingHttpClient {
     private final HedgePolicy hedge;
     /** Holds the hedge delay's recent latencies for every hedged call of this client; null without hedging. */
     private final Retry hedged;
+    /** The other transports hedged calls went through: a loser answering after its call ended is released by its own. */
+    private final Set<HttpTransport<?>> transports = ConcurrentHashMap.newKeySet();
 
     private RetryingHttpClient(Builder b) {
         this.client = b.client;
@@ -202,7 +206,7 @@ public final class RetryingHttpClient {
         this.hedgeIdempotentWrites = b.hedgeIdempotentWrites;
         Clock time = b.clock;
         this.hedge = b.policy.hedge().map(h -> h.toBuilder().onDiscard(response -> {
-            ResponseBodies.discard(response, time); // a loser's body: its connection back to the pool
+            release(response, time); // a loser's body: its connection back to the pool
             h.onDiscard().ifPresent(own -> own.accept(response));
         }).build()).orElse(null);
         this.hedged = hedge == null ? null
@@ -296,14 +300,17 @@ public final class RetryingHttpClient {
      */
     public <R> R execute(Exchange exchange, HttpTransport<R> transport, AttemptCallable<R> attempt) throws Exception {
         Objects.requireNonNull(attempt, "attempt");
-        return retryFor(foreignCall(exchange, transport)).call(attempt);
+        return retryFor(foreignCall(exchange, transport), null, hedges(exchange, transport)).call(attempt);
     }
 
-    /** As {@link #execute}, without blocking: waits are scheduled on the clock's scheduler. */
+    /**
+     * As {@link #execute}, without blocking: waits are scheduled on the clock's scheduler. A hedged
+     * call cancels the future of a losing attempt, so the future should cancel its exchange.
+     */
     public <R> CompletableFuture<R> executeAsync(Exchange exchange, HttpTransport<R> transport,
                                                  Function<? super AttemptContext, ? extends CompletionStage<R>> attempt) {
         Objects.requireNonNull(attempt, "attempt");
-        return retryFor(foreignCall(exchange, transport)).callAsync(attempt);
+        return retryFor(foreignCall(exchange, transport), null, hedges(exchange, transport)).callAsync(attempt);
     }
 
     private HttpCall foreignCall(Exchange exchange, HttpTransport<?> transport) {
@@ -490,6 +497,30 @@ public final class RetryingHttpClient {
         return hedge != null && exchange.safe && (hedgeIdempotentWrites || !IDEMPOTENT_WRITES.contains(exchange.method));
     }
 
+    /** As {@link #hedges(Exchange)}, for a call through {@code transport}, which then releases its late losers. */
+    private boolean hedges(Exchange exchange, HttpTransport<?> transport) {
+        if (!hedges(exchange)) {
+            return false;
+        }
+        transports.add(transport); // a handful per client (one per HTTP stack), added once each
+        return true;
+    }
+
+    /** Releases a response nobody will receive: the JDK's here, another transport's by the transport owning it. */
+    @SuppressWarnings("unchecked")
+    private void release(Object response, Clock time) {
+        if (response instanceof HttpResponse<?>) {
+            ResponseBodies.discard(response, time);
+            return;
+        }
+        for (HttpTransport<?> t : transports) {
+            if (t.owns(response)) {
+                ((HttpTransport<Object>) t).discard(response);
+                return;
+            }
+        }
+    }
+
     /** Under REQUIRE an unkeyed non-idempotent request is retried only after a connect failure. */
     private boolean sendsOnce(String method, boolean keyed) {
         return keyMode == IdempotencyKeyMode.REQUIRE && !keyed && !IDEMPOTENT_METHODS.contains(method);
@@ -499,10 +530,6 @@ public final class RetryingHttpClient {
     private <T> Fallback<HttpResponse<T>> staleFallback(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler) {
         return staleCache != null && "GET".equalsIgnoreCase(request.method())
                 ? staleCache.fallbackFor(request, bodyHandler) : null;
-    }
-
-    private Retry retryFor(HttpCall call) {
-        return retryFor(call, null, false);
     }
 
     private Retry retryFor(HttpCall call, Fallback<?> fallback, boolean hedged) {

@@ -36,6 +36,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Hedged {@code send} and {@code sendAsync}: the hedge delay runs on a virtual clock, the HTTP on
  * a loopback Jetty server whose first answer is held until the test releases it (at most 10 s).
+ * And hedged {@code execute} through another transport, its attempts answered by the test.
  */
 class HedgedSendTest {
     private static final Duration DELAY = Duration.ofMillis(50);
@@ -56,6 +58,9 @@ class HedgedSendTest {
     private ScriptedServer server;
     private final VirtualClock clock = new VirtualClock();
     private final CountDownLatch slow = new CountDownLatch(1);
+    /** Lets the first attempt through another transport answer. */
+    private final CountDownLatch foreignMayAnswer = new CountDownLatch(1);
+    private static final URI FOREIGN_URI = URI.create("http://127.0.0.1:9/items/1");
     private final List<RetryEvent> events = new CopyOnWriteArrayList<>();
     private final List<RetryEvent.AttemptFinished> finished = new CopyOnWriteArrayList<>();
 
@@ -67,6 +72,7 @@ class HedgedSendTest {
     @AfterEach
     void stop() throws Exception {
         slow.countDown();
+        foreignMayAnswer.countDown();
         server.close();
     }
 
@@ -266,6 +272,97 @@ class HedgedSendTest {
         assertThat(response.statusCode()).isEqualTo(200);
         response.body().close();
         awaitTrue(() -> unavailable.closed);
+    }
+
+    /** A response of the other stack: a status and whether its body was released. */
+    record Answer(int status, String body, AtomicBoolean released) {
+        Answer(int status, String body) {
+            this(status, body, new AtomicBoolean());
+        }
+    }
+
+    /** The other stack's rules; {@code owns} as the transport's contract asks. */
+    static final HttpTransport<Answer> TRANSPORT = new HttpTransport<>() {
+        @Override
+        public int statusCode(Answer response) {
+            return response.status();
+        }
+
+        @Override
+        public Optional<String> header(Answer response, String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void discard(Answer response) {
+            response.released().set(true);
+        }
+
+        @Override
+        public boolean owns(Object response) {
+            return response instanceof Answer;
+        }
+    };
+
+    private RetryingHttpClient foreignClient() {
+        return RetryingHttpClient.builder().service("catalog").clock(clock).withoutBudget()
+                .policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100)))
+                        .hedge(HedgePolicy.after(DELAY)).build())
+                .build();
+    }
+
+    @Test
+    void executeHedgesASafeRequestAndALateLoserIsReleasedByTheTransportOwningIt() throws Exception {
+        RetryingHttpClient client = foreignClient();
+        Answer late = new Answer(200, "slow");
+        AtomicInteger sent = new AtomicInteger();
+        CompletableFuture<Answer> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.execute(client.exchange("GET", FOREIGN_URI, name -> Optional.empty()), TRANSPORT, attempt -> {
+                    if (sent.incrementAndGet() == 1) {
+                        awaitQuietly(foreignMayAnswer); // a blocked read that ignores the interrupt
+                        return late;
+                    }
+                    return new Answer(200, "fast");
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, task -> new Thread(task, "caller").start());
+        awaitTrue(() -> sent.get() == 1 && clock.pendingTasks() == 1);
+
+        clock.advance(DELAY);
+
+        assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
+        assertThat(sent).hasValue(2);
+        assertThat(late.released()).isFalse();
+        foreignMayAnswer.countDown();
+        awaitTrue(() -> late.released().get());
+    }
+
+    @Test
+    void anUnkeyedPostThroughAnotherTransportIsNeverHedged() throws Exception {
+        RetryingHttpClient client = foreignClient().toBuilder().idempotencyKeys(IdempotencyKeyMode.OFF).keysHonoured(uri -> true)
+                .build();
+        AtomicInteger sent = new AtomicInteger();
+        CompletableFuture<Answer> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.execute(client.exchange("POST", FOREIGN_URI, name -> Optional.empty()), TRANSPORT, attempt -> {
+                    sent.incrementAndGet();
+                    awaitQuietly(foreignMayAnswer);
+                    return new Answer(201, "created");
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, task -> new Thread(task, "caller").start());
+        awaitTrue(() -> sent.get() == 1);
+        assertThat(clock.pendingTasks()).as("no hedge armed").isZero();
+
+        foreignMayAnswer.countDown();
+
+        assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("created");
+        assertThat(sent).hasValue(1);
     }
 
     private static void awaitTrue(BooleanSupplier condition) {

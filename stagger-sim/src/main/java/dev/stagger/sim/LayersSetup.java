@@ -1,9 +1,8 @@
 package dev.stagger.sim;
 
+import dev.stagger.sim.internal.Labels;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.stream.Collectors;
 
 /**
  * One set-up of the {@code layers} scenario: which of Stagger's guards every tier of the chain
@@ -76,18 +75,11 @@ public record LayersSetup(String label, boolean oneLayer, boolean deadline, bool
      * @throws IllegalArgumentException naming the unknown value and the known ones
      */
     public static LayersSetup parse(String label) {
-        String wanted = label == null ? "" : label.trim().toLowerCase(Locale.ROOT);
-        for (LayersSetup s : PRESETS) {
-            if (s.label.equals(wanted)) {
-                return s;
-            }
-        }
-        String shown = label == null ? "null" : label.length() > 64 ? label.substring(0, 64) + "... (" + label.length() + " chars)" : label;
-        throw new IllegalArgumentException("set-up must be one of " + labels() + ", got '" + shown + "'");
+        return Labels.find("set-up", PRESETS, LayersSetup::label, label);
     }
 
     /** Every preset's label, comma-separated. */
     public static String labels() {
-        return PRESETS.stream().map(LayersSetup::label).collect(Collectors.joining(", "));
+        return Labels.join(PRESETS, LayersSetup::label);
     }
 }

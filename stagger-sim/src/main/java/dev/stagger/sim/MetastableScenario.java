@@ -1,8 +1,7 @@
 package dev.stagger.sim;
 
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
+import dev.stagger.sim.internal.Labels;
+import java.util.List;
 
 /**
  * The client (and server) set-ups the {@code metastable} scenario compares, from the worst to the
@@ -56,18 +55,11 @@ public enum MetastableScenario {
      * @throws IllegalArgumentException naming the unknown value and the known ones
      */
     public static MetastableScenario parse(String label) {
-        String wanted = label == null ? "" : label.trim().toLowerCase(Locale.ROOT);
-        for (MetastableScenario s : values()) {
-            if (s.label.equals(wanted)) {
-                return s;
-            }
-        }
-        String shown = label == null ? "null" : label.length() > 64 ? label.substring(0, 64) + "... (" + label.length() + " chars)" : label;
-        throw new IllegalArgumentException("scenario must be one of " + labels() + ", got '" + shown + "'");
+        return Labels.find("scenario", List.of(values()), MetastableScenario::label, label);
     }
 
     /** Every label, comma-separated, in declaration order. */
     public static String labels() {
-        return Arrays.stream(values()).map(MetastableScenario::label).collect(Collectors.joining(", "));
+        return Labels.join(List.of(values()), MetastableScenario::label);
     }
 }

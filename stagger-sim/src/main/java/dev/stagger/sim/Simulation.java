@@ -9,6 +9,7 @@ import dev.stagger.sim.internal.MetastableRun;
 import dev.stagger.sim.internal.OutageRun;
 import dev.stagger.sim.internal.ParallelRuns;
 import dev.stagger.sim.internal.RunStats;
+import dev.stagger.sim.internal.TailRun;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -131,6 +132,29 @@ public final class Simulation {
                 (result, k) -> {
                     results[k] = result;
                     progress.onRun(k + 1, chosen.size());
+                });
+        return List.of(results);
+    }
+
+    /**
+     * Runs the {@code tail} scenario: each set-up of the configuration at its normal load, then
+     * each at its overload (on the cores, results in that order). Every run of one load uses the
+     * same seed, so the set-ups meet the same arrivals and network; which request is slow differs
+     * once hedges change the order requests are served in.
+     */
+    public static List<TailResult> tail(TailConfig config) {
+        return tail(config, SILENT);
+    }
+
+    /** As {@link #tail(TailConfig)}, reporting each finished run to {@code progress}. */
+    public static List<TailResult> tail(TailConfig config, Progress progress) {
+        List<TailSetup> chosen = config.setups();
+        int n = chosen.size();
+        TailResult[] results = new TailResult[2 * n];
+        ParallelRuns.inOrder(2 * n, k -> new TailRun(config, chosen.get(k % n), k >= n, runSeed(config.seed(), k / n)).run(),
+                (result, k) -> {
+                    results[k] = result;
+                    progress.onRun(k + 1, 2 * n);
                 });
         return List.of(results);
     }

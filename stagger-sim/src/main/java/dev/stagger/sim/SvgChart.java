@@ -235,6 +235,57 @@ public final class SvgChart {
     }
 
     /** The chart's width: the plot, and a right margin wide enough for the longest legend entry. */
+    /**
+     * The {@code tail} scenario: one bar per set-up and load, as tall as its p99 latency, a lighter
+     * extension up to its p999 and a tick at its p50; the extra load written above each bar. The
+     * normal runs on the left, the overloaded ones on the right. Colours follow the set-up.
+     */
+    public static String tailLatency(String title, List<TailResult> results) {
+        if (results.isEmpty()) {
+            throw new IllegalArgumentException("results must not be empty");
+        }
+        List<TailSetup> setups = results.stream().map(TailResult::setup).distinct().toList();
+        double max = 0;
+        for (TailResult r : results) {
+            max = Math.max(max, r.p999Ms());
+        }
+        max = niceCeiling(Math.max(1, max));
+        List<String> legends = results.stream().map(r -> r.setup().label() + " (" + r.loadLabel() + format("): p50 %s, p99 %s, p999 %s, +%.1f %%",
+                millis(r.p50Ms()), millis(r.p99Ms()), millis(r.p999Ms()), 100 * r.extraLoad())).toList();
+        int width = width(legends);
+        StringBuilder svg = open(title, width);
+        double plotW = PLOT_WIDTH;
+        double plotH = HEIGHT - TOP - BOTTOM;
+        axes(svg, max, "latency (ms)");
+        double slot = plotW / (results.size() + 1); // one slot's gap between the loads
+        double bar = Math.min(40, slot * 0.6);
+        for (int i = 0; i < results.size(); i++) {
+            TailResult r = results.get(i);
+            int c = setups.indexOf(r.setup());
+            double x = LEFT + slot * (i + (r.overloaded() ? 1 : 0)) + slot / 2 - bar / 2;
+            double h99 = plotH * r.p99Ms() / max;
+            double h999 = plotH * r.p999Ms() / max;
+            double y50 = TOP + plotH * (1 - r.p50Ms() / max);
+            svg.append(format("<rect class='p999' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s' fill-opacity='0.3'><title>%s, %s: p999 %.1f ms</title></rect>%n",
+                    x, TOP + plotH - h999, bar, h999, color(c), escape(r.setup().label()), r.loadLabel(), r.p999Ms()));
+            svg.append(format("<rect class='p99' x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'><title>%s, %s: p99 %.1f ms</title></rect>%n",
+                    x, TOP + plotH - h99, bar, h99, color(c), escape(r.setup().label()), r.loadLabel(), r.p99Ms()));
+            svg.append(format("<line class='p50' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#000' stroke-width='2'><title>%s, %s: p50 %.1f ms</title></line>%n",
+                    x - 3, y50, x + bar + 3, y50, escape(r.setup().label()), r.loadLabel(), r.p50Ms()));
+            svg.append(format("<text x='%.1f' y='%.1f' font-size='10' text-anchor='middle'>+%.0f%%</text>%n",
+                    x + bar / 2, TOP + plotH - Math.max(h99, h999) - 3, 100 * r.extraLoad()));
+            legend(svg, i, legends.get(i));
+        }
+        long normal = results.stream().filter(r -> !r.overloaded()).count();
+        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>normal load</text>%n",
+                LEFT + slot * normal / 2, HEIGHT - BOTTOM + 16));
+        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>overload</text>%n",
+                LEFT + slot * (normal + 1 + (results.size() - normal) / 2.0), HEIGHT - BOTTOM + 16));
+        svg.append(format("<text x='%.1f' y='%d' font-size='12' text-anchor='middle'>bar: p99 · light: up to p999 · tick: p50 · above: extra requests</text>%n",
+                LEFT + plotW / 2, HEIGHT - 18));
+        return close(svg);
+    }
+
     private static int width(List<String> legends) {
         int longest = legends.stream().mapToInt(String::length).max().orElse(0);
         int right = Math.max(MIN_RIGHT, 16 + 18 + (int) Math.ceil(longest * CHAR_WIDTH) + 12);

@@ -1,5 +1,6 @@
 package dev.stagger.spring;
 
+import static dev.stagger.spring.Eventually.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.HedgePolicy;
@@ -13,8 +14,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -190,15 +189,5 @@ class HedgePropertiesTest {
         runner.withBean(Misspelt.class, Misspelt::new).withPropertyValues("stagger.hedges.fast.delay=50ms")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessageContaining("hedge = \"fsat\"").hasMessageContaining("closest: 'fast'"));
-    }
-
-    private static void awaitTrue(BooleanSupplier condition) {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > giveUp) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 }

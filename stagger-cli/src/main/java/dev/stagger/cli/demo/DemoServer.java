@@ -103,6 +103,7 @@ public final class DemoServer implements AutoCloseable {
         routes.put("herd-progress", herd::progress);
         routes.put("metastable", new MetastableRoute()::run);
         routes.put("layers", new LayersRoute()::run);
+        routes.put("tail", new TailRoute()::run);
         PaymentLab payments = new PaymentLab(shop, base.resolve("shop/"), http);
         routes.put("pay", payments::pay);
         routes.put("bad-request", payments::badRequest);

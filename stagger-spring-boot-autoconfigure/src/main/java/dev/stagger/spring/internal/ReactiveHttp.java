@@ -8,6 +8,8 @@ import dev.stagger.http.StaggerHeaders;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.client.reactive.ClientHttpResponse;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -38,14 +40,33 @@ public final class ReactiveHttp {
         public void discard(ClientResponse response) {
             response.releaseBody().subscribe(ignored -> { }, ignored -> { });
         }
-    };
 
-    static boolean isResponse(Object o) {
-        return o instanceof ClientResponse;
-    }
+        @Override
+        public boolean owns(Object response) {
+            return response instanceof ClientResponse;
+        }
+    };
 
     static ClientResponse cast(Object o) {
         return (ClientResponse) o;
+    }
+
+    /**
+     * Sends one attempt. Cancelling the future cancels the exchange (a hedge's loser); a connector
+     * that answers anyway (Apache HttpClient's does not abort a cancelled exchange) has the answer
+     * handed to Reactor's discard hook, which releases its body so the connection is not leaked.
+     */
+    private static CompletableFuture<ClientResponse> exchange(ExchangeFunction next, ClientRequest request) {
+        return next.exchange(request).doOnDiscard(Object.class, ReactiveHttp::release).toFuture();
+    }
+
+    /** Releases an answer nobody will read: a {@code ClientResponse}, or a connector's response under it. */
+    private static void release(Object discarded) {
+        if (discarded instanceof ClientResponse response) {
+            TRANSPORT.discard(response);
+        } else if (discarded instanceof ClientHttpResponse response) {
+            response.getBody().subscribe(DataBufferUtils::release, ignored -> { });
+        }
     }
 
     /** One attempt, its own client span when there are spans. */
@@ -54,19 +75,27 @@ public final class ReactiveHttp {
         AttemptSpans.Span span = spans.start(request.method().name(), request.url(),
                 (name, value) -> builder.headers(h -> h.set(name, value)));
         if (span == null) {
-            return next.exchange(builder.build()).toFuture();
+            return exchange(next, builder.build());
         }
         CompletableFuture<ClientResponse> sent;
         RetryListener.Scope scope = span.open();
         try {
-            sent = next.exchange(builder.build()).toFuture();
+            sent = exchange(next, builder.build());
         } catch (RuntimeException | Error e) {
             scope.close();
             span.stop(0, e);
             throw e;
         }
         scope.close();
-        return sent.whenComplete((response, failure) -> span.stop(response == null ? 0 : response.statusCode().value(), failure));
+        CompletableFuture<ClientResponse> seen = sent.whenComplete(
+                (response, failure) -> span.stop(response == null ? 0 : response.statusCode().value(), failure));
+        seen.whenComplete((response, failure) -> {
+            // a hedge's loser: cancelling the dependent future must cancel the exchange, or release what it answered
+            if (seen.isCancelled() && !sent.cancel(true)) {
+                sent.thenAccept(TRANSPORT::discard);
+            }
+        });
+        return seen;
     }
 
     /** A filter applying {@code client}'s rules to every exchange. */

@@ -8,16 +8,20 @@ import dev.stagger.http.StaggerHeaders;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.support.HttpRequestWrapper;
 
 /**
  * {@code RestClient} / {@code RestTemplate}: sends each request's attempts through
  * {@link RetryingHttpClient#execute}, so the status table, Retry-After, keys, breaker, budget and
  * events are the client's. Each attempt executes the rest of the interceptor chain again: add it
- * last, so interceptors that sign or trace requests run once per attempt.
+ * last, so interceptors that sign or trace requests run once per attempt. When the client's retry
+ * hedges, a safe request's attempts may run at once, on the hedge executor's threads: each attempt
+ * sends its own copy of the request's headers, with its own attempt headers set.
  *
  * <p>When the policy has an {@code attemptTimeout}, an attempt ends when it is over (or when the
  * deadline is, if sooner), with an {@link dev.stagger.AttemptTimeoutException} the client's rules
@@ -47,8 +51,10 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         exchange.idempotencyKeyHeader().ifPresent(key -> request.getHeaders().set("Idempotency-Key", key));
         try {
             return client.execute(exchange, SpringHttpTransports.BLOCKING, attempt -> {
-                StaggerHeaders.forAttempt(attempt, request.getHeaders()::set);
-                return send(request, body, execution, attempt);
+                // each attempt its own headers: a hedged call's attempts may run at once
+                HttpRequest own = withOwnHeaders(request);
+                StaggerHeaders.forAttempt(attempt, own.getHeaders()::set);
+                return send(own, body, execution, attempt);
             });
         } catch (IOException | RuntimeException e) {
             throw e;
@@ -58,6 +64,17 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         } catch (Exception other) {
             throw new IOException(other);
         }
+    }
+
+    /** {@code request} with a copy of its headers, for one attempt to set its own. */
+    private static HttpRequest withOwnHeaders(HttpRequest request) {
+        HttpHeaders headers = HttpHeaders.copyOf(request.getHeaders());
+        return new HttpRequestWrapper(request) {
+            @Override
+            public HttpHeaders getHeaders() {
+                return headers;
+            }
+        };
     }
 
     /**

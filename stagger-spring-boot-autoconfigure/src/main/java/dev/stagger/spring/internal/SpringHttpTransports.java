@@ -44,6 +44,11 @@ public final class SpringHttpTransports {
                 // thrown away either way
             }
         }
+
+        @Override
+        public boolean owns(Object response) {
+            return response instanceof ClientHttpResponse;
+        }
     };
 
     /**
@@ -59,7 +64,7 @@ public final class SpringHttpTransports {
             int status = -1;
             if (result instanceof ClientHttpResponse r) {
                 status = BLOCKING.statusCode(r);
-            } else if (WEBFLUX && ReactiveHttp.isResponse(result)) {
+            } else if (WEBFLUX && ReactiveHttp.TRANSPORT.owns(result)) {
                 status = ReactiveHttp.TRANSPORT.statusCode(ReactiveHttp.cast(result));
             } else {
                 return jdk.isFailure(result, null);
