@@ -35,4 +35,15 @@ public interface HttpTransport<R> {
     default boolean owns(Object response) {
         return false;
     }
+
+    /**
+     * Whether one call through this transport may have two attempts in flight at once: a hedged
+     * call's ({@link RetryingHttpClient#execute}). The default, false, runs a hedging policy's
+     * attempts one after another, as retries: a transport whose attempts share the call's state
+     * (an OkHttp interceptor chain, an Apache exec chain) must not run them at once. A transport
+     * answering true must also answer {@link #owns} for its responses.
+     */
+    default boolean concurrentAttempts() {
+        return false;
+    }
 }

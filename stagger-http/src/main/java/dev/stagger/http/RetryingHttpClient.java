@@ -499,7 +499,7 @@ public final class RetryingHttpClient {
 
     /** As {@link #hedges(Exchange)}, for a call through {@code transport}, which then releases its late losers. */
     private boolean hedges(Exchange exchange, HttpTransport<?> transport) {
-        if (!hedges(exchange)) {
+        if (!hedges(exchange) || !transport.concurrentAttempts()) {
             return false;
         }
         transports.add(transport); // a handful per client (one per HTTP stack), added once each

@@ -302,6 +302,11 @@ class HedgedSendTest {
         public boolean owns(Object response) {
             return response instanceof Answer;
         }
+
+        @Override
+        public boolean concurrentAttempts() {
+            return true;
+        }
     };
 
     private RetryingHttpClient foreignClient() {
@@ -332,12 +337,58 @@ class HedgedSendTest {
         awaitTrue(() -> sent.get() == 1 && clock.pendingTasks() == 1);
 
         clock.advance(DELAY);
+        awaitTrue(() -> sent.get() == 2);
+        // the first attempt runs on the caller's thread and ignores the interrupt the winner sends
+        foreignMayAnswer.countDown();
 
         assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
         assertThat(sent).hasValue(2);
-        assertThat(late.released()).isFalse();
-        foreignMayAnswer.countDown();
         awaitTrue(() -> late.released().get());
+    }
+
+    /**
+     * A transport whose attempts share the call's state (an OkHttp chain, an Apache exec chain)
+     * does not declare concurrent attempts: a hedging policy's attempts through it run one after
+     * another, no hedge armed.
+     */
+    @Test
+    void executeThroughATransportWithoutConcurrentAttemptsIsNotHedged() throws Exception {
+        HttpTransport<Answer> sequential = new HttpTransport<>() {
+            @Override
+            public int statusCode(Answer response) {
+                return response.status();
+            }
+
+            @Override
+            public Optional<String> header(Answer response, String name) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void discard(Answer response) {
+                response.released().set(true);
+            }
+        };
+        RetryingHttpClient client = foreignClient();
+        AtomicInteger sent = new AtomicInteger();
+        CompletableFuture<Answer> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.execute(client.exchange("GET", FOREIGN_URI, name -> Optional.empty()), sequential, attempt -> {
+                    sent.incrementAndGet();
+                    awaitQuietly(foreignMayAnswer);
+                    return new Answer(200, "only");
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, task -> new Thread(task, "caller").start());
+        awaitTrue(() -> sent.get() == 1);
+        assertThat(clock.pendingTasks()).as("no hedge armed").isZero();
+
+        foreignMayAnswer.countDown();
+
+        assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("only");
+        assertThat(sent).hasValue(1);
     }
 
     @Test

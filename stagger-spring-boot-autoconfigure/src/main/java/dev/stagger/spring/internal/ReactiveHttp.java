@@ -45,6 +45,11 @@ public final class ReactiveHttp {
         public boolean owns(Object response) {
             return response instanceof ClientResponse;
         }
+
+        @Override
+        public boolean concurrentAttempts() {
+            return true; // each attempt executes the rest of the chain (or exchange) on its own
+        }
     };
 
     static ClientResponse cast(Object o) {

@@ -49,6 +49,11 @@ public final class SpringHttpTransports {
         public boolean owns(Object response) {
             return response instanceof ClientHttpResponse;
         }
+
+        @Override
+        public boolean concurrentAttempts() {
+            return true; // each attempt executes the rest of the chain (or exchange) on its own
+        }
     };
 
     /**
