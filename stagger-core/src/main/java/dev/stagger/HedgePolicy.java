@@ -37,8 +37,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Sync calls: the first attempt runs on the caller's thread.</b> {@link Retry#call} runs a
  * call's first attempt where a plain retry runs it, so a call answered before the delay never
- * changes thread (and, when the retry needs nothing per attempt, allocates nothing: its timer is a
- * deadline in the thread's own slot that one watcher thread checks every millisecond). Hedges run
+ * changes thread (and, when the retry needs nothing per attempt and no call in the process keeps
+ * frames, allocates nothing: its timer is a deadline in the thread's own slot that one watcher
+ * thread checks every millisecond; once any retry in the process has used a deadline, refused
+ * nesting or opened a scope, a hedged call builds an execution, about 360 bytes). Hedges run
  * on the {@link Builder#executor(Executor) executor}. The price: when a hedge wins while the
  * caller's attempt still runs, the caller's thread is interrupted to end that attempt, and the
  * caller answers with the hedge's result once its attempt returns (the interrupt is then cleared).

@@ -19,6 +19,21 @@ final class Allocations {
         THREADS.setThreadAllocatedMemoryEnabled(true);
     }
 
+    /**
+     * As {@link #bytesPerCall}, while calls keep no frames ({@link Ambient}): the mode of a process
+     * in which no call has needed them (no deadline, no refused nesting, no scope), which an earlier
+     * test class in the same JVM may have left behind. The mode is restored afterwards.
+     */
+    static long bytesPerCallWithoutFrames(Runnable call) {
+        boolean framed = Ambient.framed();
+        Ambient.framed(false);
+        try {
+            return bytesPerCall(call);
+        } finally {
+            Ambient.framed(framed);
+        }
+    }
+
     /** Bytes allocated by the current thread per run of {@code call}, after as many runs to warm up. */
     static long bytesPerCall(Runnable call) {
         for (int i = 0; i < ROUNDS; i++) {
