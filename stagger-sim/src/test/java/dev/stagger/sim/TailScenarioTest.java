@@ -58,24 +58,28 @@ class TailScenarioTest {
         assertThat(percentile.attempts() - percentile.calls()).isEqualTo(percentile.hedges());
     }
 
+    /**
+     * Near capacity the queue pushes most answers past a fixed 20 ms delay, and the hedges sent
+     * then mostly lose (they queue behind the attempts they back up): the hedge credit (a hedge
+     * spends one, a winning hedge earns four back) pauses hedging by itself, without a budget.
+     */
     @Test
-    void aFixedDelayWithoutABudgetFloodsAServerNearCapacity() {
+    void nearCapacityTheHedgeCreditHoldsAFixedDelayBackWithoutABudget() {
         TailResult none = result(TailSetup.NONE, true);
         TailResult fixed = result(TailSetup.FIXED, true);
 
-        // queueing pushes most calls past the fixed delay: most are hedged, the server overloads
-        assertThat(fixed.extraLoad()).isGreaterThan(0.5);
-        assertThat(fixed.p50Ms()).isGreaterThan(2 * none.p50Ms());
+        assertThat(fixed.hedgesWon()).as("most hedges lose near capacity").isLessThan(fixed.hedges() / 2);
+        assertThat(fixed.extraLoad()).isLessThan(0.05);
+        assertThat(fixed.p50Ms()).isLessThanOrEqualTo(1.2 * none.p50Ms());
     }
 
     @Test
-    void theBudgetCapsTheExtraLoadUnderOverload() {
+    void theBudgetKeepsTheExtraLoadWithinItsShareUnderOverload() {
         TailResult fixed = result(TailSetup.FIXED, true);
         TailResult capped = result(TailSetup.FIXED_BUDGET, true);
 
         assertThat(capped.extraLoad()).isLessThanOrEqualTo(budgetShare(capped));
-        assertThat(fixed.extraLoad()).isGreaterThan(3 * budgetShare(fixed));
-        assertThat(capped.p50Ms()).isLessThan(fixed.p50Ms() / 2);
+        assertThat(capped.extraLoad()).isLessThanOrEqualTo(fixed.extraLoad());
     }
 
     @Test
