@@ -535,8 +535,8 @@ $("tail-form").addEventListener("submit", async (ev) => {
     status("tail-status", `${Math.round(r.tailShare * 100)} % of requests ${r.tailFactor}× slower, ${r.seconds} simulated s: ` +
       `hedging after the ${r.percentile}th percentile takes p99 from ${Math.round(none.p99Ms)} ms to ` +
       `${Math.round(pctl.p99Ms)} ms for ${(pctl.extraLoad * 100).toFixed(1)} % more requests; near capacity a fixed ` +
-      `${r.fixedDelayMs} ms delay sends ${(fixedOver.extraLoad * 100).toFixed(0)} % more, the budget caps it at ` +
-      `${(cappedOver.extraLoad * 100).toFixed(1)} %`);
+      `${r.fixedDelayMs} ms delay sends ${(fixedOver.extraLoad * 100).toFixed(1)} % more (its hedges lose and the ` +
+      `hedge credit pauses them), ${(cappedOver.extraLoad * 100).toFixed(1)} % with a budget`);
     statusEl.dataset.done = "true";
   } catch (e) {
     status("tail-status", e.message, true);

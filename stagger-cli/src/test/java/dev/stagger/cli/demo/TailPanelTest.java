@@ -57,14 +57,16 @@ class TailPanelTest {
     }
 
     @Test
-    void percentileHedgingCutsTheTailAndTheBudgetCapsAFixedDelayNearCapacity() throws Exception {
+    void percentileHedgingCutsTheTailAndAFixedDelayIsHeldBackNearCapacity() throws Exception {
         browser.get(url);
 
         WebElement status = run();
 
         assertThat(number(status, "data-p99-percentile")).isLessThanOrEqualTo(0.5 * number(status, "data-p99-none"));
         assertThat(number(status, "data-extra-percentile")).isLessThan(0.06);
-        assertThat(number(status, "data-extra-capped-overload")).isLessThan(number(status, "data-extra-fixed-overload"));
+        // near capacity a fixed delay's hedges lose and the hedge credit pauses them; the budget adds its cap
+        assertThat(number(status, "data-extra-fixed-overload")).isLessThan(0.05);
+        assertThat(number(status, "data-extra-capped-overload")).isLessThanOrEqualTo(number(status, "data-extra-fixed-overload"));
         assertThat(status.getText()).contains("2 % of requests 20× slower").contains("takes p99 from");
         assertThat(barWidth("percentile", "normal")).isLessThan(barWidth("none", "normal") / 2);
         List<WebElement> rows = browser.findElements(By.cssSelector("#tail-table tbody tr"));
