@@ -28,6 +28,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
@@ -191,7 +192,9 @@ class HedgedSpringHttpClientsTest {
     void restTemplateSendsAHedgeAfterTheDelayAndReleasesTheLoser() {
         runner.run(context -> {
             VirtualClock clock = context.getBean(VirtualClock.class);
-            RestTemplate template = new RestTemplate();
+            // the JDK's factory: a hedge that wins ends the caller's own first attempt by interrupting it, which
+            // HttpURLConnection's blocking read (RestTemplate's default) ignores until the server answers
+            RestTemplate template = new RestTemplate(new JdkClientHttpRequestFactory());
             template.getInterceptors().add(context.getBean(StaggerHttp.class).interceptor("catalog"));
             template.getInterceptors().add(closes);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(
