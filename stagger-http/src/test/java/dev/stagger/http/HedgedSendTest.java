@@ -241,6 +241,7 @@ class HedgedSendTest {
         }, task -> new Thread(task, "caller").start());
         awaitTrue(() -> http.sent.get() && clock.pendingTasks() == 1);
         clock.advance(DELAY);
+        awaitTrue(() -> finished.size() == 1); // the hedge answered first
         // the first attempt runs on the caller's thread and ignores the interrupt the winning hedge
         // sends it: the caller answers with the hedge's response once that attempt returns
         loserMayAnswer.countDown();
