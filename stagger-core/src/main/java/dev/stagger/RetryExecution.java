@@ -68,88 +68,24 @@ class RetryExecution<T> extends RetryEngine.Work {
         this.listeners = retry.listeners;
     }
 
-    /**
-     * Asks each listener for the one that hears this call ({@link RetryListener#forCall}); called
-     * once as the call begins, on the caller's thread, only when the retry has listeners. The
-     * retry's array is kept (nothing allocated) unless a listener answers with another object.
-     */
+    /** Asks each listener for the one that hears this call ({@link AttemptScopes#forCall}); only when the retry has listeners. */
     final void listenForCall() {
-        RetryListener[] own = retry.listeners;
-        RetryListener[] mine = own;
-        for (int i = 0; i < own.length; i++) {
-            RetryListener l;
-            try {
-                l = own[i].forCall(retry);
-            } catch (RuntimeException ignored) {
-                continue; // keep the retry's listener
-            }
-            if (l != null && l != own[i]) {
-                if (mine == own) {
-                    mine = own.clone();
-                }
-                mine[i] = l;
-            }
-        }
-        listeners = mine;
+        listeners = AttemptScopes.forCall(retry);
     }
 
-    /**
-     * Tells the listeners the current attempt is about to run ({@link RetryListener#onAttemptStarting});
-     * returns what they opened around it, for {@link #closeAttemptScopes}: null, one scope, or an
-     * array of them. Called only when the retry has listeners.
-     */
+    /** Tells the listeners the current attempt is about to run ({@link AttemptScopes#open}). */
     final Object openAttemptScopes() {
-        return openAttemptScopes(attempt);
+        return AttemptScopes.open(retry.name, listeners, attempt);
     }
 
     /** As {@link #openAttemptScopes()} for attempt {@code number} (a hedged call's attempts overlap). */
     final Object openAttemptScopes(int number) {
-        Object opened = null;
-        for (RetryListener l : listeners) {
-            RetryListener.Scope s;
-            try {
-                s = l.onAttemptStarting(retry.name, number);
-            } catch (RuntimeException ignored) {
-                continue; // listeners must not change the call's outcome
-            }
-            if (s == null) {
-                continue;
-            }
-            if (opened == null) {
-                opened = s;
-            } else if (opened instanceof RetryListener.Scope) {
-                opened = new RetryListener.Scope[] {(RetryListener.Scope) opened, s};
-            } else {
-                RetryListener.Scope[] all = (RetryListener.Scope[]) opened;
-                all = java.util.Arrays.copyOf(all, all.length + 1);
-                all[all.length - 1] = s;
-                opened = all;
-            }
-        }
-        return opened;
+        return AttemptScopes.open(retry.name, listeners, number);
     }
 
     /** Closes what {@link #openAttemptScopes} opened, the last opened first. */
     static void closeAttemptScopes(Object opened) {
-        if (opened == null) {
-            return;
-        }
-        if (opened instanceof RetryListener.Scope) {
-            closeQuietly((RetryListener.Scope) opened);
-            return;
-        }
-        RetryListener.Scope[] all = (RetryListener.Scope[]) opened;
-        for (int i = all.length - 1; i >= 0; i--) {
-            closeQuietly(all[i]);
-        }
-    }
-
-    private static void closeQuietly(RetryListener.Scope scope) {
-        try {
-            scope.close();
-        } catch (RuntimeException ignored) {
-            // listeners must not change the call's outcome
-        }
+        AttemptScopes.close(opened);
     }
 
     /**

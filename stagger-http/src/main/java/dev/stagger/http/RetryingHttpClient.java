@@ -8,12 +8,13 @@ import dev.stagger.Clock;
 import dev.stagger.Fallback;
 import dev.stagger.HedgePolicy;
 import dev.stagger.RandomSource;
-import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
+import dev.stagger.internal.Checks;
+import dev.stagger.http.internal.ClientRetries;
 import dev.stagger.http.internal.HttpCall;
-import dev.stagger.http.internal.ResponseBodies;
+import dev.stagger.http.internal.RequestRules;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,13 +23,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -143,12 +140,6 @@ import java.util.function.Predicate;
  * and thread-safe.
  */
 public final class RetryingHttpClient {
-    private static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
-    private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
-    /** Idempotent, but two in flight at once race: hedged only when the builder says so. */
-    private static final Set<String> IDEMPOTENT_WRITES = Set.of("PUT", "DELETE");
-    private static final String KEY_HEADER = "Idempotency-Key";
-
     /**
      * {@value}: the attempt number (1 on the first attempt, 2, 3, ... on retries), sent on every
      * attempt so a server can tell retries from first attempts (a load-shedding filter sheds
@@ -175,12 +166,8 @@ public final class RetryingHttpClient {
     private final Function<HttpRequest, String> operationName;
     private final StaleResponseCache staleCache;
     private final boolean hedgeIdempotentWrites;
-    /** The policy's hedging, releasing the bodies of losing responses; null when the policy does not hedge. */
-    private final HedgePolicy hedge;
-    /** Holds the hedge delay's recent latencies for every hedged call of this client; null without hedging. */
-    private final Retry hedged;
-    /** The other transports hedged calls went through: a loser answering after its call ended is released by its own. */
-    private final Set<HttpTransport<?>> transports = ConcurrentHashMap.newKeySet();
+    private final RequestRules rules;
+    private final ClientRetries retries;
 
     private RetryingHttpClient(Builder b) {
         this.client = b.client;
@@ -204,13 +191,8 @@ public final class RetryingHttpClient {
         this.operationName = b.operationName;
         this.staleCache = b.staleCache;
         this.hedgeIdempotentWrites = b.hedgeIdempotentWrites;
-        Clock time = b.clock;
-        this.hedge = b.policy.hedge().map(h -> h.toBuilder().onDiscard(response -> {
-            release(response, time); // a loser's body: its connection back to the pool
-            h.onDiscard().ifPresent(own -> own.accept(response));
-        }).build()).orElse(null);
-        this.hedged = hedge == null ? null
-                : Retry.of(b.service, b.policy.toBuilder().hedge(hedge).build()).withClock(b.clock);
+        this.rules = new RequestRules(keyMode, keysHonoured, signalsTrusted, hedgeIdempotentWrites);
+        this.retries = new ClientRetries(service, policy, clock, random, breaker, budget, throttle, retryListeners);
     }
 
     /** Starts a builder around {@code client}, which does the actual sending. */
@@ -280,17 +262,16 @@ public final class RetryingHttpClient {
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(requestHeader, "requestHeader");
-        String m = method.toUpperCase(Locale.ROOT);
-        String key = requestHeader.apply(KEY_HEADER).map(RetryingHttpClient::unquote).orElse(null);
-        String generated = null;
-        if (key == null && keyMode == IdempotencyKeyMode.AUTO && KEYED_METHODS.contains(m)) {
-            generated = UUID.randomUUID().toString();
+        String m = RequestRules.method(method);
+        String key = RequestRules.presentKey(requestHeader);
+        String generated = key == null ? rules.newKey(m) : null;
+        if (generated != null) {
             key = generated;
         }
         boolean keyed = key != null;
         String requestId = keyed ? key : requestHeader.apply("X-Request-Id").orElse(null);
-        return new Exchange(m, uri, generated, isSafe(m, keyed, uri), sendsOnce(m, keyed), signalsTrusted.test(uri),
-                requestId);
+        return new Exchange(m, uri, generated, rules.safe(m, keyed, uri), rules.sendsOnce(m, keyed),
+                rules.trustsSignals(uri), requestId);
     }
 
     /**
@@ -300,7 +281,7 @@ public final class RetryingHttpClient {
      */
     public <R> R execute(Exchange exchange, HttpTransport<R> transport, AttemptCallable<R> attempt) throws Exception {
         Objects.requireNonNull(attempt, "attempt");
-        return retryFor(foreignCall(exchange, transport), null, hedges(exchange, transport)).call(attempt);
+        return retries.forCall(foreignCall(exchange, transport), null, hedges(exchange, transport)).call(attempt);
     }
 
     /**
@@ -310,16 +291,15 @@ public final class RetryingHttpClient {
     public <R> CompletableFuture<R> executeAsync(Exchange exchange, HttpTransport<R> transport,
                                                  Function<? super AttemptContext, ? extends CompletionStage<R>> attempt) {
         Objects.requireNonNull(attempt, "attempt");
-        return retryFor(foreignCall(exchange, transport), null, hedges(exchange, transport)).callAsync(attempt);
+        return retries.forCall(foreignCall(exchange, transport), null, hedges(exchange, transport)).callAsync(attempt);
     }
 
     private HttpCall foreignCall(Exchange exchange, HttpTransport<?> transport) {
         Objects.requireNonNull(exchange, "exchange");
         Objects.requireNonNull(transport, "transport");
-        String path = exchange.uri.getPath();
-        String operation = exchange.method + " " + (path == null || path.isEmpty() ? "/" : path);
         return new HttpCall(null, exchange.method, exchange.uri, transport, exchange.safe, exchange.sendOnce,
-                exchange.trustsSignals, exchange.requestId, service, operation, statuses, maxRetryAfter, clock, listeners);
+                exchange.trustsSignals, exchange.requestId, service, operationName(exchange.method, exchange.uri),
+                statuses, maxRetryAfter, clock, listeners);
     }
 
     /**
@@ -339,7 +319,7 @@ public final class RetryingHttpClient {
         Exchange exchange = exchange(request);
         HttpCall call = newCall(request, exchange);
         try {
-            HttpResponse<T> response = retryFor(call, staleFallback(request, bodyHandler), hedges(exchange))
+            HttpResponse<T> response = retries.forCall(call, staleFallback(request, bodyHandler), hedges(exchange))
                     .call(context -> client.send(call.attemptRequest(context), bodyHandler));
             if (staleCache != null) {
                 staleCache.remember(request, response);
@@ -362,7 +342,7 @@ public final class RetryingHttpClient {
         HttpClient client = client();
         Exchange exchange = exchange(request);
         HttpCall call = newCall(request, exchange);
-        CompletableFuture<HttpResponse<T>> response = retryFor(call, staleFallback(request, bodyHandler), hedges(exchange)).callAsync(
+        CompletableFuture<HttpResponse<T>> response = retries.forCall(call, staleFallback(request, bodyHandler), hedges(exchange)).callAsync(
                 context -> client.sendAsync(call.attemptRequest(context), bodyHandler));
         if (staleCache == null) {
             return response;
@@ -391,13 +371,7 @@ public final class RetryingHttpClient {
      */
     public RetryVerdict verdict(HttpResponse<?> response) {
         Objects.requireNonNull(response, "response");
-        HttpRequest request = response.request();
-        String method = request.method().toUpperCase(Locale.ROOT);
-        boolean keyed = request.headers().firstValue(KEY_HEADER).isPresent();
-        boolean safe = isSafe(method, keyed, request.uri());
-        boolean noRetry = signalsTrusted.test(request.uri())
-                && response.headers().firstValue(StaggerHeaders.NO_RETRY).isPresent();
-        return HttpCall.statusVerdict(statuses, response.statusCode(), safe, sendsOnce(method, keyed), noRetry);
+        return rules.verdict(statuses, response);
     }
 
     /**
@@ -481,49 +455,20 @@ public final class RetryingHttpClient {
     private HttpCall newCall(HttpRequest request, Exchange exchange) {
         HttpRequest toSend = exchange.generatedKey == null ? request
                 : HttpRequest.newBuilder(request, (name, value) -> true)
-                        .header(KEY_HEADER, exchange.idempotencyKeyHeader().orElseThrow())
+                        .header(RequestRules.KEY_HEADER, exchange.idempotencyKeyHeader().orElseThrow())
                         .build();
         return new HttpCall(toSend, exchange.safe, exchange.sendOnce, exchange.trustsSignals, exchange.requestId, service,
                 operationName.apply(request), statuses, maxRetryAfter, clock, listeners);
     }
 
-    /** Sending it twice does no harm: an idempotent method, or a key the server is declared to honour. */
-    private boolean isSafe(String method, boolean keyed, URI uri) {
-        return IDEMPOTENT_METHODS.contains(method) || keyed && keysHonoured.test(uri);
-    }
-
     /** Whether a call of {@code exchange} is hedged: the policy hedges and two attempts in flight at once do no harm. */
     private boolean hedges(Exchange exchange) {
-        return hedge != null && exchange.safe && (hedgeIdempotentWrites || !IDEMPOTENT_WRITES.contains(exchange.method));
+        return retries.hedges() && rules.hedgeable(exchange.method, exchange.safe);
     }
 
     /** As {@link #hedges(Exchange)}, for a call through {@code transport}, which then releases its late losers. */
     private boolean hedges(Exchange exchange, HttpTransport<?> transport) {
-        if (!hedges(exchange) || !transport.concurrentAttempts()) {
-            return false;
-        }
-        transports.add(transport); // a handful per client (one per HTTP stack), added once each
-        return true;
-    }
-
-    /** Releases a response nobody will receive: the JDK's here, another transport's by the transport owning it. */
-    @SuppressWarnings("unchecked")
-    private void release(Object response, Clock time) {
-        if (response instanceof HttpResponse<?>) {
-            ResponseBodies.discard(response, time);
-            return;
-        }
-        for (HttpTransport<?> t : transports) {
-            if (t.owns(response)) {
-                ((HttpTransport<Object>) t).discard(response);
-                return;
-            }
-        }
-    }
-
-    /** Under REQUIRE an unkeyed non-idempotent request is retried only after a connect failure. */
-    private boolean sendsOnce(String method, boolean keyed) {
-        return keyMode == IdempotencyKeyMode.REQUIRE && !keyed && !IDEMPOTENT_METHODS.contains(method);
+        return rules.hedgeable(exchange.method, exchange.safe) && retries.hedgesThrough(transport);
     }
 
     /** The stale-if-error fallback for a GET, when the client has a cache; else null. */
@@ -532,37 +477,14 @@ public final class RetryingHttpClient {
                 ? staleCache.fallbackFor(request, bodyHandler) : null;
     }
 
-    private Retry retryFor(HttpCall call, Fallback<?> fallback, boolean hedged) {
-        Retry retry = hedged
-                ? this.hedged.withPolicy(policy.toBuilder().hedge(hedge).classifier(call).build())
-                : Retry.of(service, policy.toBuilder().withoutHedge().classifier(call).build()).withClock(clock);
-        retry = retry.withRandom(random)
-                .withListener(call);
-        for (RetryListener l : retryListeners) {
-            retry = retry.withListener(l);
-        }
-        if (breaker != null) {
-            retry = retry.withCircuitBreaker(breaker);
-        }
-        retry = budget != null ? retry.withBudget(budget) : retry.withoutBudget();
-        if (fallback != null) {
-            retry = retry.withFallback(fallback);
-        }
-        if (throttle != null) {
-            retry = retry.withThrottle(throttle.withAcceptedWhen((result, failure, decision) -> call.acceptedByServer(result, failure)));
-        }
-        return retry;
-    }
-
-    /** An RFC 8941 string item's content: {@code "abc"} → {@code abc}; anything else as given. */
-    private static String unquote(String value) {
-        String v = value.trim();
-        return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
-    }
-
     static String defaultOperationName(HttpRequest request) {
-        String path = request.uri().getPath();
-        return request.method() + " " + (path == null || path.isEmpty() ? "/" : path);
+        return operationName(request.method(), request.uri());
+    }
+
+    /** {@code GET /path}: the method and the URI's path ({@code /} for none). */
+    private static String operationName(String method, URI uri) {
+        String path = uri.getPath();
+        return method + " " + (path == null || path.isEmpty() ? "/" : path);
     }
 
     @Override
@@ -598,13 +520,13 @@ public final class RetryingHttpClient {
 
         /** Attempts, backoff, deadline and per-attempt timeout. Default {@link RetryPolicy#interactive()}. */
         public Builder policy(RetryPolicy policy) {
-            this.policy = require("policy", policy);
+            this.policy = Checks.notNull("policy", policy);
             return this;
         }
 
         /** Checked before every attempt; once open, the call stops retrying. */
         public Builder circuitBreaker(CircuitBreaker breaker) {
-            this.breaker = require("circuitBreaker", breaker);
+            this.breaker = Checks.notNull("circuitBreaker", breaker);
             return this;
         }
 
@@ -615,7 +537,7 @@ public final class RetryingHttpClient {
          * same defaults).
          */
         public Builder budget(RetryBudget budget) {
-            this.budget = require("budget", budget);
+            this.budget = Checks.notNull("budget", budget);
             this.withoutBudget = false;
             return this;
         }
@@ -637,25 +559,25 @@ public final class RetryingHttpClient {
          * of one downstream.
          */
         public Builder throttle(AdaptiveThrottle throttle) {
-            this.throttle = require("throttle", throttle);
+            this.throttle = Checks.notNull("throttle", throttle);
             return this;
         }
 
         /** Time and waiting; a {@link dev.stagger.testing.VirtualClock} in tests. */
         public Builder clock(Clock clock) {
-            this.clock = require("clock", clock);
+            this.clock = Checks.notNull("clock", clock);
             return this;
         }
 
         /** Randomness for jitter. */
         public Builder random(RandomSource random) {
-            this.random = require("random", random);
+            this.random = Checks.notNull("random", random);
             return this;
         }
 
         /** The downstream's name, used as the retry's name and in {@link HttpRetryEvent}. Default "http". */
         public Builder service(String service) {
-            require("service", service);
+            Checks.notNull("service", service);
             if (service.isBlank()) {
                 throw new IllegalArgumentException("service must not be blank, got '" + service + "'");
             }
@@ -665,7 +587,7 @@ public final class RetryingHttpClient {
 
         /** Which statuses are retried. Default {@link StatusTable#defaults()}. */
         public Builder statusTable(StatusTable statuses) {
-            this.statuses = require("statusTable", statuses);
+            this.statuses = Checks.notNull("statusTable", statuses);
             return this;
         }
 
@@ -675,7 +597,7 @@ public final class RetryingHttpClient {
          * server honours it.
          */
         public Builder idempotencyKeys(IdempotencyKeyMode mode) {
-            this.keyMode = require("idempotencyKeys", mode);
+            this.keyMode = Checks.notNull("idempotencyKeys", mode);
             return this;
         }
 
@@ -690,7 +612,7 @@ public final class RetryingHttpClient {
          * {@code keysHonoured(uri -> "api.example.com".equals(uri.getHost()))}.
          */
         public Builder keysHonoured(Predicate<URI> keysHonoured) {
-            this.keysHonoured = require("keysHonoured", keysHonoured);
+            this.keysHonoured = Checks.notNull("keysHonoured", keysHonoured);
             return this;
         }
 
@@ -703,13 +625,13 @@ public final class RetryingHttpClient {
          * {@value StaggerHeaders#DEADLINE} header is sent to every server.
          */
         public Builder signalsTrusted(Predicate<URI> signalsTrusted) {
-            this.signalsTrusted = require("signalsTrusted", signalsTrusted);
+            this.signalsTrusted = Checks.notNull("signalsTrusted", signalsTrusted);
             return this;
         }
 
         /** The longest Retry-After honoured; longer hints are clamped to it. Default 5 minutes. */
         public Builder maxRetryAfter(Duration max) {
-            require("maxRetryAfter", max);
+            Checks.notNull("maxRetryAfter", max);
             if (max.isNegative() || max.isZero()) {
                 throw new IllegalArgumentException("maxRetryAfter must be positive, got " + max);
             }
@@ -719,7 +641,7 @@ public final class RetryingHttpClient {
 
         /** Adds a listener told about each scheduled retry; listeners are called in the order added. */
         public Builder httpListener(HttpRetryListener listener) {
-            listeners.add(require("httpListener", listener));
+            listeners.add(Checks.notNull("httpListener", listener));
             return this;
         }
 
@@ -728,7 +650,7 @@ public final class RetryingHttpClient {
          * end reasons) — e.g. {@code RetryMetrics.of(registry).listener("payments")} for metrics.
          */
         public Builder listener(RetryListener listener) {
-            retryListeners.add(require("listener", listener));
+            retryListeners.add(Checks.notNull("listener", listener));
             return this;
         }
 
@@ -738,7 +660,7 @@ public final class RetryingHttpClient {
          * number of distinct names small.
          */
         public Builder operationName(Function<HttpRequest, String> operationName) {
-            this.operationName = require("operationName", operationName);
+            this.operationName = Checks.notNull("operationName", operationName);
             return this;
         }
 
@@ -749,7 +671,7 @@ public final class RetryingHttpClient {
          * and {@link RetryingHttpClient#sendAsync}; not for {@link RetryingHttpClient#execute}.
          */
         public Builder fallback(StaleResponseCache cache) {
-            this.staleCache = require("fallback", cache);
+            this.staleCache = Checks.notNull("fallback", cache);
             return this;
         }
 
@@ -767,13 +689,6 @@ public final class RetryingHttpClient {
 
         public RetryingHttpClient build() {
             return new RetryingHttpClient(this);
-        }
-
-        private static <T> T require(String field, T value) {
-            if (value == null) {
-                throw new NullPointerException(field + " must not be null");
-            }
-            return value;
         }
     }
 }
