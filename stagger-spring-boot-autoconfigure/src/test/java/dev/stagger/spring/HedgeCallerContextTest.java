@@ -25,8 +25,6 @@ import org.slf4j.MDC;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * A hedged {@code @StaggerRetry} method's hedge runs on a hedge thread in its caller's context: the
@@ -35,29 +33,13 @@ import org.springframework.context.annotation.Configuration;
  */
 class HedgeCallerContextTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class,
-                    org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration.class,
-                    org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration.class,
-                    org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration.class,
-                    StaggerObservabilityAutoConfiguration.class, StaggerAutoConfiguration.class))
-            .withUserConfiguration(Beans.class)
+            .withConfiguration(AutoConfigurations.of(TestAutoConfigurations.TRACING))
+            .withConfiguration(AutoConfigurations.of(StaggerObservabilityAutoConfiguration.class, StaggerAutoConfiguration.class))
+            .withBean(InMemorySpanExporter.class, InMemorySpanExporter::create)
+            .withBean(Catalog.class)
             .withBean(VirtualClock.class, VirtualClock::new)
             .withPropertyValues("management.tracing.sampling.probability=1.0",
                     "stagger.hedges.fast.delay=50ms", "stagger.retries.catalog.max-attempts=2");
-
-    @Configuration(proxyBeanMethods = false)
-    static class Beans {
-        @Bean
-        InMemorySpanExporter inMemorySpanExporter() {
-            return InMemorySpanExporter.create();
-        }
-
-        @Bean
-        Catalog catalog(ObservationRegistry observations) {
-            return new Catalog(observations);
-        }
-    }
 
     /** The first call is held until its hedge wins and interrupts it; the hedge opens a span and reads the MDC. */
     static class Catalog {
