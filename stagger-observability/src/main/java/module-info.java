@@ -8,6 +8,7 @@ module dev.stagger.observability {
     requires transitive micrometer.core;
     requires transitive micrometer.observation;
     requires micrometer.commons;
+    requires static context.propagation; // only for CallerContext
     requires static java.net.http; // only for ObservedHttpClient; its users have it already
     requires transitive org.slf4j;
     requires static transitive dev.stagger.http;

@@ -3,6 +3,7 @@ package dev.stagger.spring;
 import dev.stagger.CircuitBreaker;
 import dev.stagger.Retry;
 import dev.stagger.RetryBudget;
+import dev.stagger.observability.CallerContext;
 import dev.stagger.observability.RetryLog;
 import dev.stagger.observability.RetryMetrics;
 import dev.stagger.observability.RetryObservation;
@@ -38,7 +39,10 @@ import org.springframework.util.ClassUtils;
  * span per call, a child per attempt), and every HTTP attempt of a {@code RestClient},
  * {@code RestTemplate} or {@code WebClient} through {@link StaggerHttp} or {@link StaggerWebClient}
  * is its own client span with its own {@code traceparent}; {@code stagger.observation.enabled=false}
- * turns both off.
+ * turns both off. With Micrometer Context Propagation on the class path, every retry of the registry
+ * and every {@code Retry} bean runs the attempts it makes off the caller's thread (hedges, async
+ * attempts the clock starts) in the caller's context ({@link CallerContext}; a {@code CallerContext}
+ * bean chooses what is captured); {@code stagger.context-propagation.enabled=false} turns it off.
  */
 @AutoConfiguration(before = StaggerAutoConfiguration.class,
         afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -128,6 +132,58 @@ public class StaggerObservabilityAutoConfiguration {
                     return bean instanceof Retry retry ? observation.getObject().instrument(retry) : bean;
                 }
             };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.context.ContextSnapshotFactory")
+    @ConditionalOnProperty(prefix = "stagger.context-propagation", name = "enabled", matchIfMissing = true)
+    static class CallerContexts {
+        @Bean
+        @ConditionalOnMissingBean
+        CallerContext staggerCallerContext() {
+            return CallerContext.of();
+        }
+
+        /** First of the customizers: the caller's context is back before the attempt's observation opens. */
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        RetryCustomizer staggerCallerContextCustomizer(CallerContext context) {
+            return context::instrument;
+        }
+
+        /** The application's own {@code Retry} beans; ordered, so before the observation's post-processor. */
+        @Bean
+        static BeanPostProcessor staggerCallerContextBeanPostProcessor(ObjectProvider<CallerContext> context) {
+            return new CallerContextPostProcessor(context);
+        }
+    }
+
+    /** Adds the caller's context to {@code Retry} beans, before any unordered post-processor observes them. */
+    static final class CallerContextPostProcessor implements BeanPostProcessor, Ordered {
+        private final ObjectProvider<CallerContext> context;
+
+        CallerContextPostProcessor(ObjectProvider<CallerContext> context) {
+            this.context = context;
+        }
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+            if (!(bean instanceof Retry retry)) {
+                return bean;
+            }
+            // a retry observed or given a context by hand is left as it was made
+            for (dev.stagger.RetryListener l : retry.listeners()) {
+                if (l instanceof RetryObservation || l instanceof CallerContext) {
+                    return retry;
+                }
+            }
+            return context.getObject().instrument(retry);
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.LOWEST_PRECEDENCE;
         }
     }
 

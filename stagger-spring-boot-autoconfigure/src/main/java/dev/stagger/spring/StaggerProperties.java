@@ -65,6 +65,8 @@ public class StaggerProperties {
     private Metrics metrics = new Metrics();
     /** Micrometer observations (traces) of every retry call and attempt. */
     private Observation observation = new Observation();
+    /** The caller's context (trace, MDC) on the threads a hedge or an async attempt runs on. */
+    private ContextPropagation contextPropagation = new ContextPropagation();
     /** Breaker health contributor. */
     private Health health = new Health();
     /** Spring Framework 7's own retry API ({@code RetryTemplate}, {@code @Retryable}) run by Stagger. */
@@ -96,6 +98,8 @@ public class StaggerProperties {
     public void setMetrics(Metrics metrics) { this.metrics = metrics; }
     public Observation getObservation() { return observation; }
     public void setObservation(Observation observation) { this.observation = observation; }
+    public ContextPropagation getContextPropagation() { return contextPropagation; }
+    public void setContextPropagation(ContextPropagation contextPropagation) { this.contextPropagation = contextPropagation; }
     public Health getHealth() { return health; }
     public void setHealth(Health health) { this.health = health; }
     public SpringRetry getSpringRetry() { return springRetry; }
@@ -583,6 +587,20 @@ public class StaggerProperties {
     /** {@code stagger.observation.*}: Micrometer observations of retries. */
     public static class Observation {
         /** Observe every Stagger retry (a span per call, a child per attempt) when an ObservationRegistry bean exists. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    }
+
+    /** {@code stagger.context-propagation.*}: the caller's context on the threads of its hedges. */
+    public static class ContextPropagation {
+        /**
+         * Run the attempts a call makes off its caller's thread (hedges, async attempts started by
+         * the clock) with the caller's thread-local context, as Micrometer Context Propagation
+         * captures it (the current observation and span; whatever else is registered with it),
+         * when io.micrometer:context-propagation is on the class path.
+         */
         private boolean enabled = true;
 
         public boolean isEnabled() { return enabled; }

@@ -21,6 +21,7 @@ import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.servlet.IdempotencyFilter;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jobs.JobContext;
+import dev.stagger.observability.CallerContext;
 import dev.stagger.observability.RetryLog;
 import dev.stagger.observability.RetryMetrics;
 import dev.stagger.observability.RetryObservation;
@@ -602,6 +603,8 @@ class EveryPropertyTest {
             set("stagger.metrics.enabled", "false", c -> assertThat(started(c).getBeansOfType(RetryMetrics.class)).isEmpty()),
             set("stagger.observation.enabled", "false", c -> assertThat(retry(c, "orders").listeners())
                     .noneMatch(l -> l instanceof RetryObservation)),
+            set("stagger.context-propagation.enabled", "false", c -> assertThat(retry(c, "orders").listeners())
+                    .noneMatch(l -> l instanceof CallerContext)),
             set("stagger.health.circuit-breaker-status.closed", "DOWN", c -> assertThat(health(c)).isEqualTo("DOWN"), ONE_FAILURE_OPENS),
             set("stagger.health.circuit-breaker-status.open", "OUT_OF_SERVICE", c -> {
                 breaker(c).forceOpen();

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -63,6 +65,16 @@ class HedgePropertiesTest {
         runner.withPropertyValues("stagger.hedges.fast.percentile=95")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessageContaining("stagger.hedges.fast.delay").hasMessageContaining("delay must be set"));
+    }
+
+    /** {@code shown}: the value as bound (a duration in ISO-8601), which the message echoes. */
+    @ParameterizedTest
+    @CsvSource({"percentile, 150, 150.0", "percentile, 0, 0.0", "floor, -5ms, PT-0.005S", "warmup, -1, -1",
+            "window, 0s, PT0S", "max-hedges, 9, 9", "max-hedges, 0, 0", "delay, -1ms, PT-0.001S"})
+    void aBadHedgeValueFailsStartupNamingThePropertyAndTheValue(String property, String value, String shown) {
+        runner.withPropertyValues("stagger.hedges.fast.delay=50ms", "stagger.hedges.fast." + property + "=" + value)
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("Property stagger.hedges.fast." + property + " with value '" + shown + "' is invalid"));
     }
 
     @Test
@@ -154,10 +166,11 @@ class HedgePropertiesTest {
                     Catalog catalog = context.getBean(Catalog.class);
                     VirtualClock clock = context.getBean(VirtualClock.class);
                     CompletableFuture<String> answer = catalog.lookup().toCompletableFuture();
+                    clock.advance(Duration.ofMillis(49));
                     assertThat(answer).isNotDone();
-                    assertThat(catalog.calls()).isEqualTo(1);
+                    assertThat(catalog.calls()).as("no hedge before the delay").isEqualTo(1);
 
-                    clock.advance(Duration.ofMillis(50));
+                    clock.advance(Duration.ofMillis(1));
 
                     assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo("hedge 2");
                     assertThat(catalog.slow()).singleElement().satisfies(f -> assertThat(f).isCancelled());

@@ -15,6 +15,13 @@ public final class TestAutoConfigurations {
             + "org.springframework.boot.persistence.autoconfigure.PersistenceExceptionTranslationAutoConfiguration,"
             + "org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration";
 
+    /** Tracing as Boot configures it: observations, the OpenTelemetry SDK and Micrometer Tracing's bridge to it. */
+    public static final Class<?>[] TRACING = {
+            org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class,
+            org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration.class,
+            org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration.class,
+            org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration.class};
+
     private TestAutoConfigurations() {
     }
 }

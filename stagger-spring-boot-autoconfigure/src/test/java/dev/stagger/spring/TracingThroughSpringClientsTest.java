@@ -41,11 +41,8 @@ class TracingThroughSpringClientsTest {
     private StatusStub stub;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(TestAutoConfigurations.TRACING))
             .withConfiguration(AutoConfigurations.of(
-                    org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class,
-                    org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration.class,
-                    org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration.class,
-                    org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration.class,
                     org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration.class,
                     org.springframework.boot.restclient.autoconfigure.RestClientObservationAutoConfiguration.class,
                     org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration.class,
