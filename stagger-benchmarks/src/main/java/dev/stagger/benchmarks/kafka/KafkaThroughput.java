@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * tenth record failing (retried after 10 ms through a 10 ms delay topic), and a Spring Kafka
  * {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s machinery, 10 ms
  * fixed back-off), no-op and with the same failures. Every consumer has the same fetch and poll
- * settings ({@link Broker#FETCH}). A round of one consumer lasts from the first record handled to
+ * settings ({@code Broker.FETCH}). A round of one consumer lasts from the first record handled to
  * the last success, or {@code --max-seconds} when that comes first (a slow consumer is measured on
  * part of the backlog); records/s is the successes over that time (group joins and topic creation
  * left out for all alike). A warm-up round of every consumer (not counted) comes first; then
@@ -39,7 +39,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
  * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the consumers
  * whose names contain it (and the plain loop), and {@code --spring-defaults} to add Spring's retry
- * topics with its own defaults (see {@link SpringKafka.Retries#RETRY_TOPICS_DEFAULTS}). Stagger's
+ * topics with its own defaults (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's
  * concurrency and Spring's container concurrency are the partition count.
  */
 public final class KafkaThroughput {
