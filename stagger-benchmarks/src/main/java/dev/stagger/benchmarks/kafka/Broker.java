@@ -30,9 +30,19 @@ final class Broker {
         return bootstrap;
     }
 
+    /** The client configuration every consumer of a harness gets: the broker and {@link #FETCH}. */
     Map<String, Object> config() {
-        return Map.of("bootstrap.servers", bootstrap);
+        Map<String, Object> c = new java.util.HashMap<>(FETCH);
+        c.put("bootstrap.servers", bootstrap);
+        return Map.copyOf(c);
     }
+
+    /**
+     * The same fetch and poll settings for every consumer (the kafka-clients 4 defaults, written
+     * out so that no framework's own defaults differ).
+     */
+    static final Map<String, Object> FETCH = Map.of("max.poll.records", 500, "fetch.min.bytes", 1,
+            "fetch.max.wait.ms", 500, "max.partition.fetch.bytes", 1_048_576, "fetch.max.bytes", 52_428_800);
 
     static String uniqueTopic(String what) {
         return "stagger-bench-" + what + "-" + ProcessHandle.current().pid() + "-" + Long.toHexString(System.nanoTime());

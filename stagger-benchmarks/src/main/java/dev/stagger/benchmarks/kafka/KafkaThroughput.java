@@ -13,9 +13,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -23,106 +23,154 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Kafka consumer throughput harness (not JMH: each run drains a pre-filled topic). In the same run,
  * each consumer drains its own copy of the same backlog (a topic of {@code --partitions}
- * partitions, {@code --records} records of 64 bytes) on the local broker: a plain kafka-clients
- * loop (poll, count, commit asynchronously after each poll), {@link KafkaRetryConsumer} with a
- * no-op handler and with the first attempt of every tenth record failing (retried after 10 ms
- * through a 10 ms delay topic), and a Spring Kafka {@code @KafkaListener} with non-blocking retry
- * topics ({@code @RetryableTopic}'s machinery, 10 ms fixed back-off), no-op and with the same
- * failures. Records/s is the backlog over the time from the first record handled to the last
- * success (group joins and topic creation left out for all alike). Each consumer runs
- * {@code --rounds} times, interleaved; the table shows the median, the spread and the ratios.
+ * partitions, {@code --records} records of 64 bytes, produced before the consumer starts and not
+ * timed) on the local broker: a plain kafka-clients loop (poll, count, commit asynchronously after
+ * each poll), {@link KafkaRetryConsumer} with a no-op handler and with the first attempt of every
+ * tenth record failing (retried after 10 ms through a 10 ms delay topic), and a Spring Kafka
+ * {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s machinery, 10 ms
+ * fixed back-off), no-op and with the same failures. Every consumer has the same fetch and poll
+ * settings ({@code Broker.FETCH}). A round of one consumer lasts from the first record handled to
+ * the last success, or {@code --max-seconds} when that comes first (a slow consumer is measured on
+ * part of the backlog); records/s is the successes over that time (group joins and topic creation
+ * left out for all alike). A warm-up round of every consumer (not counted) comes first; then
+ * {@code --rounds} rounds, interleaved, each starting with a different consumer; the table shows
+ * the median, the spread (min-max) and the ratios of the medians.
  *
- * <p>Arguments (all optional): {@code --records 50000 --rounds 3 --partitions 4 --bootstrap 127.0.0.1:9092},
- * and {@code --only TEXT} to run only the consumers whose names contain it (and the plain loop).
- * Stagger's concurrency and Spring's container concurrency are the partition count.
+ * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
+ * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the consumers
+ * whose names contain it (and the plain loop), and {@code --spring-defaults} to add Spring's retry
+ * topics with its own defaults (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's
+ * concurrency and Spring's container concurrency are the partition count.
  */
 public final class KafkaThroughput {
     private KafkaThroughput() {
     }
 
-    /** Drains {@code records} records of {@code topic}; returns nanoseconds from the first record to the last success. */
+    /** Drains up to {@code records} records of {@code topic} within {@code maxNanos}; returns what it measured. */
     private interface Run {
-        long drain(Broker broker, String topic, int records) throws Exception;
+        Result drain(Broker broker, String topic, int records, long maxNanos) throws Exception;
     }
 
-    /** What each run's handler does: counts successes, notes the first, fails the first attempt of every tenth when asked. */
+    /** Successes in a round and the nanoseconds they took. */
+    private record Result(long successes, long nanos) {
+        double rate() {
+            return successes / (nanos / 1e9);
+        }
+    }
+
+    /**
+     * What each run's handler does: counts successes (a striped counter: handler threads do not
+     * contend on it), notes the first, fails the first attempt of every tenth when asked.
+     */
     private static final class Work {
-        final CountDownLatch done;
+        final int records;
+        final LongAdder successes = new LongAdder();
         final AtomicLong first = new AtomicLong();
         final boolean failSome;
         final Set<Integer> failed = ConcurrentHashMap.newKeySet();
 
         Work(int records, boolean failSome) {
-            this.done = new CountDownLatch(records);
+            this.records = records;
             this.failSome = failSome;
         }
 
         void handle(byte[] value) {
-            first.compareAndSet(0, System.nanoTime());
+            if (first.get() == 0) {
+                first.compareAndSet(0, System.nanoTime());
+            }
             int index = Broker.index(value);
             if (failSome && index % 10 == 0 && failed.add(index)) {
                 throw new IllegalStateException("first attempt of record " + index + " fails");
             }
-            done.countDown();
+            successes.increment();
         }
 
-        long await() throws InterruptedException {
-            if (!done.await(10, TimeUnit.MINUTES)) {
-                throw new IllegalStateException("not drained in 10 minutes: " + done.getCount() + " left");
+        boolean drained() {
+            return successes.sum() >= records;
+        }
+
+        /** Waits until every record succeeded, or {@code maxNanos} after the first (10 minutes for the first to come). */
+        Result await(long maxNanos) throws InterruptedException {
+            long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (first.get() == 0) {
+                if (System.nanoTime() > giveUp) {
+                    throw new IllegalStateException("no record handled in 10 minutes");
+                }
+                Thread.sleep(1);
             }
-            return System.nanoTime() - first.get();
+            long end = first.get() + maxNanos;
+            while (!drained() && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            long now = System.nanoTime();
+            return new Result(Math.min(records, successes.sum()), now - first.get());
         }
     }
 
     public static void main(String[] argv) throws Exception {
         HarnessArgs args = new HarnessArgs(argv);
-        int records = args.positive("--records", 50_000);
-        int rounds = args.positive("--rounds", 3);
+        int records = args.positive("--records", 1_000_000);
+        int warmupRecords = args.positive("--warmup-records", 200_000);
+        int rounds = args.positive("--rounds", 5);
         int partitions = args.positive("--partitions", 4);
+        long maxNanos = TimeUnit.SECONDS.toNanos(args.positive("--max-seconds", 20));
         Broker broker = new Broker(args.text("--bootstrap", "127.0.0.1:9092"));
 
         Map<String, Run> runs = new LinkedHashMap<>();
-        runs.put("kafka-clients, plain loop", (b, t, n) -> plain(b, t, n));
-        runs.put("Stagger, no-op", (b, t, n) -> stagger(b, t, n, partitions, false));
-        runs.put("Stagger, 10% fail once", (b, t, n) -> stagger(b, t, n, partitions, true));
-        runs.put("Spring Kafka, no-op", (b, t, n) -> spring(b, t, n, partitions, false));
-        runs.put("Spring @RetryableTopic, 10% fail once", (b, t, n) -> spring(b, t, n, partitions, true));
+        runs.put("kafka-clients, plain loop", (b, t, n, max) -> plain(b, t, n, max));
+        runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false));
+        runs.put("Stagger, 10% fail once", (b, t, n, max) -> stagger(b, t, n, max, partitions, true));
+        runs.put("Spring Kafka, no-op", (b, t, n, max) -> spring(b, t, n, max, partitions, false,
+                SpringKafka.Retries.RETRY_TOPICS));
+        runs.put("Spring @RetryableTopic, 10% fail once", (b, t, n, max) -> spring(b, t, n, max, partitions, true,
+                SpringKafka.Retries.RETRY_TOPICS));
+        if (List.of(argv).contains("--spring-defaults")) {
+            runs.put("Spring @RetryableTopic defaults, 10% fail", (b, t, n, max) -> spring(b, t, n, max, partitions, true,
+                    SpringKafka.Retries.RETRY_TOPICS_DEFAULTS));
+        }
         String only = args.text("--only", ""); // a diagnostic: the consumers whose names contain this text, and the plain loop
         runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.startsWith("kafka-clients"));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         runs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+        List<String> names = new ArrayList<>(runs.keySet());
 
-        for (int round = 1; round <= rounds; round++) {
-            for (Map.Entry<String, Run> run : runs.entrySet()) {
+        for (int round = 0; round <= rounds; round++) {
+            int n = round == 0 ? Math.min(records, warmupRecords) : records;
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get((i + round) % names.size()); // each round starts with another consumer
                 String topic = Broker.uniqueTopic("tp");
                 try {
                     broker.create(topic, partitions);
-                    broker.fill(topic, records);
-                    long nanos = run.getValue().drain(broker, topic, records);
-                    double rate = records / (nanos / 1e9);
-                    rates.get(run.getKey()).add(rate);
-                    System.out.printf(Locale.ROOT, "round %d: %-40s %,10.0f records/s%n", round, run.getKey(), rate);
+                    broker.fill(topic, n);
+                    Result r = runs.get(name).drain(broker, topic, n, maxNanos);
+                    String what = round == 0 ? "warm-up" : "round " + round;
+                    if (round > 0) {
+                        rates.get(name).add(r.rate());
+                    }
+                    System.out.printf(Locale.ROOT, "%-8s %-44s %,10.0f records/s (%,d in %.1f s)%n", what + ":", name, r.rate(),
+                            r.successes(), r.nanos() / 1e9);
                 } finally {
                     broker.deleteAround(topic);
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%n%d records of 64 bytes, %d partitions, %d round(s)%n", records, partitions, rounds);
-        System.out.printf(Locale.ROOT, "%-40s %14s %22s %9s %12s%n", "consumer", "median rec/s", "spread (min-max)", "vs plain",
+        System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after a warm-up%n",
+                records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds);
+        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %10s%n", "consumer", "median rec/s", "spread (min-max)", "vs plain",
                 "vs Spring");
         double plain = Broker.median(rates.get("kafka-clients, plain loop"));
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
             List<Double> r = e.getValue();
             String anchor = e.getKey().endsWith("no-op") ? "Spring Kafka, no-op" : "Spring @RetryableTopic, 10% fail once";
-            String spring = e.getKey().startsWith("Stagger") && !rates.getOrDefault(anchor, List.of()).isEmpty() ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r)
-                    / Broker.median(rates.get(anchor))) : "";
-            System.out.printf(Locale.ROOT, "%-40s %,14.0f %,10.0f-%,-11.0f %8.2fx %s%n", e.getKey(), Broker.median(r),
+            String spring = e.getKey().startsWith("Stagger") && !rates.getOrDefault(anchor, List.of()).isEmpty()
+                    ? String.format(Locale.ROOT, "%9.2fx", Broker.median(r) / Broker.median(rates.get(anchor))) : "";
+            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %s%n", e.getKey(), Broker.median(r),
                     r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                     r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, spring);
         }
     }
 
-    private static long plain(Broker broker, String topic, int records) throws Exception {
+    private static Result plain(Broker broker, String topic, int records, long maxNanos) throws Exception {
         Work work = new Work(records, false);
         Map<String, Object> config = new HashMap<>(broker.config());
         config.put("group.id", topic);
@@ -131,19 +179,23 @@ public final class KafkaThroughput {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
-            while (work.done.getCount() > 0) {
+            long end = Long.MAX_VALUE;
+            while (!work.drained() && System.nanoTime() < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                     work.handle(r.value());
                 }
                 consumer.commitAsync();
+                if (end == Long.MAX_VALUE && work.first.get() != 0) {
+                    end = work.first.get() + maxNanos;
+                }
             }
-            long nanos = work.await();
+            Result result = work.await(maxNanos);
             consumer.commitSync();
-            return nanos;
+            return result;
         }
     }
 
-    private static long stagger(Broker broker, String topic, int records, int concurrency, boolean failSome)
+    private static Result stagger(Broker broker, String topic, int records, long maxNanos, int concurrency, boolean failSome)
             throws Exception {
         Work work = new Work(records, failSome);
         try (KafkaRetryConsumer consumer = KafkaRetryConsumer.builder(topic, broker.config(), m -> work.handle(m.value()))
@@ -152,16 +204,17 @@ public final class KafkaThroughput {
                 .concurrency(concurrency)
                 .build()) {
             consumer.start();
-            return work.await();
+            return work.await(maxNanos);
         }
     }
 
     @SuppressWarnings("try") // the listener runs until the backlog is drained; closed at the end of the block
-    private static long spring(Broker broker, String topic, int records, int concurrency, boolean failSome) throws Exception {
+    private static Result spring(Broker broker, String topic, int records, long maxNanos, int concurrency, boolean failSome,
+                                 SpringKafka.Retries retries) throws Exception {
         Work work = new Work(records, failSome);
-        try (SpringKafka ignored = SpringKafka.start(broker, topic, topic, concurrency, concurrency,
-                SpringKafka.Retries.RETRY_TOPICS, 10, 3, r -> work.handle(r.value()))) {
-            return work.await();
+        try (SpringKafka ignored = SpringKafka.start(broker, topic, topic, concurrency, concurrency, retries, 10, 3,
+                r -> work.handle(r.value()))) {
+            return work.await(maxNanos);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.stagger.benchmarks.kafka;
 
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -11,7 +12,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.kafka.annotation.EnableKafka;
-import org.springframework.kafka.annotation.EnableKafkaRetryTopic;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
@@ -23,6 +23,7 @@ import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.retrytopic.RetryTopicConfiguration;
 import org.springframework.kafka.retrytopic.RetryTopicConfigurationBuilder;
+import org.springframework.kafka.retrytopic.RetryTopicConfigurationSupport;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.backoff.FixedBackOff;
 
@@ -40,7 +41,14 @@ final class SpringKafka implements AutoCloseable {
         void handle(ConsumerRecord<byte[], byte[]> record) throws Exception;
     }
 
-    enum Retries { RETRY_TOPICS, BLOCKING }
+    /**
+     * The retry set-up: retry topics as the harness compares them (the copy producer's
+     * {@code linger.ms} 0 as Stagger's, and the error handler not seeking back after a failure that
+     * went to a retry topic), retry topics with Spring Kafka's defaults (a failure seeks the
+     * partitions back to refetch the rest of the poll, and the producer lingers 5 ms, the
+     * kafka-clients 4 default, while the listener thread waits for each copy), or blocking retries.
+     */
+    enum Retries { RETRY_TOPICS, RETRY_TOPICS_DEFAULTS, BLOCKING }
 
     private final AnnotationConfigApplicationContext context;
 
@@ -58,8 +66,9 @@ final class SpringKafka implements AutoCloseable {
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("bench", Map.of(
                 "bench.bootstrap", broker.bootstrap(), "bench.topic", topic, "bench.group", group,
                 "bench.concurrency", Integer.toString(concurrency), "bench.partitions", Integer.toString(partitions),
-                "bench.backoff", Long.toString(backoffMillis), "bench.attempts", Integer.toString(maxAttempts))));
-        context.register(Clients.class, retries == Retries.RETRY_TOPICS ? RetryTopics.class : Blocking.class);
+                "bench.backoff", Long.toString(backoffMillis), "bench.attempts", Integer.toString(maxAttempts),
+                "bench.defaults", Boolean.toString(retries == Retries.RETRY_TOPICS_DEFAULTS))));
+        context.register(Clients.class, retries == Retries.BLOCKING ? Blocking.class : RetryTopics.class);
         context.registerBean(Listener.class, () -> new Listener(handler));
         context.refresh();
         return new SpringKafka(context);
@@ -75,8 +84,12 @@ final class SpringKafka implements AutoCloseable {
     public static class Clients {
         @Bean
         public ProducerFactory<byte[], byte[]> producerFactory(Environment env) {
-            return new DefaultKafkaProducerFactory<>(Map.of("bootstrap.servers", env.getRequiredProperty("bench.bootstrap")),
-                    new ByteArraySerializer(), new ByteArraySerializer());
+            Map<String, Object> config = new HashMap<>();
+            config.put("bootstrap.servers", env.getRequiredProperty("bench.bootstrap"));
+            if (!Boolean.parseBoolean(env.getRequiredProperty("bench.defaults"))) {
+                config.put("linger.ms", 0); // as Stagger's copy producer: a copy is sent at once
+            }
+            return new DefaultKafkaProducerFactory<>(config, new ByteArraySerializer(), new ByteArraySerializer());
         }
 
         @Bean
@@ -86,8 +99,10 @@ final class SpringKafka implements AutoCloseable {
 
         @Bean
         public ConsumerFactory<byte[], byte[]> consumerFactory(Environment env) {
-            return new DefaultKafkaConsumerFactory<>(Map.of("bootstrap.servers", env.getRequiredProperty("bench.bootstrap"),
-                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            Map<String, Object> config = new HashMap<>(Broker.FETCH);
+            config.put("bootstrap.servers", env.getRequiredProperty("bench.bootstrap"));
+            config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            return new DefaultKafkaConsumerFactory<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         }
 
         @Bean
@@ -112,11 +127,27 @@ final class SpringKafka implements AutoCloseable {
         }
     }
 
-    /** Non-blocking retries: retry topics with a fixed back-off, then a DLT. */
+    /**
+     * Non-blocking retries: retry topics with a fixed back-off, then a DLT ({@code @EnableKafkaRetryTopic}'s
+     * configuration, extended to customise the error handler).
+     */
     @Configuration(proxyBeanMethods = false)
     @EnableKafka
-    @EnableKafkaRetryTopic
-    public static class RetryTopics {
+    public static class RetryTopics extends RetryTopicConfigurationSupport {
+        private final boolean defaults;
+
+        public RetryTopics(Environment env) {
+            this.defaults = Boolean.parseBoolean(env.getRequiredProperty("bench.defaults"));
+        }
+
+        @Override
+        protected void configureCustomizers(CustomizersConfigurer customizers) {
+            if (!defaults) {
+                // a failed record is on its retry topic: the rest of the poll goes on without seeking back and refetching
+                customizers.customizeErrorHandler(handler -> handler.setSeekAfterError(false));
+            }
+        }
+
         @Bean
         public ConcurrentKafkaListenerContainerFactory<byte[], byte[]> kafkaListenerContainerFactory(
                 ConsumerFactory<byte[], byte[]> consumers, Environment env) {

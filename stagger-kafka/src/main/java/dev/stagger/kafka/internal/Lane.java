@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -31,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  * the head of the lane, oldest first. A record past the bounds stops the lane until a release.
  */
 final class Lane implements RecordProcessor.Acks {
+    /** Without key order: records handled between two publications of the committable offset. */
+    static final int PUBLISH_EVERY = 64;
     final TopicPartition partition;
     /** The delay level of a delay topic's partition; -1 for the work topic's. */
     final long levelMillis;
@@ -49,7 +52,9 @@ final class Lane implements RecordProcessor.Acks {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
-    private final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
+    private ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
+    /** Without key order: the records the draining thread took from {@link #pending} in one go (swapped with it). */
+    private ArrayDeque<ConsumerRecord<byte[], byte[]>> taken = new ArrayDeque<>();
     /** Key order: the keys with a record in retry, and their later records held back, oldest first. */
     private final Map<ByteBuffer, ArrayDeque<ConsumerRecord<byte[], byte[]>>> held = new HashMap<>();
     /** Key order: the offsets of held records (also while back in {@link #pending}), not yet settled. */
@@ -62,7 +67,8 @@ final class Lane implements RecordProcessor.Acks {
     private boolean draining;
     /** Key order: the head could not be held (bounds): draining waits for a release. */
     private boolean stalled;
-    private boolean revoked;
+    /** Written under the lock; read without it between the records of a batch. */
+    private volatile boolean revoked;
     private long done = -1;
     /** The offset to consume again (a record that was not settled), -1 for none. */
     private long rewind = -1;
@@ -125,12 +131,23 @@ final class Lane implements RecordProcessor.Acks {
 
     /** Adds {@code record} and starts draining unless a drain runs already. */
     void add(ConsumerRecord<byte[], byte[]> record) {
+        addAll(List.of(record));
+    }
+
+    /**
+     * Adds {@code records} (consecutive, in offset order) and starts draining unless a drain runs
+     * already: one lock and at most one hand-off to a handler thread for a poll's records.
+     */
+    void addAll(List<ConsumerRecord<byte[], byte[]>> records) {
+        if (records.isEmpty()) {
+            return;
+        }
         lock.lock();
         try {
             if (revoked || rewind >= 0) {
                 return; // consumed again from the rewind point (or by the partition's next owner)
             }
-            pending.add(record);
+            pending.addAll(records);
             if (draining || stalled) {
                 return;
             }
@@ -227,6 +244,10 @@ final class Lane implements RecordProcessor.Acks {
     }
 
     private void drain() {
+        if (keyOrder == null) {
+            drainInBatches();
+            return;
+        }
         while (true) {
             ConsumerRecord<byte[], byte[]> next;
             lock.lock();
@@ -269,21 +290,109 @@ final class Lane implements RecordProcessor.Acks {
                         unsettled.remove(next.offset());
                     }
                 } else {
-                    long from = unsettled.isEmpty() ? next.offset() : Math.min(next.offset(), unsettled.first());
-                    rewind = from;
-                    done = Math.min(done, from); // never committed past a record to be consumed again
-                    pending.clear(); // not settled: consumed again, from this record (or the first held one) on
-                    dropHeld();
-                    unsettled.clear();
-                    released.clear();
+                    notSettled(next.offset());
                 }
             } finally {
                 lock.unlock();
             }
-            if (outcome != null && settled != null
-                    && (outcome == RecordProcessor.Outcome.SUCCEEDED || outcome == RecordProcessor.Outcome.DEAD_LETTERED)) {
-                settled.accept(next);
+            tellSettled(next, outcome);
+        }
+    }
+
+    /**
+     * Without key order: takes all the pending records at once (one lock for them all) and handles
+     * them in order, checking before each that the lane is neither revoked nor stopping; the
+     * committable offset is published under the lock every {@value #PUBLISH_EVERY} records and when
+     * the batch ends, so a commit never passes a record that is not settled. The records taken wait
+     * outside {@link #pending}: a partition is paused on what waits there, so up to two polls'
+     * worth may be in the lane.
+     */
+    private void drainInBatches() {
+        ArrayDeque<ConsumerRecord<byte[], byte[]>> batch;
+        lock.lock();
+        try {
+            batch = takePending();
+            if (batch == null) {
+                return;
             }
+        } finally {
+            lock.unlock();
+        }
+        while (true) {
+            long settledTo = -1;
+            int sincePublished = 0;
+            for (ConsumerRecord<byte[], byte[]> next; (next = batch.poll()) != null; ) {
+                if (revoked || closing.getAsBoolean()) {
+                    break; // the rest is consumed again by whoever owns the partition next
+                }
+                RecordProcessor.Outcome outcome = processor.handle(next, this);
+                if (outcome == null) {
+                    lock.lock();
+                    try {
+                        done = Math.max(done, settledTo);
+                        notSettled(next.offset());
+                    } finally {
+                        lock.unlock();
+                    }
+                    settledTo = -1;
+                    break; // the rest of the batch is consumed again after the rewind
+                }
+                settledTo = next.offset() + 1;
+                tellSettled(next, outcome);
+                if (++sincePublished == PUBLISH_EVERY) {
+                    sincePublished = 0;
+                    lock.lock();
+                    try {
+                        done = Math.max(done, settledTo);
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }
+            batch.clear();
+            lock.lock();
+            try {
+                done = Math.max(done, settledTo);
+                batch = takePending();
+                if (batch == null) {
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Under the lock: the pending records, swapped out in one go; null (and the drain ends) when none or when stopping. */
+    private @Nullable ArrayDeque<ConsumerRecord<byte[], byte[]>> takePending() {
+        if (revoked || closing.getAsBoolean() || pending.isEmpty()) {
+            pending.clear(); // a revoked or stopping lane's records are consumed again by whoever owns it next
+            draining = false;
+            idle.signalAll();
+            return null;
+        }
+        ArrayDeque<ConsumerRecord<byte[], byte[]>> batch = pending;
+        pending = taken;
+        taken = batch;
+        return batch;
+    }
+
+    /** Under the lock: the record at {@code offset} was not settled: it is consumed again, from it (or the first held one) on. */
+    private void notSettled(long offset) {
+        long from = unsettled.isEmpty() ? offset : Math.min(offset, unsettled.first());
+        rewind = from;
+        done = Math.min(done, from); // never committed past a record to be consumed again
+        pending.clear();
+        dropHeld();
+        unsettled.clear();
+        released.clear();
+    }
+
+    /** Key order: a delay topic's record settled for good lets its key go on. */
+    private void tellSettled(ConsumerRecord<byte[], byte[]> record, RecordProcessor.@Nullable Outcome outcome) {
+        if (outcome != null && settled != null
+                && (outcome == RecordProcessor.Outcome.SUCCEEDED || outcome == RecordProcessor.Outcome.DEAD_LETTERED)) {
+            settled.accept(record);
         }
     }
 

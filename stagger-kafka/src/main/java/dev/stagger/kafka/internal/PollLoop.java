@@ -176,24 +176,29 @@ public final class PollLoop implements Runnable {
             if (lane == null) {
                 continue; // revoked in this poll: its next owner consumes it
             }
-            for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-                if (lane.levelMillis >= 0) {
-                    // due when its level's time since it was produced is up, or at its due time if sooner;
-                    // never more than one level from now, whatever its timestamp says
-                    long resumeAt = Math.min(r.timestamp(), now) + lane.levelMillis;
-                    long dueAt = RecordHeaderCodec.number(r.headers(), KafkaHeaders.DUE_AT, 0);
-                    if (dueAt > 0) {
-                        resumeAt = Math.min(resumeAt, dueAt);
-                    }
-                    if (resumeAt > now) {
-                        // the head is not due: this partition waits for it, no other does
-                        consumer.seek(tp, r.offset());
-                        lane.blockedUntil = resumeAt;
-                        break;
-                    }
-                }
-                lane.add(r);
+            List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
+            if (lane.levelMillis < 0) {
+                lane.addAll(polled); // the work topic's records: one hand-off for the poll's records of the partition
+                continue;
             }
+            int due = 0;
+            for (ConsumerRecord<byte[], byte[]> r : polled) {
+                // due when its level's time since it was produced is up, or at its due time if sooner;
+                // never more than one level from now, whatever its timestamp says
+                long resumeAt = Math.min(r.timestamp(), now) + lane.levelMillis;
+                long dueAt = RecordHeaderCodec.number(r.headers(), KafkaHeaders.DUE_AT, 0);
+                if (dueAt > 0) {
+                    resumeAt = Math.min(resumeAt, dueAt);
+                }
+                if (resumeAt > now) {
+                    // the head is not due: this partition waits for it, no other does
+                    consumer.seek(tp, r.offset());
+                    lane.blockedUntil = resumeAt;
+                    break;
+                }
+                due++;
+            }
+            lane.addAll(due == polled.size() ? polled : polled.subList(0, due));
         }
     }
 

@@ -18,6 +18,7 @@ import dev.stagger.kafka.KafkaMessage;
 import dev.stagger.kafka.RecordListener;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -194,9 +195,10 @@ public final class RecordProcessor {
      */
     public @Nullable Outcome handle(ConsumerRecord<byte[], byte[]> record, @Nullable Acks acks) {
         Headers in = record.headers();
-        int attempt = RecordHeaderCodec.attempt(in);
+        boolean plain = !in.iterator().hasNext(); // a first delivery without headers (most records): nothing to read
+        int attempt = plain ? 1 : RecordHeaderCodec.attempt(in);
         long now = clock.currentTimeMillis();
-        long dueAt = RecordHeaderCodec.number(in, KafkaHeaders.DUE_AT, 0);
+        long dueAt = plain ? 0 : RecordHeaderCodec.number(in, KafkaHeaders.DUE_AT, 0);
         if (dueAt > now) {
             long firstAt = RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, -1);
             Copy out = dueAtOutOfRange(record, attempt, firstAt, dueAt, now);
@@ -208,9 +210,10 @@ public final class RecordProcessor {
             }
             return settle(record, out, attempt, firstAt, 0, null);
         }
-        long firstAt = Math.min(now, RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, now));
+        long firstAt = plain ? now : Math.min(now, RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, now));
         KafkaMessage message = new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(),
-                record.value(), in, origin(record), attempt, Instant.ofEpochMilli(firstAt), RecordHeaderCodec.history(in));
+                record.value(), in, plain ? coordinates(record) : origin(record), attempt, Instant.ofEpochMilli(firstAt),
+                plain ? List.of() : RecordHeaderCodec.history(in));
         HandlerCall call = HandlerCall.run(clock, listeners, message, RecordListener::onHandling,
                 () -> handler.handle(message));
         Throwable failure = call.failure();
@@ -236,8 +239,11 @@ public final class RecordProcessor {
     /** Where {@code record} was first consumed: its {@link KafkaHeaders#ORIGIN}, or its own coordinates on a first delivery. */
     public static String origin(ConsumerRecord<byte[], byte[]> record) {
         String origin = RecordHeaderCodec.text(record.headers(), KafkaHeaders.ORIGIN);
-        return origin != null && origin.length() <= 512 ? origin
-                : record.topic() + "/" + record.partition() + "/" + record.offset();
+        return origin != null && origin.length() <= 512 ? origin : coordinates(record);
+    }
+
+    private static String coordinates(ConsumerRecord<byte[], byte[]> record) {
+        return record.topic() + "/" + record.partition() + "/" + record.offset();
     }
 
     /** The application's headers with the retry state that travels unchanged: origin, attempt, first attempt, history, re-drives. */
