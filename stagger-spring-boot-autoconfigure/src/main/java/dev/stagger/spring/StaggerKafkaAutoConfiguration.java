@@ -65,10 +65,15 @@ public class StaggerKafkaAutoConfiguration {
     public StaggerKafkaConsumers staggerKafkaConsumers(StaggerKafkaProperties kafka, StaggerProperties stagger,
                                                        StaggerRegistry registry, Environment environment,
                                                        ConfigurableListableBeanFactory beans,
-                                                       ObjectProvider<KafkaConsumerCustomizer> customizers,
-                                                       KafkaListenerMethods listenerMethods) {
+                                                       ObjectProvider<KafkaConsumerCustomizer> customizers) {
         return new StaggerKafkaConsumers(() -> consumers(kafka, stagger, registry, Binder.get(environment), beans,
-                customizers.orderedStream().toList(), listenerMethods.listeners()), kafka.getPhase());
+                customizers.orderedStream().toList(), listeners(beans)), kafka.getPhase());
+    }
+
+    /** The {@link StaggerKafkaListener} methods found, by consumer. */
+    private static Map<String, KafkaListenerMethods.Listener> listeners(ConfigurableListableBeanFactory beans) {
+        KafkaListenerMethods methods = beans.getBeanProvider(KafkaListenerMethods.class).getIfUnique();
+        return methods == null ? Map.of() : methods.listeners();
     }
 
     private static Map<String, KafkaRetryConsumer> consumers(StaggerKafkaProperties kafka, StaggerProperties stagger,
