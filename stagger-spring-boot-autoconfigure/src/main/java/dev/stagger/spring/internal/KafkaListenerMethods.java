@@ -38,7 +38,7 @@ public final class KafkaListenerMethods implements BeanPostProcessor, Environmen
     private static final String SUPPORTED = "one parameter: the value (byte[] or String), a ConsumerRecord"
             + " (key and value byte[] or String) or a KafkaMessage, and void";
     private final Map<String, Listener> listeners = new LinkedHashMap<>();
-    private @Nullable Environment environment;
+    private volatile @Nullable Environment environment;
 
     /**
      * The handler of a consumer from a {@link StaggerKafkaListener} method.
