@@ -260,7 +260,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     }
 
     private void createTopics() throws ExecutionException, InterruptedException, TimeoutException {
-        topics.create(Objects.requireNonNull(admin), createTopic, sendTimeout.toMillis());
+        topics.create(Objects.requireNonNull(admin), createTopic, sendTimeout.toMillis(), clock);
     }
 
     private Map<String, Object> adminConfig() {

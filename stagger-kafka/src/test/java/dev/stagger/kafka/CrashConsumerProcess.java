@@ -10,12 +10,13 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A Kafka consumer in its own JVM for {@link CrashSafetyTest}:
- * {@code CrashConsumerProcess TOPIC DB MODE CRASH_POINT CRASH_AT}. DB is a SQLite file (effects in
+ * A Kafka consumer in its own JVM for {@link CrashSafetyTest} and {@link GroupCrashSafetyTest}:
+ * {@code CrashConsumerProcess TOPIC DB MODE CRASH_POINT CRASH_AT [MEMBER]}. DB is a SQLite file (effects in
  * table {@code effects}, the inbox's default table). MODE is {@code inbox} (the effect and the
  * inbox row of {@link KafkaMessage#id()} in one transaction) or {@code plain} (the effect alone).
  * Every tenth record fails its first attempt and is retried through a delay topic. At the
@@ -24,8 +25,10 @@ import java.util.Map;
  * the offset not committed; {@code after-produce}: a retry's copy acknowledged by the broker, the
  * original's offset not committed; {@code none}) it prints "crash-point" and stops that thread,
  * and the test kills the process with SIGKILL. Prints "ready" once started; SIGTERM closes the
- * consumer gracefully. A static group member ({@code group.instance.id}), so the next process
- * takes over the partitions at once instead of after the killed one's session timeout.
+ * consumer gracefully. MEMBER (default {@code crash-consumer}) is the static group member's
+ * {@code group.instance.id}, so a process started again with it takes over the killed one's
+ * partitions at once instead of after its session timeout; {@code dynamic} makes a dynamic member
+ * (one that leaves the group when closed, and whose partitions a kill holds for the session timeout).
  */
 public final class CrashConsumerProcess {
     private CrashConsumerProcess() {
@@ -52,8 +55,12 @@ public final class CrashConsumerProcess {
             }
             CrashFixture.applyEffect(connections.get(), inbox, "effects", id, crashPoint, point);
         };
-        Map<String, Object> config = Map.of("bootstrap.servers", TestKafka.bootstrap(),
-                "group.instance.id", "crash-consumer", "session.timeout.ms", 6_000, "heartbeat.interval.ms", 1_000);
+        String member = args.length > 5 ? args[5] : "crash-consumer";
+        Map<String, Object> config = new HashMap<>(Map.of("bootstrap.servers", TestKafka.bootstrap(),
+                "session.timeout.ms", 6_000, "heartbeat.interval.ms", 1_000));
+        if (!member.equals("dynamic")) {
+            config.put("group.instance.id", member);
+        }
         KafkaRetryConsumer consumer = KafkaRetryConsumer.builder(topic, config, handler)
                 .policy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.fixed(Duration.ofMillis(20))).build())
                 .delayLevels(List.of(Duration.ofMillis(20), Duration.ofMillis(100)))

@@ -122,7 +122,7 @@ class CrashSafetyTest {
     }
 
     /** The work topic's records after the group's committed offsets. */
-    private static long lag(Map<String, Object> config, String topic) throws Exception {
+    static long lag(Map<String, Object> config, String topic) throws Exception {
         try (Admin admin = Admin.create(config)) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(topic)
                     .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
@@ -139,7 +139,7 @@ class CrashSafetyTest {
         }
     }
 
-    private static long distinctEffects(SqliteDataSource ds) throws SQLException {
+    static long distinctEffects(SqliteDataSource ds) throws SQLException {
         return CrashFixture.scalar(ds, "SELECT COUNT(DISTINCT message_id) FROM effects");
     }
 }

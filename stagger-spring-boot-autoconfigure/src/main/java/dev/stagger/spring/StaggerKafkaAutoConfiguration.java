@@ -5,12 +5,14 @@ import dev.stagger.kafka.KafkaRetryConsumer;
 import dev.stagger.kafka.RecordListener;
 import dev.stagger.spring.StaggerKafkaProperties.Consumer;
 import dev.stagger.spring.internal.InstanceFactory;
+import dev.stagger.spring.internal.KafkaListenerMethods;
 import dev.stagger.spring.internal.PropertyCheck;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -28,7 +30,9 @@ import org.springframework.util.ClassUtils;
  * Stagger's own Kafka consumers from properties ({@code stagger.kafka.consumers.<name>.*}), with
  * stagger-kafka on the class path: a {@link KafkaRetryConsumer} per entry, its handler the
  * {@link KafkaHandler} bean the entry names, its policy a retry of {@code stagger.retries}, all
- * in {@link StaggerKafkaConsumers}, started and stopped with the context.
+ * in {@link StaggerKafkaConsumers}, started and stopped with the context. A bean method annotated
+ * {@link StaggerKafkaListener} is the handler of the consumer it names (an entry's, or one with
+ * the defaults when there is no entry).
  *
  * <p>The connection is Spring Boot's: {@code spring.kafka.bootstrap-servers} (required when a
  * consumer is configured) and {@code spring.kafka.properties.*} (security and any other client
@@ -50,6 +54,12 @@ public class StaggerKafkaAutoConfiguration {
     private static final boolean OBSERVATION = ClassUtils.isPresent("dev.stagger.observability.RecordObservation", LOADER)
             && ClassUtils.isPresent("io.micrometer.observation.ObservationRegistry", LOADER);
 
+    /** The {@link StaggerKafkaListener} methods: static, a bean post-processor created before the others. */
+    @Bean
+    static KafkaListenerMethods staggerKafkaListenerMethods() {
+        return new KafkaListenerMethods();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public StaggerKafkaConsumers staggerKafkaConsumers(StaggerKafkaProperties kafka, StaggerProperties stagger,
@@ -57,22 +67,33 @@ public class StaggerKafkaAutoConfiguration {
                                                        ConfigurableListableBeanFactory beans,
                                                        ObjectProvider<KafkaConsumerCustomizer> customizers) {
         return new StaggerKafkaConsumers(() -> consumers(kafka, stagger, registry, Binder.get(environment), beans,
-                customizers.orderedStream().toList()), kafka.getPhase());
+                customizers.orderedStream().toList(), listeners(beans)), kafka.getPhase());
+    }
+
+    /** The {@link StaggerKafkaListener} methods found, by consumer. */
+    private static Map<String, KafkaListenerMethods.Listener> listeners(ConfigurableListableBeanFactory beans) {
+        KafkaListenerMethods methods = beans.getBeanProvider(KafkaListenerMethods.class).getIfUnique();
+        return methods == null ? Map.of() : methods.listeners();
     }
 
     private static Map<String, KafkaRetryConsumer> consumers(StaggerKafkaProperties kafka, StaggerProperties stagger,
                                                              StaggerRegistry registry, Binder binder,
                                                              ConfigurableListableBeanFactory beans,
-                                                             List<KafkaConsumerCustomizer> customizers) {
+                                                             List<KafkaConsumerCustomizer> customizers,
+                                                             Map<String, KafkaListenerMethods.Listener> listeners) {
         Map<String, KafkaRetryConsumer> consumers = new LinkedHashMap<>();
-        if (kafka.getConsumers().isEmpty()) {
+        Map<String, Consumer> entries = new LinkedHashMap<>(kafka.getConsumers());
+        listeners.keySet().forEach(name -> entries.putIfAbsent(name, new Consumer())); // a listener's defaults
+        if (entries.isEmpty()) {
             return consumers;
         }
         Map<String, Object> client = clientConfig(binder);
         List<RecordListener> telemetry = telemetry(stagger, beans);
-        kafka.getConsumers().forEach((name, p) -> {
+        entries.forEach((name, p) -> {
             String at = InstanceFactory.key(CONSUMERS, name) + ".";
-            KafkaHandler handler = handler(beans, at, p.getHandler() != null ? p.getHandler() : name);
+            KafkaListenerMethods.Listener listener = listeners.get(name);
+            KafkaHandler handler = listener == null ? handler(beans, at, p.getHandler() != null ? p.getHandler() : name)
+                    : listenerHandler(beans, at, name, p, listener);
             Map<String, Object> config = new HashMap<>(client);
             if (p.getGroup() != null) {
                 config.put("group.id", p.getGroup());
@@ -82,6 +103,9 @@ public class StaggerKafkaAutoConfiguration {
                 b = KafkaRetryConsumer.builder(name, config, handler);
             } catch (IllegalArgumentException e) {
                 throw PropertyCheck.invalid(InstanceFactory.key(CONSUMERS, name), name, e.getMessage());
+            }
+            if (listener != null && listener.topic() != null) {
+                listenerTopic(b, at, p, listener);
             }
             apply(b, p, at, registry);
             telemetry.forEach(b::recordListener);
@@ -128,6 +152,33 @@ public class StaggerKafkaAutoConfiguration {
         } catch (NoSuchBeanDefinitionException e) {
             throw PropertyCheck.invalid(at + "handler", bean, "no KafkaHandler bean named '" + bean + "'; KafkaHandler beans: "
                     + List.of(beans.getBeanNamesForType(KafkaHandler.class)));
+        }
+    }
+
+    /** A consumer's {@link StaggerKafkaListener} method, when it has no other handler. */
+    private static KafkaHandler listenerHandler(ConfigurableListableBeanFactory beans, String at, String name, Consumer p,
+                                                KafkaListenerMethods.Listener listener) {
+        if (p.getHandler() != null) {
+            throw PropertyCheck.invalid(at + "handler", p.getHandler(), "consumer '" + name + "' has the "
+                    + listener.method() + " as its handler; a consumer has one handler");
+        }
+        if (beans.containsBean(name) && beans.isTypeMatch(name, KafkaHandler.class)) {
+            throw new IllegalStateException("two handlers for consumer '" + name + "': the KafkaHandler bean '" + name
+                    + "' and the " + listener.method() + "; a consumer has one handler");
+        }
+        return listener.handler();
+    }
+
+    /** The work topic a {@link StaggerKafkaListener} method names. */
+    private static void listenerTopic(KafkaRetryConsumer.Builder b, String at, Consumer p, KafkaListenerMethods.Listener listener) {
+        String topic = Objects.requireNonNull(listener.topic());
+        if (p.getTopic() != null && !p.getTopic().equals(topic)) {
+            throw PropertyCheck.invalid(at + "topic", p.getTopic(), "the " + listener.method() + " names topic '" + topic + "'");
+        }
+        try {
+            b.topic(topic);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("the " + listener.method() + " names topic '" + topic + "': " + e.getMessage(), e);
         }
     }
 

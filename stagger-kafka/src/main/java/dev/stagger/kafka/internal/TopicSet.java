@@ -1,6 +1,13 @@
 package dev.stagger.kafka.internal;
 
+import dev.stagger.Backoff;
+import dev.stagger.Clock;
+import dev.stagger.Jitter;
+import dev.stagger.RetryEngine;
+import dev.stagger.RetryPolicy;
+import dev.stagger.RetryState;
 import dev.stagger.internal.DelayLevels;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -26,6 +33,15 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * waits behind a long one: they sit in different topics. Immutable.
  */
 public final class TopicSet {
+    /**
+     * The waits between describes of a work topic the broker does not describe yet (its metadata
+     * catching up with the creation): 50 ms doubling to 1 s, equal jitter; the caller's timeout is
+     * the deadline.
+     */
+    static final RetryPolicy DESCRIBE_WAITS = RetryPolicy.builder().maxAttempts(Integer.MAX_VALUE)
+            .backoff(Backoff.exponential(Duration.ofMillis(50)).maxDelay(Duration.ofSeconds(1)).jitter(Jitter.equal()))
+            .build();
+
     private final String topic;
     private final long[] levelsMillis;
     private final Map<String, Long> levelOfTopic = new HashMap<>();
@@ -82,21 +98,17 @@ public final class TopicSet {
      * and the delay and dead-letter topics with as many partitions as the work topic; those with
      * fewer (the work topic gained partitions) get as many.
      *
-     * @throws IllegalStateException when the work topic is missing and not to be created
+     * <p>A broker answers a describe from its metadata, which catches up with a topic's creation
+     * only after a while (longer on a loaded machine): a work topic created just now, by another
+     * client or by this one after a describe that did not see it, is described again after waits
+     * from {@link #DESCRIBE_WAITS} on {@code clock}, until {@code timeoutMillis} have passed.
+     *
+     * @throws IllegalStateException when the work topic is missing and not to be created, or was
+     *     created by another client and is not described within {@code timeoutMillis}
      */
-    public void create(Admin admin, boolean createTopic, long timeoutMillis)
+    public void create(Admin admin, boolean createTopic, long timeoutMillis, Clock clock)
             throws ExecutionException, InterruptedException, TimeoutException {
-        Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
-        int partitions;
-        if (work.containsKey(topic)) {
-            partitions = work.get(topic).partitions().size();
-        } else {
-            if (!createTopic) {
-                throw new IllegalStateException("topic " + topic + " does not exist (createTopic is off)");
-            }
-            // the creation's own answer: a describe right after it may not see the new topic yet
-            partitions = createWorkTopic(admin, timeoutMillis);
-        }
+        int partitions = workPartitions(admin, createTopic, timeoutMillis, clock);
         List<NewTopic> around = new ArrayList<>();
         for (String name : retryTopics()) {
             around.add(new NewTopic(name, Optional.of(partitions), Optional.empty()));
@@ -104,6 +116,41 @@ public final class TopicSet {
         around.add(new NewTopic(deadTopic(), Optional.of(partitions), Optional.empty()));
         createIfMissing(admin, around, timeoutMillis);
         growToMatch(admin, around.stream().map(NewTopic::name).toList(), partitions, timeoutMillis);
+    }
+
+    /**
+     * The work topic's partition count: described, or created (the creation's own answer) when it
+     * is not described and {@code createTopic}; a topic not described (yet) is described again on
+     * {@link #DESCRIBE_WAITS}' schedule, within {@code timeoutMillis}.
+     */
+    private int workPartitions(Admin admin, boolean createTopic, long timeoutMillis, Clock clock)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        RetryEngine waits = RetryEngine.of("topics", DESCRIBE_WAITS.toBuilder().deadline(Duration.ofMillis(timeoutMillis))
+                .build()).withClock(clock);
+        RetryState state = waits.firstAttempt();
+        boolean exists = false;
+        while (true) {
+            TopicDescription work = describe(admin, Set.of(topic), timeoutMillis).get(topic);
+            if (work != null) {
+                return work.partitions().size();
+            }
+            if (createTopic && !exists) {
+                Optional<Integer> created = createWorkTopic(admin, timeoutMillis);
+                if (created.isPresent()) {
+                    return created.get();
+                }
+                exists = true; // created by another client meanwhile: the broker does not describe it yet
+            }
+            RetryEngine.Verdict verdict = waits.decide(state, null,
+                    new UnknownTopicOrPartitionException("topic " + topic + " not described"));
+            if (!verdict.isRetry()) {
+                throw new IllegalStateException(exists
+                        ? "topic " + topic + " was created by another client but was not described within " + timeoutMillis + " ms"
+                        : "topic " + topic + " does not exist (createTopic is off; not described within " + timeoutMillis + " ms)");
+            }
+            clock.sleep(verdict.delay().toNanos());
+            state = verdict.next().orElseThrow();
+        }
     }
 
     /**
@@ -132,29 +179,17 @@ public final class TopicSet {
         }
     }
 
-    /** Creates the work topic with the broker's defaults; its partition count (another creator's, when it won a race). */
-    private int createWorkTopic(Admin admin, long timeoutMillis)
+    /** Creates the work topic with the broker's defaults: its partition count, or empty when it exists already. */
+    private Optional<Integer> createWorkTopic(Admin admin, long timeoutMillis)
             throws InterruptedException, TimeoutException, ExecutionException {
         var created = admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty())));
         try {
-            return created.numPartitions(topic).get(timeoutMillis, TimeUnit.MILLISECONDS);
+            return Optional.of(created.numPartitions(topic).get(timeoutMillis, TimeUnit.MILLISECONDS));
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;
             }
-        }
-        // created by another client just now: the broker may not describe it for a moment (its metadata
-        // catches up), so ask again, 100 ms apart, within the timeout
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (true) {
-            Map<String, TopicDescription> work = describe(admin, Set.of(topic), timeoutMillis);
-            if (work.containsKey(topic)) {
-                return work.get(topic).partitions().size();
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topic " + topic + " was created by another client but cannot be described yet");
-            }
-            Thread.sleep(100);
+            return Optional.empty();
         }
     }
 
