@@ -4,6 +4,7 @@ import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Client-side adaptive throttling (the SRE book's "Handling Overload"): a client that sees its
@@ -74,7 +75,7 @@ public final class AdaptiveThrottle {
          * @param failure what it threw, null when it returned
          * @param decision what the retry policy's classifier made of the outcome
          */
-        boolean isAccepted(Object result, Throwable failure, Decision decision);
+        boolean isAccepted(@Nullable Object result, @Nullable Throwable failure, Decision decision);
     }
 
     private final String name;
@@ -193,7 +194,7 @@ public final class AdaptiveThrottle {
      * {@link #onAccepted()} or {@link #onRejected()}. A predicate that throws counts the attempt as
      * not accepted.
      */
-    public void record(Object result, Throwable failure, Decision decision) {
+    public void record(@Nullable Object result, @Nullable Throwable failure, Decision decision) {
         boolean accepted;
         try {
             accepted = acceptedWhen.isAccepted(result, failure, decision);

@@ -1,7 +1,9 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How Stagger retries learn about each other on a thread, paid for only where it is needed.
@@ -84,11 +86,11 @@ final class Ambient {
         final int attempts;
         final EndReason reason;
         /** What the call threw, or null when it returned a result it had not accepted. */
-        final Throwable failure;
+        final @Nullable Throwable failure;
         /** Newer than the serial an attempt read as it began when the decision was made during it. */
         final long serial;
 
-        Decided(String inner, int attempts, EndReason reason, Throwable failure) {
+        Decided(String inner, int attempts, EndReason reason, @Nullable Throwable failure) {
             this.inner = inner;
             this.attempts = attempts;
             this.reason = reason;
@@ -118,15 +120,15 @@ final class Ambient {
     /** One running retry, or an open scope, on the thread. */
     static final class Frame {
         /** The retry; null for a {@link RetryScope}. */
-        Retry retry;
+        @Nullable Retry retry;
         /** A scope's clock; null for a retry's frame (the retry's clock). */
-        Clock scopeClock;
+        @Nullable Clock scopeClock;
         /** The earliest deadline of this call and those around it, on {@link #clock()}; NO_DEADLINE for none. */
         long deadlineAt;
 
         Clock clock() {
             Retry r = retry;
-            return r == null ? scopeClock : r.clock;
+            return r == null ? Checks.notNull("scopeClock", scopeClock) : r.clock; // a scope's frame has its clock
         }
 
         Nesting nesting() {
@@ -154,7 +156,7 @@ final class Ambient {
 
     /** The latest decision told to a thread: written by async calls from other threads too. */
     static final class Decisions implements Sink {
-        private volatile Decided latest;
+        private volatile @Nullable Decided latest;
 
         @Override
         public void told(Decided d) {
@@ -166,7 +168,7 @@ final class Ambient {
          * bits, wrap-safe: an execution keeps its serial in an int (four bytes less per pending
          * async call), and no attempt sees 2^30 decisions pass.
          */
-        Decided since(long serial) {
+        @Nullable Decided since(long serial) {
             Decided d = latest;
             return d != null && (int) d.serial - (int) serial > 0 ? d : null;
         }
@@ -178,10 +180,10 @@ final class Ambient {
      */
     static final class Outer implements Sink {
         /** Whom to tell; null for a sync call (its thread). */
-        final Sink to;
+        final @Nullable Sink to;
         final long deadlineAt;
 
-        Outer(Sink to, long deadlineAt) {
+        Outer(@Nullable Sink to, long deadlineAt) {
             this.to = to;
             this.deadlineAt = deadlineAt;
         }
@@ -196,12 +198,12 @@ final class Ambient {
     static final class Local {
         final Decisions decisions = new Decisions();
         /** The async call whose operation is being invoked on this thread, or null. */
-        AsyncRetryExecution<?> starting;
+        @Nullable AsyncRetryExecution<?> starting;
         private Frame[] frames = new Frame[4];
         private int depth;
 
         /** The latest decision made since {@code serial} was read, or null. */
-        Decided since(long serial) {
+        @Nullable Decided since(long serial) {
             return decisions.since(serial);
         }
 
@@ -212,7 +214,7 @@ final class Ambient {
         }
 
         /** The innermost frame, or null. */
-        Frame top() {
+        @Nullable Frame top() {
             return depth == 0 ? null : frames[depth - 1];
         }
 
@@ -239,7 +241,7 @@ final class Ambient {
             return push(d, null, clock, d > 0 ? frames[d - 1].deadlineOn(clock) : NO_DEADLINE);
         }
 
-        private Frame push(int d, Retry retry, Clock scopeClock, long deadlineAt) {
+        private Frame push(int d, @Nullable Retry retry, @Nullable Clock scopeClock, long deadlineAt) {
             if (d == frames.length) {
                 frames = Arrays.copyOf(frames, d * 2);
             }

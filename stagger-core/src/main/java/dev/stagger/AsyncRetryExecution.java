@@ -1,5 +1,6 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -11,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One async call: attempts chained through futures, waits on the clock's scheduler.
@@ -48,21 +50,22 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
      * What a cancel must stop: the pending wait (a {@link Clock.Cancellable}) or the attempt in
      * flight (a {@link CompletableFuture}); null between them and after the end.
      */
-    private volatile Object current;
+    private volatile @Nullable Object current;
     /** A cancel on the caller's thread can race an attempt ending on another: one end wins. */
     private volatile boolean ended;
     /**
      * The bulkhead's answer for the next attempt, asked before it without blocking: null (not
      * asked yet), a permit, or {@link #REFUSED}.
      */
-    private Object bulkheadAnswer;
+    private @Nullable Object bulkheadAnswer;
     /** What an inner retry decided in the current attempt; told from whatever thread the inner ended on. */
-    volatile Ambient.Decided innerDecided;
+    volatile Ambient.@Nullable Decided innerDecided;
 
     /** Exactly one of {@code plain} and {@code contextual} is given. */
-    AsyncRetryExecution(Retry retry, Supplier<? extends CompletionStage<T>> plain,
-                        Function<? super AttemptContext, ? extends CompletionStage<T>> contextual) {
-        super(retry, contextual != null ? contextual : plain, contextual != null);
+    AsyncRetryExecution(Retry retry, @Nullable Supplier<? extends CompletionStage<T>> plain,
+                        @Nullable Function<? super AttemptContext, ? extends CompletionStage<T>> contextual) {
+        super(retry, contextual != null ? contextual : java.util.Objects.requireNonNull(plain, "operation"),
+                contextual != null);
         this.promise = new Promise<>(this);
     }
 
@@ -92,7 +95,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
     }
 
     @Override
-    Ambient.Decided takeInnerDecision() {
+    Ambient.@Nullable Decided takeInnerDecision() {
         Ambient.Decided d = innerDecided;
         if (d != null) {
             innerDecided = null;
@@ -124,7 +127,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         AsyncRetryExecution<?> enclosing = local.starting;
         long serial = Ambient.serial();
         local.starting = this;
-        Ambient.Frame frame = null;
+        Ambient.@Nullable Frame frame = null;
         try {
             if (Ambient.framed()) {
                 frame = local.enter(retry);
@@ -147,7 +150,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
     }
 
     @Override
-    BulkheadPermits.Permit takeBulkheadPermit(Bulkhead bulkhead) {
+    BulkheadPermits.@Nullable Permit takeBulkheadPermit(Bulkhead bulkhead) {
         Object answer = bulkheadAnswer;
         bulkheadAnswer = null;
         return answer instanceof BulkheadPermits.Permit ? (BulkheadPermits.Permit) answer : null;
@@ -173,7 +176,8 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
             Object answer = bulkheadAnswer;
             if (answer instanceof BulkheadPermits.Permit) {
                 bulkheadAnswer = null;
-                retry.bulkhead.permits.giveBack((BulkheadPermits.Permit) answer); // cancelled while it waited
+                // cancelled while it waited; a permit is the bulkhead's
+                Checks.notNull("bulkhead", retry.bulkhead).permits.giveBack((BulkheadPermits.Permit) answer);
             }
             return;
         }
@@ -242,7 +246,7 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         });
     }
 
-    private void onAttemptDone(T value, Throwable failure, long t0) {
+    private void onAttemptDone(@Nullable T value, @Nullable Throwable failure, long t0) {
         try {
             handleOutcome(value, failure, t0);
         } catch (Throwable t) {
@@ -261,11 +265,12 @@ final class AsyncRetryExecution<T> extends RetryExecution<T>
         promise.settleExceptionally(t);
     }
 
-    private void handleOutcome(T value, Throwable failure, long t0) {
+    private void handleOutcome(@Nullable T value, @Nullable Throwable failure, long t0) {
         Object attemptInFlight = current;
         if (promise.isDone()) {
-            if (retry.breaker != null) {
-                retry.breaker.releasePermission(permit); // the outcome is discarded, so the probe never happened
+            CircuitBreaker breaker = retry.breaker;
+            if (breaker != null) {
+                breaker.releasePermission(Checks.notNull("permit", permit)); // the outcome is discarded, so the probe never happened
             }
             giveBackBulkheadPermit();
             return;

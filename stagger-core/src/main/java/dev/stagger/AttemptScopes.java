@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a call's listeners open around each attempt ({@link RetryListener#onAttemptStarting}) and
@@ -41,8 +42,8 @@ final class AttemptScopes {
      * Tells {@code listeners} attempt {@code number} of the retry {@code name} is about to run;
      * returns what they opened around it, for {@link #close}: null, one scope, or an array of them.
      */
-    static Object open(String name, RetryListener[] listeners, int number) {
-        Object opened = null;
+    static @Nullable Object open(String name, RetryListener[] listeners, int number) {
+        @Nullable Object opened = null;
         for (RetryListener l : listeners) {
             RetryListener.Scope s;
             try {
@@ -68,7 +69,7 @@ final class AttemptScopes {
     }
 
     /** Closes what {@link #open} opened, the last opened first. */
-    static void close(Object opened) {
+    static void close(@Nullable Object opened) {
         if (opened == null) {
             return;
         }

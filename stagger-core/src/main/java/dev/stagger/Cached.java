@@ -3,6 +3,7 @@ package dev.stagger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A value and how old it is: fresh from the downstream, or served by a {@link FallbackCache}
@@ -15,9 +16,9 @@ public final class Cached<V> {
     private final V value;
     private final Instant storedAt;
     private final Duration age;
-    private final EndReason staleBecause;
+    private final @Nullable EndReason staleBecause;
 
-    Cached(V value, Instant storedAt, Duration age, EndReason staleBecause) {
+    Cached(V value, Instant storedAt, Duration age, @Nullable EndReason staleBecause) {
         this.value = value;
         this.storedAt = storedAt;
         this.age = age;

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a call answers once retrying has stopped without success: a stale value, a deferred
@@ -77,12 +78,13 @@ public final class Fallback<T> {
     private final String kind;
     private final Set<EndReason> reasons;
     private final List<Class<? extends Throwable>> failureTypes;
-    private final Predicate<? super FallbackContext> condition;
+    private final @Nullable Predicate<? super FallbackContext> condition;
     private final Source source;
-    private final Fallback<? extends T> next;
+    private final @Nullable Fallback<? extends T> next;
 
     private Fallback(String kind, Set<EndReason> reasons, List<Class<? extends Throwable>> failureTypes,
-                     Predicate<? super FallbackContext> condition, Source source, Fallback<? extends T> next) {
+                     @Nullable Predicate<? super FallbackContext> condition, Source source,
+                     @Nullable Fallback<? extends T> next) {
         this.kind = kind;
         this.reasons = reasons;
         this.failureTypes = failureTypes;
@@ -236,7 +238,7 @@ public final class Fallback<T> {
     }
 
     /** Whether any fallback in the chain runs for {@code reason}: the call's end event then waits for it. */
-    boolean considers(EndReason reason) {
+    boolean considers(@Nullable EndReason reason) {
         for (Fallback<?> f = this; f != null; f = f.next) {
             if (f.reasons.contains(reason)) {
                 return true;
@@ -245,7 +247,7 @@ public final class Fallback<T> {
         return false;
     }
 
-    private boolean applies(EndReason reason, Throwable lastFailure, Throwable thrown) {
+    private boolean applies(EndReason reason, @Nullable Throwable lastFailure, @Nullable Throwable thrown) {
         if (!reasons.contains(reason)) {
             return false;
         }
@@ -264,8 +266,9 @@ public final class Fallback<T> {
      * The answer for a call that ended with {@code reason}, returning {@code value} or throwing
      * {@code thrown}: the first fallback in the chain that applies and serves, or the original.
      */
-    FallbackAnswer answer(String name, EndReason reason, int attempts, Throwable lastFailure, Object lastResult,
-                          Object value, Throwable thrown, CircuitBreaker breaker, Clock clock) {
+    FallbackAnswer answer(String name, EndReason reason, int attempts, @Nullable Throwable lastFailure,
+                          @Nullable Object lastResult, @Nullable Object value, @Nullable Throwable thrown,
+                          @Nullable CircuitBreaker breaker, Clock clock) {
         FallbackContext context = null;
         String declinedKind = null;
         for (Fallback<?> f = this; f != null; f = f.next) {
@@ -306,7 +309,7 @@ public final class Fallback<T> {
                 : new RetryEvent.FallbackRun(declinedKind, RetryEvent.FallbackRun.Outcome.DECLINED));
     }
 
-    private static Duration retryIn(Throwable thrown, CircuitBreaker breaker) {
+    private static @Nullable Duration retryIn(@Nullable Throwable thrown, @Nullable CircuitBreaker breaker) {
         if (thrown instanceof CircuitOpenException open) {
             return open.retryIn();
         }

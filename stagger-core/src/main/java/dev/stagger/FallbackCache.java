@@ -209,7 +209,7 @@ public final class FallbackCache<K, V> {
         }
     }
 
-    private Entry<V> entry(K key) {
+    private @Nullable Entry<V> entry(K key) {
         lock.lock();
         try {
             return entries.get(key);
@@ -234,8 +234,8 @@ public final class FallbackCache<K, V> {
     /** What happened to one call: whether it ended without success, and what the cache answered. */
     private static final class Outcome<V> {
         volatile boolean failed;
-        volatile EndReason reason;
-        volatile Cached<V> served;
+        volatile @Nullable EndReason reason;
+        volatile @Nullable Cached<V> served;
         /** The start number of the call's latest attempt: the one whose value a success returns. */
         volatile long start;
     }
@@ -260,8 +260,9 @@ public final class FallbackCache<K, V> {
     }
 
     private Cached<V> settle(K key, V value, Outcome<V> outcome) {
-        if (outcome.served != null) {
-            return outcome.served;
+        Cached<V> served = outcome.served;
+        if (served != null) {
+            return served;
         }
         long now = clock.currentTimeMillis();
         if (outcome.failed) {

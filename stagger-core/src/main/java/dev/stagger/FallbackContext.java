@@ -3,6 +3,7 @@ package dev.stagger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link Fallback} knows about the call it answers: why it ended, how many attempts were
@@ -13,14 +14,14 @@ public final class FallbackContext {
     private final String name;
     private final EndReason reason;
     private final int attempts;
-    private final Throwable lastFailure;
-    private final Object lastResult;
-    private final Throwable failure;
-    private final Duration retryIn;
+    private final @Nullable Throwable lastFailure;
+    private final @Nullable Object lastResult;
+    private final @Nullable Throwable failure;
+    private final @Nullable Duration retryIn;
     private final Clock clock;
 
-    FallbackContext(String name, EndReason reason, int attempts, Throwable lastFailure, Object lastResult,
-                    Throwable failure, Duration retryIn, Clock clock) {
+    FallbackContext(String name, EndReason reason, int attempts, @Nullable Throwable lastFailure,
+                    @Nullable Object lastResult, @Nullable Throwable failure, @Nullable Duration retryIn, Clock clock) {
         this.name = name;
         this.reason = reason;
         this.attempts = attempts;

@@ -74,7 +74,7 @@ public final class HedgePolicy {
     private final @Nullable Consumer<Object> onDiscard;
 
     private HedgePolicy(Builder b) {
-        this.delayNanos = Checks.nanos(b.delay);
+        this.delayNanos = Checks.nanos(Checks.notNull("delay", b.delay)); // build() refuses a builder without one
         this.percentile = b.percentile;
         this.floorNanos = Checks.nanos(b.floor);
         this.warmup = b.warmup;
@@ -183,14 +183,14 @@ public final class HedgePolicy {
 
     /** Builds a {@link HedgePolicy}. Not thread-safe. */
     public static final class Builder {
-        private Duration delay;
+        private @Nullable Duration delay;
         private double percentile;
         private Duration floor = Duration.ofMillis(1);
         private int warmup = 100;
         private Duration window = Duration.ofSeconds(30);
         private int maxHedges = 1;
-        private Executor executor;
-        private Consumer<Object> onDiscard;
+        private @Nullable Executor executor;
+        private @Nullable Consumer<Object> onDiscard;
 
         private Builder() {
         }

@@ -1,10 +1,12 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sync hedged call's fast path: the first attempt runs on the caller's thread and its hedge
@@ -35,8 +37,8 @@ final class HedgeWatch {
     /** Slots pushed by their threads, taken by the watcher into its own list. */
     private final AtomicReference<Slot> incoming = new AtomicReference<>();
     /** The slots the watcher scans; only the watcher thread touches this list. */
-    private Slot watched;
-    private volatile Thread watcher;
+    private @Nullable Slot watched;
+    private volatile @Nullable Thread watcher;
 
     private HedgeWatch() {
     }
@@ -48,7 +50,7 @@ final class HedgeWatch {
      */
     static <T> T call(Retry retry, Callable<T> operation, long serial) throws Exception {
         Slot slot = SLOTS.get();
-        Hedging hedging = retry.hedging;
+        Hedging hedging = Checks.notNull("hedging", retry.hedging); // called only for a retry whose policy hedges
         long start = retry.clock.coarseNanoTime();
         if (!slot.arm(retry, operation, start, hedging.delayNanos())) {
             // a hedged call inside this thread's running one: the slot is taken, the general path runs it
@@ -71,7 +73,7 @@ final class HedgeWatch {
             if (budget != null) {
                 budget.onSuccess();
             }
-            return result;
+            return RetryExecution.asResult(result);
         }
         Ambient.Decided inner = failure == null ? null : slot.local.since(serial);
         HedgedExecution<T> rest = taken != null ? taken : new HedgedExecution<>(retry, operation, false, true);
@@ -169,15 +171,15 @@ final class HedgeWatch {
         /** The owner's stack of running retries, read when a call's execution is made for it. */
         final Ambient.Local local = Ambient.local();
         /** The armed call; written by the owner before arming, read by the watcher after firing. */
-        private Retry retry;
-        private Callable<?> operation;
+        private @Nullable Retry retry;
+        private @Nullable Callable<?> operation;
         private long start;
         /** When the armed call's hedge is due; read by the watcher while the owner may re-arm (opaque: never torn). */
         private final AtomicLong due = new AtomicLong();
         /** The execution the watcher made for the fired call, published by the HANDED phase. */
-        private HedgedExecution<?> handed;
-        private Slot nextIncoming;
-        private Slot nextWatched;
+        private @Nullable HedgedExecution<?> handed;
+        private @Nullable Slot nextIncoming;
+        private @Nullable Slot nextWatched;
         private int idleScans;
 
         /** Arms the slot for a call begun at {@code start}; false when it is armed already (a call inside a call). */
@@ -206,7 +208,7 @@ final class HedgeWatch {
          *
          * @return null when no hedge was due; else the execution the watcher made for the call
          */
-        HedgedExecution<?> disarm() {
+        @Nullable HedgedExecution<?> disarm() {
             long w = word.get();
             if ((w & PHASE) == ARMED && word.compareAndSet(w, (w & ~PHASE) | IDLE)) {
                 retry = null;
@@ -250,9 +252,10 @@ final class HedgeWatch {
          * around the owner's running attempt and sends the hedge. The owner waits for HANDED.
          */
         private void handOver() {
-            HedgedExecution<?> e;
+            @Nullable HedgedExecution<?> e;
             try {
-                e = new HedgedExecution<>(retry, operation, false, true);
+                // armed: the owner set both before the ARMED phase this FIRED one follows
+                e = new HedgedExecution<>(Checks.notNull("retry", retry), Checks.notNull("operation", operation), false, true);
                 e.adopt(local, owner, start);
             } catch (RuntimeException | Error failed) {
                 e = null; // no hedge: the owner ends the call with its own attempt, as if none was due

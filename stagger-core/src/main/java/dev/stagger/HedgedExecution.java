@@ -1,5 +1,6 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One hedged call ({@link HedgePolicy}), sync or async: rounds of attempts running side by side,
@@ -43,11 +45,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private int inRound;
     /** Counts rounds, so a hedge armed in one never fires in the next. */
     private int round;
-    private Clock.Cancellable timer;
+    private Clock.@Nullable Cancellable timer;
     /** The first attempt of the current round (the one hedges back up); its latency feeds a percentile delay. */
-    private Attempt roundFirst;
+    private @Nullable Attempt roundFirst;
     /** The first attempt when the caller's thread runs it; set before any other thread sees this call. */
-    private Attempt adopted;
+    private @Nullable Attempt adopted;
     private long armedDelay;
     /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
     private int armedRound;
@@ -59,7 +61,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      */
     HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync) {
         super(retry, operation, readsContext);
-        this.hedging = retry.hedging;
+        this.hedging = Checks.notNull("hedging", retry.hedging); // made only for a retry whose policy hedges
         this.running = new Attempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
         this.sync = sync;
         this.promise = new Promise<>(this);
@@ -89,7 +91,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the first attempt, for the caller's thread to run, when the call is sync; else null
      */
-    private Attempt open() {
+    private @Nullable Attempt open() {
         begin();
         if (retry.policy.deadlineNanos() > 0) {
             Ambient.needFrames(); // retries inside its attempts are bounded by this call's deadline
@@ -128,20 +130,20 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * (this execution then made for the rest of the call), or, after {@link #adopt}, with either
      * outcome. Runs on the caller's thread and returns the call's answer.
      */
-    T callerEnded(Ambient.Local callerLocal, long attemptStart, Object result, Throwable failure,
-                  Ambient.Decided inner) throws Exception {
+    T callerEnded(Ambient.Local callerLocal, long attemptStart, @Nullable Object result, @Nullable Throwable failure,
+                  Ambient.@Nullable Decided inner) throws Exception {
         Attempt a = adopted;
         if (a == null) {
             sink = callerLocal.sink();
             lock.lock();
             try {
                 takeFirst(attemptStart, null);
-                a = adopted;
+                a = Checks.notNull("adopted", adopted); // takeFirst set it
             } finally {
                 lock.unlock();
             }
         } else {
-            ((CallerAttempt) a.handle).returned();
+            ((CallerAttempt) Checks.notNull("handle", a.handle)).returned(); // adopt() gave it the caller's
         }
         a.inner = inner;
         outcome(a, result, failure);
@@ -173,8 +175,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
         if (future != null && future.isDone() && !future.isCompletedExceptionally()) {
             T value = future.join();
-            if (retry.hedging.timesAttempts()) {
-                retry.hedging.observed(retry.clock.coarseNanoTime() - start);
+            Hedging hedging = Checks.notNull("hedging", retry.hedging); // called only for a retry whose policy hedges
+            if (hedging.timesAttempts()) {
+                hedging.observed(retry.clock.coarseNanoTime() - start);
             }
             RetryBudget budget = retry.budget;
             if (budget != null) {
@@ -189,7 +192,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** The async first attempt the operation has started (or failed to start, {@code thrown}), adopted. */
-    private void adoptStarted(long attemptStart, CompletableFuture<T> future, Throwable thrown, Ambient.Decided inner) {
+    private void adoptStarted(long attemptStart, @Nullable CompletableFuture<T> future, @Nullable Throwable thrown,
+                              Ambient.@Nullable Decided inner) {
         begin();
         sink = Ambient.local().sink();
         int r;
@@ -197,7 +201,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         lock.lock();
         try {
             r = takeFirst(attemptStart, null);
-            a = adopted;
+            a = Checks.notNull("adopted", adopted); // takeFirst set it
             a.handle = future;
         } finally {
             lock.unlock();
@@ -208,14 +212,14 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             return;
         }
         arm(r);
-        future.handle((value, failure) -> {
+        Checks.notNull("future", future).handle((value, failure) -> { // started: not thrown
             outcome(a, value, unwrap(failure));
             return null;
         });
     }
 
     /** Registers the running first attempt of the first round, begun at {@code attemptStart}; under the lock. */
-    private int takeFirst(long attemptStart, Future<?> handle) {
+    private int takeFirst(long attemptStart, @Nullable Future<?> handle) {
         int r = ++round;
         inRound = 0;
         attempt = 1;
@@ -230,9 +234,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         try {
             return promise.get();
         } catch (ExecutionException e) {
-            throw Retry.<Exception>sneaky(e.getCause());
+            throw Retry.<Exception>sneaky(Checks.notNull("cause", e.getCause())); // the promise failed with it
         } catch (InterruptedException e) {
-            Future<?>[] losers;
+            Future<?> @Nullable [] losers;
             Throwable last;
             lock.lock();
             try {
@@ -254,7 +258,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @param inline whether the caller's thread runs that attempt: it is then returned, not launched
      */
-    private Attempt startRound(boolean inline) {
+    private @Nullable Attempt startRound(boolean inline) {
         Attempt first = null;
         int r;
         lock.lock();
@@ -329,7 +333,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             if (!hedging.tryHedge()) {
                 return; // recent hedges have been losing: the slowness is shared, a hedge would only add load
             }
-            CircuitBreaker.Permit p = null;
+            CircuitBreaker.@Nullable Permit p = null;
             CircuitBreaker breaker = retry.breaker;
             if (breaker != null && !(p = breaker.tryAcquirePermission()).isGranted()) {
                 return; // no hedge while the breaker refuses; the running attempts go on
@@ -364,14 +368,14 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         launch(a);
     }
 
-    private void release(CircuitBreaker.Permit p) {
+    private void release(CircuitBreaker.@Nullable Permit p) {
         if (p != null) {
-            retry.breaker.releasePermission(p); // the hedge never happened
+            Checks.notNull("breaker", retry.breaker).releasePermission(p); // the hedge never happened; a permit is the breaker's
         }
     }
 
     /** Registers a new running attempt; under the lock. */
-    private Attempt track(int number, boolean isHedge, CircuitBreaker.Permit p, long startNanos) {
+    private Attempt track(int number, boolean isHedge, CircuitBreaker.@Nullable Permit p, long startNanos) {
         Attempt a = new Attempt(this, number, isHedge, p, startNanos);
         if (!isHedge) {
             roundFirst = a;
@@ -392,7 +396,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             FutureTask<Void> task = new FutureTask<>(a, null);
             a.handle = task;
             try {
-                retry.hedging.policy.executor().execute(task);
+                hedging.policy.executor().execute(task);
             } catch (RuntimeException rejected) {
                 outcome(a, null, rejected);
             }
@@ -434,8 +438,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** An attempt's outcome, on the thread it finished on. */
-    private void outcome(Attempt a, Object value, Throwable failure) {
-        Future<?>[] losers = null;
+    private void outcome(Attempt a, @Nullable Object value, @Nullable Throwable failure) {
+        Future<?> @Nullable [] losers = null;
         boolean ended = false;
         long wait = END;
         try {
@@ -546,7 +550,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the running attempts' handles, to cancel once the lock is released; null for none
      */
-    private Future<?>[] endNow(EndReason reason) {
+    private Future<?> @Nullable [] endNow(EndReason reason) {
         if (endReason != null) {
             return null;
         }
@@ -605,7 +609,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
     }
 
-    private static void cancel(Future<?>[] handles) {
+    private static void cancel(Future<?> @Nullable [] handles) {
         if (handles == null) {
             return;
         }
@@ -696,18 +700,19 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         final HedgedExecution<?> call;
         final int number;
         final boolean hedge;
-        final CircuitBreaker.Permit permit;
+        final CircuitBreaker.@Nullable Permit permit;
         final long startNanos;
         /** What cancels it; set before it can finish (sync) or once its future exists (async). */
-        volatile Future<?> handle;
+        volatile @Nullable Future<?> handle;
         /** Set under the lock once its outcome is taken or it is cancelled. */
         volatile boolean done;
         /** The attempt timeout's timer, when the policy has an attempt timeout. */
-        volatile Clock.Cancellable timeout;
+        volatile Clock.@Nullable Cancellable timeout;
         /** What a sync retry inside it decided, read on its thread as it ended. */
-        Ambient.Decided inner;
+        Ambient.@Nullable Decided inner;
 
-        Attempt(HedgedExecution<?> call, int number, boolean hedge, CircuitBreaker.Permit permit, long startNanos) {
+        Attempt(HedgedExecution<?> call, int number, boolean hedge, CircuitBreaker.@Nullable Permit permit,
+                long startNanos) {
             this.call = call;
             this.number = number;
             this.hedge = hedge;
@@ -729,7 +734,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     @SuppressWarnings("unchecked")
     private void runAttempt(Attempt a) {
         long serial = Ambient.serial();
-        Ambient.Local local = null;
+        Ambient.@Nullable Local local = null;
         Object result = null;
         Throwable failure = null;
         Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;

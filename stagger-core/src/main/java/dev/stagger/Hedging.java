@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Retry}'s hedging at run time: its {@link HedgePolicy}, the recent latencies a
@@ -29,7 +30,8 @@ final class Hedging {
     private final Clock clock;
     private final AtomicLong credit = new AtomicLong(MAX_CREDIT);
     private final AtomicLong refilledAt;
-    private final LatencyHistogram latencies;
+    /** The recent latencies for a percentile delay; null for a fixed delay. */
+    private final @Nullable LatencyHistogram latencies;
     /** The percentile delay last read, or -1 while warming up. */
     private volatile long cachedNanos = -1;
     private final AtomicLong untilRefresh = new AtomicLong();
@@ -127,7 +129,7 @@ final class Hedging {
         } while (c < MAX_CREDIT && !credit.compareAndSet(c, Math.min(MAX_CREDIT, c + n)));
     }
 
-    LatencyHistogram latencies() {
+    @Nullable LatencyHistogram latencies() {
         return latencies;
     }
 }

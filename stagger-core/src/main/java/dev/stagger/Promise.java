@@ -3,6 +3,7 @@ package dev.stagger;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The caller's future. Stagger completes it through {@link #settle} and
@@ -19,13 +20,13 @@ final class Promise<T> extends CompletableFuture<T> {
     }
 
     /** Dropped when the call ends, so a completed future kept by the caller holds no call state. */
-    private Owner execution;
+    private @Nullable Owner execution;
 
     Promise(Owner execution) {
         this.execution = execution;
     }
 
-    void settle(T value) {
+    void settle(@Nullable T value) {
         execution = null;
         super.complete(value);
     }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs operations under a {@link RetryPolicy}, optionally guarded by a {@link CircuitBreaker}, a
@@ -60,22 +61,22 @@ public final class Retry {
 
     final String name;
     final RetryPolicy policy;
-    final CircuitBreaker breaker;
-    final RetryBudget budget;
+    final @Nullable CircuitBreaker breaker;
+    final @Nullable RetryBudget budget;
     /** Whether {@link #budget} is the default one (shared by name), replaced on a change of clock. */
     final boolean defaultBudget;
     /** What this retry does inside or around another. */
     final Nesting nesting;
-    final AdaptiveThrottle throttle;
+    final @Nullable AdaptiveThrottle throttle;
     /** Whose permit every attempt holds while it runs; null without one. */
-    final Bulkhead bulkhead;
+    final @Nullable Bulkhead bulkhead;
     final RetryListener[] listeners;
     /** Answers a call that ended without success; null without one. */
-    final Fallback<?> fallback;
+    final @Nullable Fallback<?> fallback;
     final Clock clock;
     final RandomSource random;
     /** The policy's hedging with its recent latencies; null when the policy does not hedge. */
-    final Hedging hedging;
+    final @Nullable Hedging hedging;
     /** Decides what follows each attempt; built once per Retry, so a call allocates none. */
     final RetryEngine engine;
     /**
@@ -106,9 +107,10 @@ public final class Retry {
      */
     private final boolean lightHedge;
 
-    private Retry(String name, RetryPolicy policy, CircuitBreaker breaker, RetryBudget budget, boolean defaultBudget,
-                  AdaptiveThrottle throttle, Bulkhead bulkhead, RetryListener[] listeners, Clock clock,
-                  RandomSource random, Fallback<?> fallback, Nesting nesting, Hedging hedging) {
+    private Retry(String name, RetryPolicy policy, @Nullable CircuitBreaker breaker, @Nullable RetryBudget budget,
+                  boolean defaultBudget, @Nullable AdaptiveThrottle throttle, @Nullable Bulkhead bulkhead,
+                  RetryListener[] listeners, Clock clock, RandomSource random, @Nullable Fallback<?> fallback,
+                  Nesting nesting, @Nullable Hedging hedging) {
         this.name = name;
         this.defaultBudget = defaultBudget;
         this.nesting = nesting;
@@ -320,14 +322,14 @@ public final class Retry {
     public <T> T call(Callable<T> operation) throws Exception {
         long serial = Ambient.serial(); // a decision told after this was made by a retry inside this attempt
         if (frameless && !Ambient.framed(serial)) {
-            BulkheadPermits.Permit held = null;
+            BulkheadPermits.@Nullable Permit held = null;
             Bulkhead bulkhead = this.bulkhead;
             if (bulkhead != null && (held = bulkhead.permits.tryAcquire()) == null) {
                 return new RetryExecution<T>(this, operation, null).runSync(); // waits for a permit or is refused there
             }
             AdaptiveThrottle throttle = this.throttle;
             if (throttle != null && !throttle.tryAcquire()) {
-                if (held != null) {
+                if (held != null && bulkhead != null) { // a permit was held only with a bulkhead
                     bulkhead.permits.giveBack(held);
                 }
                 return new RetryExecution<T>(this, operation, null).since(serial).runSyncRefusedFirst(0);
@@ -339,7 +341,7 @@ public final class Retry {
                 return new RetryExecution<T>(this, operation, null).since(serial).holding(held)
                         .runSyncAfterFirstFailure(first, 0);
             }
-            if (held != null) {
+            if (held != null && bulkhead != null) { // a permit was held only with a bulkhead
                 bulkhead.permits.release(held, false);
             }
             if (throttle != null) {
@@ -380,14 +382,14 @@ public final class Retry {
                     start = clock.coarseNanoTime();
                     frame.limit(start + policy.deadlineNanos());
                 }
-                BulkheadPermits.Permit held = null;
+                BulkheadPermits.@Nullable Permit held = null;
                 Bulkhead bulkhead = this.bulkhead;
                 if (bulkhead != null && (held = bulkhead.permits.tryAcquire()) == null) {
                     return new RetryExecution<T>(this, operation, null).nest(frame).runSync();
                 }
                 AdaptiveThrottle throttle = this.throttle;
                 if (throttle != null && !throttle.tryAcquire()) {
-                    if (held != null) {
+                    if (held != null && bulkhead != null) { // a permit was held only with a bulkhead
                         bulkhead.permits.giveBack(held);
                     }
                     return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).runSyncRefusedFirst(start);
@@ -399,7 +401,7 @@ public final class Retry {
                     return new RetryExecution<T>(this, operation, null).nest(frame).since(serial).holding(held)
                             .runSyncAfterFirstFailure(first, start);
                 }
-                if (held != null) {
+                if (held != null && bulkhead != null) { // a permit was held only with a bulkhead
                     bulkhead.permits.release(held, false);
                 }
                 if (throttle != null) {

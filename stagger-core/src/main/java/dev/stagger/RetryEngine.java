@@ -129,7 +129,8 @@ public final class RetryEngine {
         if (isEnd(next)) {
             return new Verdict(decision, endReason(next), 0, null, work.lastFailure);
         }
-        RetryState following = new RetryState(state.attempt() + 1, state.startedAt(), work.schedule.state());
+        RetryState following = new RetryState(state.attempt() + 1, state.startedAt(),
+                Checks.notNull("schedule", work.schedule).state()); // next() made it for the retry
         return new Verdict(decision, null, next, following, work.lastFailure);
     }
 
@@ -140,7 +141,7 @@ public final class RetryEngine {
      * The classifier sees {@code work} as its context, whose {@code lastFailure} is still the
      * previous attempt's.
      */
-    Decision classify(Work work, Object result, Throwable failure) {
+    Decision classify(Work work, @Nullable Object result, @Nullable Throwable failure) {
         Decision decision;
         if (failure == null && policy.acceptsAllResults()) {
             decision = Decision.accept();
@@ -219,9 +220,10 @@ public final class RetryEngine {
      */
     abstract static class Work implements AttemptContext {
         int attempt;
-        Object lastResult;
-        Throwable lastFailure;
-        Backoff.Schedule schedule;
+        @Nullable Object lastResult;
+        @Nullable Throwable lastFailure;
+        /** Made by {@link RetryEngine#next} before the first retry; null until then. */
+        Backoff.@Nullable Schedule schedule;
 
         /**
          * The engine deciding for this work. A method, not a field: an in-process call reaches it
@@ -332,12 +334,13 @@ public final class RetryEngine {
     /** What {@link #decide} says about one attempt. Immutable. */
     public static final class Verdict {
         private final Decision decision;
-        private final EndReason endReason;
+        private final @Nullable EndReason endReason;
         private final long delayNanos;
-        private final RetryState next;
-        private final Throwable failure;
+        private final @Nullable RetryState next;
+        private final @Nullable Throwable failure;
 
-        Verdict(Decision decision, EndReason endReason, long delayNanos, RetryState next, Throwable failure) {
+        Verdict(Decision decision, @Nullable EndReason endReason, long delayNanos, @Nullable RetryState next,
+                @Nullable Throwable failure) {
             this.decision = decision;
             this.endReason = endReason;
             this.delayNanos = delayNanos;

@@ -1,5 +1,6 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -7,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.Collections;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call in one process: the sync loop, and what {@link AsyncRetryExecution} shares with it (the
@@ -32,15 +34,15 @@ class RetryExecution<T> extends RetryEngine.Work {
      * Every failure so far, for the caller's exception: the first failure alone, then a
      * {@code List<Throwable>} once there are two (most calls never get there).
      */
-    private Object failures;
-    EndReason endReason;
-    RetryRefusedException refusal;
+    private @Nullable Object failures;
+    @Nullable EndReason endReason;
+    @Nullable RetryRefusedException refusal;
     /** The breaker's permit for the current attempt. */
-    CircuitBreaker.Permit permit;
+    CircuitBreaker.@Nullable Permit permit;
     /** The bulkhead's permit the current attempt holds; null between attempts and without a bulkhead. */
-    BulkheadPermits.Permit bulkheadPermit;
+    BulkheadPermits.@Nullable Permit bulkheadPermit;
     /** This sync call's frame on its thread's {@link Ambient} stack; null for an async call or without frames. */
-    Ambient.Frame own;
+    Ambient.@Nullable Frame own;
     /** {@link Ambient#serial()} as the current attempt began (its low 32 bits): a decision told later was made during it. */
     int attemptSerial;
     /**
@@ -48,15 +50,15 @@ class RetryExecution<T> extends RetryEngine.Work {
      * thread or async call that started it); null for a sync call (its thread). An
      * {@link Ambient.Outer} when the call runs inside a deadline, which it also carries.
      */
-    Ambient.Sink sink;
+    Ambient.@Nullable Sink sink;
     /**
      * The listeners hearing this call: the retry's own array, replaced by {@link #listenForCall()}
      * only when a listener answers {@link RetryListener#forCall} with a per-call one.
      */
     RetryListener[] listeners;
 
-    RetryExecution(Retry retry, Callable<T> plain, AttemptCallable<T> contextual) {
-        this(retry, contextual != null ? contextual : plain, contextual != null);
+    RetryExecution(Retry retry, @Nullable Callable<T> plain, @Nullable AttemptCallable<T> contextual) {
+        this(retry, contextual != null ? contextual : java.util.Objects.requireNonNull(plain, "operation"), contextual != null);
     }
 
     /** @param readsContext whether the operation is given the {@link AttemptContext} */
@@ -74,17 +76,17 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     /** Tells the listeners the current attempt is about to run ({@link AttemptScopes#open}). */
-    final Object openAttemptScopes() {
+    final @Nullable Object openAttemptScopes() {
         return AttemptScopes.open(retry.name, listeners, attempt);
     }
 
     /** As {@link #openAttemptScopes()} for attempt {@code number} (a hedged call's attempts overlap). */
-    final Object openAttemptScopes(int number) {
+    final @Nullable Object openAttemptScopes(int number) {
         return AttemptScopes.open(retry.name, listeners, number);
     }
 
     /** Closes what {@link #openAttemptScopes} opened, the last opened first. */
-    static void closeAttemptScopes(Object opened) {
+    static void closeAttemptScopes(@Nullable Object opened) {
         AttemptScopes.close(opened);
     }
 
@@ -120,7 +122,7 @@ class RetryExecution<T> extends RetryEngine.Work {
      *
      * @return the refusal when this retry or the one around refuses nesting, else null
      */
-    final RetryNestingException joinCaller() {
+    final @Nullable RetryNestingException joinCaller() {
         Ambient.Local local = Ambient.local();
         Ambient.Sink to = local.sink();
         sink = to;
@@ -140,7 +142,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     /** A fast-path call whose first attempt holds the bulkhead's permit {@code held} (null: none). */
-    final RetryExecution<T> holding(BulkheadPermits.Permit held) {
+    final RetryExecution<T> holding(BulkheadPermits.@Nullable Permit held) {
         bulkheadPermit = held;
         return this;
     }
@@ -167,7 +169,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     /** The decision of a retry that ran inside the attempt that just ended, if one ended without success. */
-    Ambient.Decided takeInnerDecision() {
+    Ambient.@Nullable Decided takeInnerDecision() {
         return Ambient.local().since(attemptSerial);
     }
 
@@ -259,7 +261,7 @@ class RetryExecution<T> extends RetryEngine.Work {
      */
     final T runSyncRefusedFirst(long startNanos) throws Exception {
         this.startNanos = startNanos;
-        refusedByThrottle(retry.throttle);
+        refusedByThrottle(Checks.notNull("throttle", retry.throttle)); // only a throttle refuses here
         return conclude();
     }
 
@@ -277,25 +279,26 @@ class RetryExecution<T> extends RetryEngine.Work {
     /** The caller's answer once the call has ended. */
     @SuppressWarnings("unchecked")
     final T conclude() throws Exception {
+        EndReason endReason = ended();
         if (fallbackTakesEnd(endReason)) {
             FallbackAnswer answer = answerWithFallback();
             if (answer.failure != null) {
                 throw Retry.<Exception>sneaky(answer.failure);
             }
-            return (T) answer.value;
+            return asResult(answer.value);
         }
         if (refusal != null) {
             throw refusal;
         }
         if (endReason.isSuccess() || lastFailure == null) {
-            return (T) lastResult;
+            return asResult(lastResult);
         }
         throw Retry.<Exception>sneaky(finalFailure());
     }
 
     /** The last failure, with the earlier ones attached as suppressed (once, however often called). */
     final Throwable finalFailure() {
-        Throwable last = lastFailure;
+        Throwable last = Checks.notNull("lastFailure", lastFailure); // called only once an attempt failed
         if (failures instanceof List) {
             Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
             seen.add(last);
@@ -355,7 +358,7 @@ class RetryExecution<T> extends RetryEngine.Work {
         AdaptiveThrottle throttle = retry.throttle;
         if (throttle != null && !throttle.tryAcquire()) {
             if (breaker != null) {
-                breaker.releasePermission(permit); // the attempt never happened
+                breaker.releasePermission(Checks.notNull("permit", permit)); // the attempt never happened
             }
             giveBackBulkheadPermit();
             attempt--;
@@ -369,7 +372,7 @@ class RetryExecution<T> extends RetryEngine.Work {
      * The bulkhead's permit for the attempt about to run, or null when it refused: a sync call waits
      * here, up to the bulkhead's {@code maxWait}; an async call has waited before, without blocking.
      */
-    BulkheadPermits.Permit takeBulkheadPermit(Bulkhead bulkhead) throws InterruptedException {
+    BulkheadPermits.@Nullable Permit takeBulkheadPermit(Bulkhead bulkhead) throws InterruptedException {
         return bulkhead.permits.acquire();
     }
 
@@ -378,7 +381,7 @@ class RetryExecution<T> extends RetryEngine.Work {
         BulkheadPermits.Permit p = bulkheadPermit;
         if (p != null) {
             bulkheadPermit = null;
-            retry.bulkhead.permits.giveBack(p);
+            Checks.notNull("bulkhead", retry.bulkhead).permits.giveBack(p); // a permit is the bulkhead's
         }
     }
 
@@ -395,7 +398,7 @@ class RetryExecution<T> extends RetryEngine.Work {
      *
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
-    final long afterAttempt(Object result, Throwable failure, long attemptNanos) {
+    final long afterAttempt(@Nullable Object result, @Nullable Throwable failure, long attemptNanos) {
         Decision decision;
         try {
             decision = recordAttempt(attempt, permit, result, failure, attemptNanos, null);
@@ -406,7 +409,7 @@ class RetryExecution<T> extends RetryEngine.Work {
         BulkheadPermits.Permit p = bulkheadPermit;
         if (p != null) { // given back before the wait: a retry holds no permit while it backs off
             bulkheadPermit = null;
-            retry.bulkhead.permits.release(p, decision.isRetry());
+            Checks.notNull("bulkhead", retry.bulkhead).permits.release(p, decision.isRetry()); // a permit is the bulkhead's
         }
         return retryOrEnd(decision, result, failure);
     }
@@ -419,8 +422,8 @@ class RetryExecution<T> extends RetryEngine.Work {
      *     another thread); null to look it up the usual way ({@link #takeInnerDecision()})
      * @return the decision, after the one-layer rule
      */
-    final Decision recordAttempt(int number, CircuitBreaker.Permit attemptPermit, Object result, Throwable failure,
-                                 long attemptNanos, Ambient.Decided inner) {
+    final Decision recordAttempt(int number, CircuitBreaker.@Nullable Permit attemptPermit, @Nullable Object result,
+                                 @Nullable Throwable failure, long attemptNanos, Ambient.@Nullable Decided inner) {
         RetryEngine engine = retry.engine;
         Decision decision = engine.classify(this, result, failure);
         if (failure != null && decision.isRetry()) {
@@ -435,11 +438,13 @@ class RetryExecution<T> extends RetryEngine.Work {
             }
         }
         remember(lastFailure);
-        if (retry.breaker != null) {
-            retry.breaker.record(attemptPermit, result, failure, attemptNanos);
+        CircuitBreaker breaker = retry.breaker;
+        if (breaker != null) {
+            breaker.record(Checks.notNull("permit", attemptPermit), result, failure, attemptNanos); // asked for with the breaker
         }
-        if (retry.throttle != null) {
-            retry.throttle.record(result, failure, decision);
+        AdaptiveThrottle throttle = retry.throttle;
+        if (throttle != null) {
+            throttle.record(result, failure, decision);
         }
         if (listeners.length > 0) {
             RetryEvent.AttemptFinished e = new RetryEvent.AttemptFinished(retry.name, number, engine.maxAttempts,
@@ -461,13 +466,14 @@ class RetryExecution<T> extends RetryEngine.Work {
      *
      * @return the wait before the next attempt, or {@link #END} when the call has ended
      */
-    final long retryOrEnd(Decision decision, Object result, Throwable failure) {
+    final long retryOrEnd(Decision decision, @Nullable Object result, @Nullable Throwable failure) {
         RetryEngine engine = retry.engine;
         long delay = engine.next(this, decision);
         if (RetryEngine.isEnd(delay)) {
             EndReason reason = RetryEngine.endReason(delay);
-            if (reason.isSuccess() && retry.budget != null) {
-                retry.budget.onSuccess();
+            RetryBudget budget = retry.budget;
+            if (reason.isSuccess() && budget != null) {
+                budget.onSuccess();
             }
             end(reason);
             return END;
@@ -478,8 +484,9 @@ class RetryExecution<T> extends RetryEngine.Work {
             end(EndReason.CIRCUIT_OPEN);
             return END;
         }
-        if (retry.budget != null && !retry.budget.tryAcquireRetry()) {
-            refusal = new BudgetExhaustedException(retry.budget.name(), failure, failure == null ? result : null);
+        RetryBudget budget = retry.budget;
+        if (budget != null && !budget.tryAcquireRetry()) {
+            refusal = new BudgetExhaustedException(budget.name(), failure, failure == null ? result : null);
             end(EndReason.BUDGET);
             return END;
         }
@@ -526,7 +533,7 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     /** Keeps every failure for the caller's exception (the earlier ones become suppressed). */
-    final void remember(Throwable failure) {
+    final void remember(@Nullable Throwable failure) {
         if (failure == null) {
             return;
         }
@@ -574,31 +581,34 @@ class RetryExecution<T> extends RetryEngine.Work {
     }
 
     /** What the caller receives without a fallback: the exception, or null when a result is returned. */
-    private Throwable thrownAtEnd(EndReason reason) {
+    private @Nullable Throwable thrownAtEnd(EndReason reason) {
         return refusal != null ? refusal : reason.isSuccess() || lastFailure == null ? null : finalFailure();
     }
 
     // ---- fallback: runs at the call's boundary, once the end is known ----
 
     /** Whether the retry's fallback may answer a call ending with {@code reason}; its end event then waits for it. */
-    final boolean fallbackTakesEnd(EndReason reason) {
-        return retry.fallback != null && retry.fallback.considers(reason);
+    final boolean fallbackTakesEnd(@Nullable EndReason reason) {
+        Fallback<?> fallback = retry.fallback;
+        return fallback != null && fallback.considers(reason);
     }
 
     /** Runs the fallback for the ended call (once: the caller's answer is made here only), then reports the end. */
     final FallbackAnswer answerWithFallback() {
+        EndReason endReason = ended();
         Throwable thrown = thrownAtEnd(endReason);
-        FallbackAnswer answer = retry.fallback.answer(retry.name, endReason, attempt, lastFailure, lastResult,
+        FallbackAnswer answer = Checks.notNull("fallback", retry.fallback).answer(retry.name, endReason, attempt, lastFailure, lastResult,
                 thrown == null ? lastResult : null, thrown, retry.breaker, retry.clock);
         reportDeferredEnd(answer);
         return answer;
     }
 
     /** Reports an end that {@link #end} left to the fallback; {@code answer} is null when the fallback never ran. */
-    final void reportDeferredEnd(FallbackAnswer answer) {
+    final void reportDeferredEnd(@Nullable FallbackAnswer answer) {
         if (listeners.length == 0) {
             return;
         }
+        EndReason endReason = ended();
         if (answer == null) {
             notifyFinished(finishedEvent(endReason));
             return;
@@ -611,11 +621,12 @@ class RetryExecution<T> extends RetryEngine.Work {
     @SuppressWarnings("unchecked")
     final void settle(Promise<T> promise) {
         if (promise.isDone()) {
-            if (fallbackTakesEnd(endReason)) {
+            if (fallbackTakesEnd(this.endReason)) {
                 reportDeferredEnd(null); // cancelled after the end: nobody to answer, but the end is reported
             }
             return; // cancelled meanwhile: the end was already reported as CANCELLED
         }
+        EndReason endReason = ended();
         if (fallbackTakesEnd(endReason)) {
             FallbackAnswer answer = answerWithFallback();
             if (answer.failure != null) {
@@ -632,6 +643,21 @@ class RetryExecution<T> extends RetryEngine.Work {
         } else {
             promise.settleExceptionally(finalFailure());
         }
+    }
+
+    /** The reason the call ended; read only once it has ({@link #end} set it). */
+    final EndReason ended() {
+        return Checks.notNull("endReason", endReason);
+    }
+
+    /**
+     * The operation's result as the caller's type. {@code T} is the operation's own: null only when
+     * the operation returned null, which its type then allows (standard-mode NullAway cannot express
+     * {@code T extends @Nullable Object}).
+     */
+    @SuppressWarnings({"unchecked", "NullAway"}) // the operation's null result, returned as its caller's T
+    static <T> T asResult(@Nullable Object value) {
+        return (T) value;
     }
 
     /** Sets the end reason if none is set yet; a sync call ends on one thread, so no atomics. */

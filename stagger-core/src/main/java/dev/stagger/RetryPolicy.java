@@ -41,7 +41,7 @@ public final class RetryPolicy {
     private final boolean acceptsAllResults;
     private final long deadlineNanos;
     private final long attemptTimeoutNanos;
-    private final HedgePolicy hedge;
+    private final @Nullable HedgePolicy hedge;
 
     private RetryPolicy(Builder b) {
         this.hedge = b.hedge;
@@ -156,14 +156,14 @@ public final class RetryPolicy {
     public static final class Builder {
         private int maxAttempts = 3;
         private Backoff backoff = DEFAULT_BACKOFF;
-        private Classifier classifier;
+        private @Nullable Classifier classifier;
         private final List<Class<? extends Throwable>> retryOn = new ArrayList<>();
         private final List<Predicate<Throwable>> retryIf = new ArrayList<>();
         private final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
         private final List<Predicate<Object>> resultPredicates = new ArrayList<>();
-        private Duration deadline;
-        private Duration attemptTimeout;
-        private HedgePolicy hedge;
+        private @Nullable Duration deadline;
+        private @Nullable Duration attemptTimeout;
+        private @Nullable HedgePolicy hedge;
 
         private Builder() {
         }

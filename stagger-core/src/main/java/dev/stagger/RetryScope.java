@@ -3,6 +3,7 @@ package dev.stagger;
 import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bound on every Stagger retry started on this thread while the scope is open, and a record of
@@ -27,14 +28,14 @@ import java.util.Optional;
  */
 public final class RetryScope implements AutoCloseable {
     private final Ambient.Local local;
-    private final Ambient.Frame frame;
+    private final Ambient.@Nullable Frame frame;
     private final Thread owner;
     private final long serial;
     private final Clock clock;
     private final long deadlineAt;
     private boolean closed;
 
-    private RetryScope(Ambient.Local local, Ambient.Frame frame, Clock clock, long serial, long deadlineAt) {
+    private RetryScope(Ambient.Local local, Ambient.@Nullable Frame frame, Clock clock, long serial, long deadlineAt) {
         this.local = local;
         this.frame = frame;
         this.clock = clock;
@@ -51,7 +52,7 @@ public final class RetryScope implements AutoCloseable {
      *     decisions)
      * @throws IllegalArgumentException when {@code remaining} is negative
      */
-    public static RetryScope open(Duration remaining) {
+    public static RetryScope open(@Nullable Duration remaining) {
         return open(remaining, Clock.system());
     }
 
@@ -59,7 +60,7 @@ public final class RetryScope implements AutoCloseable {
      * As {@link #open(Duration)}, with the deadline measured on {@code clock}: it bounds the
      * retries on that clock (a test's virtual clock, say).
      */
-    public static RetryScope open(Duration remaining, Clock clock) {
+    public static RetryScope open(@Nullable Duration remaining, Clock clock) {
         Checks.notNull("clock", clock);
         long at = Ambient.NO_DEADLINE;
         if (remaining != null) {
@@ -70,7 +71,7 @@ public final class RetryScope implements AutoCloseable {
             Ambient.needFrames();
         }
         Ambient.Local local = Ambient.local();
-        Ambient.Frame frame = null;
+        Ambient.@Nullable Frame frame = null;
         long deadlineAt = Ambient.NO_DEADLINE;
         if (Ambient.framed()) {
             frame = local.enterScope(clock);
@@ -141,7 +142,7 @@ public final class RetryScope implements AutoCloseable {
         return top == null ? Optional.empty() : remainingOf(top.deadlineAt, top.clock());
     }
 
-    private static Optional<Outcome> outcome(Ambient.Decided d) {
+    private static Optional<Outcome> outcome(Ambient.@Nullable Decided d) {
         return d == null ? Optional.empty() : Optional.of(new Outcome(d.inner, d.attempts, d.reason));
     }
 

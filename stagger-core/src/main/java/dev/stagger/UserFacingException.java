@@ -3,6 +3,7 @@ package dev.stagger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A call's answer for a person: a message that is safe to show (it names no host, class, status
@@ -16,8 +17,8 @@ public class UserFacingException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final EndReason reason;
-    private final Duration retryIn;
-    private final Instant retryAt;
+    private final @Nullable Duration retryIn;
+    private final @Nullable Instant retryAt;
 
     /**
      * @param userMessage the text to show; must contain no internal detail
@@ -25,7 +26,8 @@ public class UserFacingException extends RuntimeException {
      * @param retryIn how long until trying again is worthwhile, or null when not known
      * @param retryAt the same as a point in time, or null when not known
      */
-    public UserFacingException(String userMessage, EndReason reason, Duration retryIn, Instant retryAt) {
+    public UserFacingException(String userMessage, EndReason reason, @Nullable Duration retryIn,
+                               @Nullable Instant retryAt) {
         super(userMessage, null, true, false); // no stack trace of our own: it would say nothing a user needs
         this.reason = reason;
         this.retryIn = retryIn;
@@ -33,6 +35,7 @@ public class UserFacingException extends RuntimeException {
     }
 
     /** The text to show the user (the same as {@link #getMessage()}). */
+    @SuppressWarnings("NullAway") // the constructor passes its non-null userMessage to super, which getMessage returns
     public String userMessage() {
         return getMessage();
     }

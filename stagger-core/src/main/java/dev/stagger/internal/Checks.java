@@ -2,6 +2,7 @@ package dev.stagger.internal;
 
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The argument checks of every Stagger module (exported to them, and to no one else): a null is
@@ -52,7 +53,7 @@ public final class Checks {
         return value;
     }
 
-    public static <T> T notNull(String field, T value) {
+    public static <T> T notNull(String field, @Nullable T value) {
         if (value == null) {
             throw new NullPointerException(field + " must not be null");
         }

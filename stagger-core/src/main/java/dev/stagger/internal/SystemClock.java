@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /** The real clock. See {@link Clock#system()}. */
 public final class SystemClock implements Clock {
@@ -54,7 +55,8 @@ public final class SystemClock implements Clock {
 
     /** A scheduled task on the system timer's wheel; cancelling unlinks it at once. */
     static final class Entry extends TimerWheel.Node implements Cancellable {
-        private Runnable task;
+        /** Null once cancelled or fired. */
+        private @Nullable Runnable task;
 
         Entry(Runnable task) {
             this.task = task;
@@ -164,7 +166,7 @@ public final class SystemClock implements Clock {
             }
         }
 
-        private static void fire(TimerWheel.Node due) {
+        private static void fire(TimerWheel.@Nullable Node due) {
             for (TimerWheel.Node n = due; n != null; ) {
                 TimerWheel.Node following = n.nextExpired();
                 try {

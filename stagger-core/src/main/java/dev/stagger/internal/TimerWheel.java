@@ -1,5 +1,7 @@
 package dev.stagger.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A hierarchical timing wheel: insert and cancel in O(1), memory freed at once on cancel, and no
  * clock of its own — the owner passes the time in, so a test drives it with fixed readings or a
@@ -41,8 +43,8 @@ public final class TimerWheel {
      * {@code prev != null} while it is in one.
      */
     public static class Node {
-        Node next;
-        Node prev;
+        @Nullable Node next;
+        @Nullable Node prev;
         long deadlineTick;
 
         /** True while the node waits in a wheel (neither expired nor removed). */
@@ -51,7 +53,7 @@ public final class TimerWheel {
         }
 
         /** The node after this one in a chain returned by {@link #expire(long)}. */
-        public final Node nextExpired() {
+        public final @Nullable Node nextExpired() {
             return next;
         }
     }
@@ -65,8 +67,8 @@ public final class TimerWheel {
     private long current;
     private boolean behind;
     private int size;
-    private Node expiredHead;
-    private Node expiredTail;
+    private @Nullable Node expiredHead;
+    private @Nullable Node expiredTail;
 
     /** @param originNanos a reading of the owner's clock at or before every time later passed in */
     public TimerWheel(long originNanos) {
@@ -128,7 +130,7 @@ public final class TimerWheel {
      * Processes every tick up to {@code nowNanos} and returns the nodes that came due, chained by
      * {@link Node#nextExpired()} (null when none). They are out of the wheel when returned.
      */
-    public Node expire(long nowNanos) {
+    public @Nullable Node expire(long nowNanos) {
         Node due;
         Node head = null;
         Node tail = null;
@@ -156,7 +158,7 @@ public final class TimerWheel {
      * {@link #isBehind()} is true, call again (with the same or a later time) to go on; nodes not
      * yet moved are still in the wheel and can be removed as usual.
      */
-    public Node expire(long nowNanos, int maxNodes) {
+    public @Nullable Node expire(long nowNanos, int maxNodes) {
         long target = (nowNanos - originNanos) >> TICK_SHIFT;
         int budget = maxNodes - drainMoving(maxNodes);
         while (budget > 0 && current < target) {
@@ -251,11 +253,11 @@ public final class TimerWheel {
         if (sentinel.next == sentinel) {
             return;
         }
-        Node first = sentinel.next;
-        Node last = sentinel.prev;
+        Node first = linked(sentinel.next);
+        Node last = linked(sentinel.prev);
         sentinel.next = sentinel;
         sentinel.prev = sentinel;
-        Node tail = moving.prev;
+        Node tail = linked(moving.prev);
         tail.next = first;
         first.prev = tail;
         last.next = moving;
@@ -266,7 +268,7 @@ public final class TimerWheel {
     private int drainMoving(int max) {
         int moved = 0;
         while (moved < max && moving.next != moving) {
-            Node n = moving.next;
+            Node n = linked(moving.next);
             unlink(n);
             moved++;
             if (n.deadlineTick <= current) {
@@ -290,7 +292,7 @@ public final class TimerWheel {
         int level = ahead < SLOTS ? 0 : Math.min(LEVELS - 1, (63 - Long.numberOfLeadingZeros(ahead)) / SLOT_BITS);
         int slot = (int) ((tick >>> (level * SLOT_BITS)) & (SLOTS - 1));
         Node sentinel = slots[level * SLOTS + slot];
-        Node last = sentinel.prev;
+        Node last = linked(sentinel.prev);
         node.prev = last;
         node.next = sentinel;
         last.next = node;
@@ -299,9 +301,17 @@ public final class TimerWheel {
     }
 
     private static void unlink(Node node) {
-        node.prev.next = node.next;
-        node.next.prev = node.prev;
+        Node prev = linked(node.prev);
+        Node next = linked(node.next);
+        prev.next = next;
+        next.prev = prev;
         node.prev = null;
         node.next = null;
+    }
+
+    /** A link of a node in one of the wheel's lists: never null, as a sentinel closes every list into a ring. */
+    @SuppressWarnings("NullAway") // a node in a ring (a slot's or the moving list) is linked both ways
+    private static Node linked(@Nullable Node link) {
+        return link;
     }
 }

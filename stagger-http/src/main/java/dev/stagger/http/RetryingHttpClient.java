@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link HttpClient} wrapper that retries what is safe to retry, and nothing else.
@@ -148,11 +149,11 @@ public final class RetryingHttpClient {
      */
     public static final String ATTEMPT_HEADER = StaggerHeaders.ATTEMPT;
 
-    private final HttpClient client;
+    private final @Nullable HttpClient client;
     private final RetryPolicy policy;
-    private final CircuitBreaker breaker;
-    private final RetryBudget budget;
-    private final AdaptiveThrottle throttle;
+    private final @Nullable CircuitBreaker breaker;
+    private final @Nullable RetryBudget budget;
+    private final @Nullable AdaptiveThrottle throttle;
     private final Clock clock;
     private final RandomSource random;
     private final String service;
@@ -164,7 +165,7 @@ public final class RetryingHttpClient {
     private final List<HttpRetryListener> listeners;
     private final List<RetryListener> retryListeners;
     private final Function<HttpRequest, String> operationName;
-    private final StaleResponseCache staleCache;
+    private final @Nullable StaleResponseCache staleCache;
     private final boolean hedgeIdempotentWrites;
     private final RequestRules rules;
     private final ClientRetries retries;
@@ -217,14 +218,14 @@ public final class RetryingHttpClient {
     public static final class Exchange {
         final String method;
         final URI uri;
-        final String generatedKey;
+        final @Nullable String generatedKey;
         final boolean safe;
         final boolean sendOnce;
         final boolean trustsSignals;
-        final String requestId;
+        final @Nullable String requestId;
 
-        Exchange(String method, URI uri, String generatedKey, boolean safe, boolean sendOnce, boolean trustsSignals,
-                 String requestId) {
+        Exchange(String method, URI uri, @Nullable String generatedKey, boolean safe, boolean sendOnce,
+                 boolean trustsSignals, @Nullable String requestId) {
             this.method = method;
             this.uri = uri;
             this.generatedKey = generatedKey;
@@ -472,7 +473,7 @@ public final class RetryingHttpClient {
     }
 
     /** The stale-if-error fallback for a GET, when the client has a cache; else null. */
-    private <T> Fallback<HttpResponse<T>> staleFallback(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler) {
+    private <T> @Nullable Fallback<HttpResponse<T>> staleFallback(HttpRequest request, HttpResponse.BodyHandler<T> bodyHandler) {
         return staleCache != null && "GET".equalsIgnoreCase(request.method())
                 ? staleCache.fallbackFor(request, bodyHandler) : null;
     }
@@ -494,12 +495,12 @@ public final class RetryingHttpClient {
 
     /** Builds a {@link RetryingHttpClient}. Not thread-safe; {@link #build()} snapshots it. */
     public static final class Builder {
-        private final HttpClient client;
+        private final @Nullable HttpClient client;
         private RetryPolicy policy = RetryPolicy.interactive();
-        private CircuitBreaker breaker;
-        private RetryBudget budget;
+        private @Nullable CircuitBreaker breaker;
+        private @Nullable RetryBudget budget;
         private boolean withoutBudget;
-        private AdaptiveThrottle throttle;
+        private @Nullable AdaptiveThrottle throttle;
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
         private String service = "http";
@@ -511,10 +512,10 @@ public final class RetryingHttpClient {
         private final List<HttpRetryListener> listeners = new ArrayList<>();
         private final List<RetryListener> retryListeners = new ArrayList<>();
         private Function<HttpRequest, String> operationName = RetryingHttpClient::defaultOperationName;
-        private StaleResponseCache staleCache;
+        private @Nullable StaleResponseCache staleCache;
         private boolean hedgeIdempotentWrites;
 
-        private Builder(HttpClient client) {
+        private Builder(@Nullable HttpClient client) {
             this.client = client;
         }
 

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Flow;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP client's fallback: the last good response to each GET, served again, stale, when a
@@ -72,7 +73,7 @@ public final class StaleResponseCache {
     private final FallbackCache<String, Stored> responses;
     private final long defaultStaleIfErrorMillis;
     private final Clock clock;
-    private final String userMessage;
+    private final @Nullable String userMessage;
 
     /** A stored response: what to replay and how long it may be served. */
     private record Stored(int status, HttpHeaders headers, byte[] body, HttpClient.Version version,
@@ -265,7 +266,7 @@ public final class StaleResponseCache {
         return names;
     }
 
-    private static byte[] bodyBytes(HttpResponse<?> response) {
+    private static byte @Nullable [] bodyBytes(HttpResponse<?> response) {
         Object body = response.body();
         if (body instanceof byte[] bytes) {
             return bytes.clone();
@@ -381,7 +382,7 @@ public final class StaleResponseCache {
         private Duration staleIfError = Duration.ZERO;
         private Duration maxStaleness = Duration.ofDays(1);
         private Clock clock = Clock.system();
-        private String userMessage;
+        private @Nullable String userMessage;
 
         private Builder() {
         }

@@ -7,9 +7,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store in one JVM's memory, for tests and single-instance demos: records vanish on restart and
@@ -30,8 +32,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         this.clock = clock;
     }
 
-    private record Entry(String fingerprint, boolean completed, String token, long leaseUntil, long expiresAt,
-                         StoredResponse response) {
+    /** {@code token} while in flight, {@code response} once completed; null otherwise. */
+    private record Entry(String fingerprint, boolean completed, @Nullable String token, long leaseUntil, long expiresAt,
+                         @Nullable StoredResponse response) {
     }
 
     @Override
@@ -48,7 +51,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                     outcome[0] = new Claim.Mismatch();
                     return e;
                 case REPLAY:
-                    outcome[0] = new Claim.Replay(e.response);
+                    outcome[0] = new Claim.Replay(Objects.requireNonNull(e.response, "response")); // completed: stored
                     return e;
                 case IN_FLIGHT:
                     outcome[0] = new Claim.InFlight(Instant.ofEpochMilli(e.leaseUntil));
@@ -68,7 +71,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         long expiryMillis = Checks.millis("expiry", expiry);
         boolean[] done = new boolean[1];
         entries.computeIfPresent(scope.id(), (id, e) -> {
-            if (e.completed || !e.token.equals(leaseToken)) {
+            if (e.completed || !leaseToken.equals(e.token)) {
                 return e;
             }
             done[0] = true;
@@ -82,7 +85,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     public boolean release(IdempotencyScope scope, String leaseToken) {
         boolean[] done = new boolean[1];
         entries.computeIfPresent(scope.id(), (id, e) -> {
-            if (e.completed || !e.token.equals(leaseToken)) {
+            if (e.completed || !leaseToken.equals(e.token)) {
                 return e;
             }
             done[0] = true;

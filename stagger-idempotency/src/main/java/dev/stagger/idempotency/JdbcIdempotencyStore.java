@@ -23,11 +23,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store in one SQL table, on SQLite (the embedded default: one file) or PostgreSQL (any number
@@ -69,9 +71,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
     private final Dialect dialect;
     private final boolean databaseClock;
     private final IdempotencyListener listener;
-    private final ConnectionPool ownPool;
+    private final @Nullable ConnectionPool ownPool;
     private final String insertClaim;
-    private final String insertClaimUnflushed;
+    private final @Nullable String insertClaimUnflushed;
     private final String selectRow;
     private final String takeOver;
     private final String deleteExpired;
@@ -141,9 +143,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
      */
     public static final class Builder {
         private final DataSource dataSource;
-        private final ConnectionPool ownPool;
+        private final @Nullable ConnectionPool ownPool;
         private StoreOptions.Builder storeOptions = StoreOptions.builder();
-        private Duration purgeInterval;
+        private @Nullable Duration purgeInterval;
         private int purgeBatchSize = 1000;
         private IdempotencyListener listener = IdempotencyListener.none();
 
@@ -348,7 +350,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
         if (!completesInTransactions()) {
             throw new IllegalStateException("claimForTransaction needs PostgreSQL, got " + dialect);
         }
-        return claim(scope, fingerprint, lease, expiry, insertClaimUnflushed);
+        // made for PostgreSQL, the one dialect that completes in transactions
+        return claim(scope, fingerprint, lease, expiry, Objects.requireNonNull(insertClaimUnflushed, "insertClaimUnflushed"));
     }
 
     private Claim claim(IdempotencyScope scope, RequestFingerprint fingerprint, Duration lease, Duration expiry,
@@ -502,9 +505,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     private void schedulePurge() {
         if (purgeIntervalNanos > 0 && !closed) {
-            nextPurge.set(clock.schedule(this::purgeOnSchedule, purgeIntervalNanos));
+            Clock.Cancellable next = clock.schedule(this::purgeOnSchedule, purgeIntervalNanos);
+            nextPurge.set(next);
             if (closed) {
-                nextPurge.get().cancel();
+                next.cancel();
             }
         }
     }
@@ -601,7 +605,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, AutoCloseab
 
     /** A stored row and the time it was read at ({@code now}, by the clock the store compares with). */
     private record Row(String fingerprint, boolean completed, String token, long leaseUntil, long expiresAt,
-                       int status, String headers, byte[] body, long now) {
+                       int status, String headers, byte @Nullable [] body, long now) {
         StoredResponse response() {
             return StoredResponse.of(status, HeaderCodec.decode(headers), body == null ? new byte[0] : body);
         }

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parts of {@link DataSource} that this package's connection factories do not use, answered as
@@ -38,7 +39,7 @@ abstract class FactoryDataSource implements DataSource {
     }
 
     @Override
-    public PrintWriter getLogWriter() throws SQLException {
+    public @Nullable PrintWriter getLogWriter() throws SQLException {
         return support.getLogWriter();
     }
 

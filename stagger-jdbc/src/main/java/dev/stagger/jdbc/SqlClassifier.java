@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides whether a failed database operation is worth running again. A retry only helps when
@@ -139,7 +140,7 @@ public final class SqlClassifier implements Classifier {
     }
 
     @Override
-    public Decision classify(Object result, Throwable failure, AttemptContext context) {
+    public Decision classify(@Nullable Object result, @Nullable Throwable failure, AttemptContext context) {
         if (failure == null) {
             return Decision.accept();
         }
@@ -218,7 +219,7 @@ public final class SqlClassifier implements Classifier {
         return Verdict.NONE;
     }
 
-    private static String upper(String state) {
+    private static @Nullable String upper(@Nullable String state) {
         return state == null ? null : state.toUpperCase(Locale.ROOT);
     }
 

@@ -2,6 +2,7 @@ package dev.stagger.jdbc;
 
 import java.sql.SQLException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A failure of one of Stagger's own stores (jobs, idempotency records, the inbox): unchecked, with
@@ -11,7 +12,7 @@ import java.util.Optional;
 public class StoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    public StoreException(String message, SQLException cause) {
+    public StoreException(String message, @Nullable SQLException cause) {
         super(message, cause);
     }
 

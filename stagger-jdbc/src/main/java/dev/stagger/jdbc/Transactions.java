@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a unit of work in a database transaction and, when the database aborts it for a reason a
@@ -119,10 +120,12 @@ public final class Transactions {
         if (work == null) {
             throw new NullPointerException("work must not be null");
         }
-        retry.call(context -> attempt(context, connection -> {
+        @SuppressWarnings("NullAway") // a unit of work without a result answers null, Void's only value
+        UnitOfWork<Void> unit = connection -> {
             work.execute(connection);
             return null;
-        }));
+        };
+        retry.call(context -> attempt(context, unit));
     }
 
     /**
@@ -205,7 +208,7 @@ public final class Transactions {
 
     /** Restores the connection's settings and closes it; {@code failure} (if any) collects problems. */
     private void restoreAndClose(Connection c, boolean autoCommit, int originalIsolation, boolean originalReadOnly,
-                                 Throwable failure) {
+                                 @Nullable Throwable failure) {
         try {
             if (autoCommit) {
                 c.setAutoCommit(true);
@@ -240,7 +243,7 @@ public final class Transactions {
     /** Builds {@link Transactions}. Not thread-safe. */
     public static final class Builder {
         private final DataSource dataSource;
-        private Retry retry;
+        private @Nullable Retry retry;
         private int isolation = NO_ISOLATION;
         private boolean readOnly;
         private boolean retryUnknownCommit;

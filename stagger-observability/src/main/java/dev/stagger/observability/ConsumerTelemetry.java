@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
@@ -50,7 +51,7 @@ final class ConsumerTelemetry {
             Duration handlerTime, Duration elapsed, Duration delay, @Nullable EndReason reason, @Nullable Throwable failure) {
         if (registry != null) {
             Meters m = meters.computeIfAbsent(consumer, name -> new Meters(registry, name));
-            m.outcomes.get(outcome).increment();
+            Objects.requireNonNull(m.outcomes.get(outcome), "outcome").increment(); // a counter per outcome, made up front
             if (outcome != Outcome.RETURNED || !handlerTime.isZero()) {
                 m.handler.record(handlerTime);
             }

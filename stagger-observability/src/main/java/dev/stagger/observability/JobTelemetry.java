@@ -262,11 +262,11 @@ public final class JobTelemetry implements JobListener {
         }
 
         Counter outcome(Outcome o) {
-            return outcomes.get(o);
+            return Objects.requireNonNull(outcomes.get(o), "outcome"); // one per outcome, made up front
         }
 
         DistributionSummary attempts(Outcome o) {
-            return attempts.get(o);
+            return Objects.requireNonNull(attempts.get(o), "outcome"); // one per outcome, made up front
         }
 
         Counter dead(EndReason reason) {

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code java.net.http} {@link HttpClient} that makes each request it sends its own client
@@ -74,7 +75,7 @@ public final class ObservedHttpClient extends HttpClient {
 
     @Override
     public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-                                                            HttpResponse.PushPromiseHandler<T> pushPromiseHandler) {
+                                                            HttpResponse.@Nullable PushPromiseHandler<T> pushPromiseHandler) {
         HttpRequest.Builder carrier = HttpRequest.newBuilder(request, (name, value) -> true);
         HttpClientObservation.Request sent = observation.start(request.method(), request.uri(), carrier::setHeader);
         CompletableFuture<HttpResponse<T>> pending;

@@ -8,6 +8,7 @@ import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -81,10 +82,10 @@ public final class RetryLog implements RetryListener {
 
     private final Logger logger;
     private final Level retryLevel;
-    private final String service;
-    private final String operation;
-    private final BiFunction<Object, Throwable, Integer> status;
-    private final BiFunction<Object, Throwable, String> requestId;
+    private final @Nullable String service;
+    private final @Nullable String operation;
+    private final @Nullable BiFunction<Object, Throwable, Integer> status;
+    private final @Nullable BiFunction<Object, Throwable, String> requestId;
     private final BiFunction<Object, Throwable, String> reason;
 
     private RetryLog(Builder b) {
@@ -176,7 +177,7 @@ public final class RetryLog implements RetryListener {
     }
 
     /** A DEBUG line with {@code event}, {@code service}, {@code operation} and {@code attempt}; null when DEBUG is off. */
-    private LoggingEventBuilder hedgeLine(String event, String name, int attempt) {
+    private @Nullable LoggingEventBuilder hedgeLine(String event, String name, int attempt) {
         if (!logger.isEnabledForLevel(Level.DEBUG)) {
             return null;
         }
@@ -252,8 +253,8 @@ public final class RetryLog implements RetryListener {
      * seen by the listener is written. For integrations that have their own events (the HTTP
      * module writes {@code event=http_retry}). Null values are left out.
      */
-    void logRetry(String event, String service, String operation, int attempt, int maxAttempts,
-                         Integer status, long delayMs, String requestId, String reason) {
+    void logRetry(String event, @Nullable String service, @Nullable String operation, int attempt, int maxAttempts,
+                         @Nullable Integer status, long delayMs, @Nullable String requestId, @Nullable String reason) {
         if (!logger.isEnabledForLevel(retryLevel)) {
             return;
         }
@@ -279,8 +280,9 @@ public final class RetryLog implements RetryListener {
      * Writes a give-up line at WARN with the given values, exactly as the listener does. For
      * integrations that have their own events. Null values are left out.
      */
-    void logGiveUp(String event, String service, String operation, int attempts, int maxAttempts,
-                          Integer status, long elapsedMs, String requestId, String reason, String error) {
+    void logGiveUp(String event, @Nullable String service, @Nullable String operation, int attempts, int maxAttempts,
+                          @Nullable Integer status, long elapsedMs, @Nullable String requestId, @Nullable String reason,
+                          @Nullable String error) {
         if (!logger.isEnabledForLevel(Level.WARN)) {
             return;
         }
@@ -304,7 +306,7 @@ public final class RetryLog implements RetryListener {
     }
 
     /** "service operation" for the human-readable message. */
-    private static String target(String service, String operation) {
+    private static String target(@Nullable String service, @Nullable String operation) {
         if (operation == null) {
             return String.valueOf(service);
         }
@@ -312,12 +314,13 @@ public final class RetryLog implements RetryListener {
     }
 
     /** {@code line} with {@code key=value} added, or {@code line} itself when the value is null. */
-    private static LoggingEventBuilder addIfKnown(LoggingEventBuilder line, String key, Object value) {
+    private static LoggingEventBuilder addIfKnown(LoggingEventBuilder line, String key, @Nullable Object value) {
         return value == null ? line : line.addKeyValue(key, value);
     }
 
     /** A user function's answer, or null when it has none or fails (a log line must not be lost to it). */
-    private static <T> T extract(BiFunction<Object, Throwable, T> f, Object result, Throwable failure) {
+    private static <T> @Nullable T extract(@Nullable BiFunction<Object, Throwable, T> f, @Nullable Object result,
+                                           @Nullable Throwable failure) {
         if (f == null) {
             return null;
         }
@@ -336,7 +339,7 @@ public final class RetryLog implements RetryListener {
         }
     }
 
-    private static String defaultReason(Object result, Throwable failure) {
+    private static String defaultReason(@Nullable Object result, @Nullable Throwable failure) {
         return failure != null ? failure.getClass().getSimpleName() : "result";
     }
 
@@ -349,12 +352,12 @@ public final class RetryLog implements RetryListener {
     /** Builds a {@link RetryLog}. Every setting is optional. */
     public static final class Builder {
         private String loggerName = DEFAULT_LOGGER;
-        private Logger logger;
+        private @Nullable Logger logger;
         private Level retryLevel = Level.INFO;
-        private String service;
-        private String operation;
-        private BiFunction<Object, Throwable, Integer> status;
-        private BiFunction<Object, Throwable, String> requestId;
+        private @Nullable String service;
+        private @Nullable String operation;
+        private @Nullable BiFunction<Object, Throwable, Integer> status;
+        private @Nullable BiFunction<Object, Throwable, String> requestId;
         private BiFunction<Object, Throwable, String> reason = RetryLog::defaultReason;
 
         private Builder() {

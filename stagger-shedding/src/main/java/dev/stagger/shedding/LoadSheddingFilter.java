@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sheds load before it queues: admits at most {@link #limit()} requests at once, a limit that
@@ -78,7 +79,7 @@ public final class LoadSheddingFilter implements Filter {
     private final RetryMarker retryMarker;
     private final ShedResponse shedResponse;
     private final Clock clock;
-    private final SheddingListener listener;
+    private final @Nullable SheddingListener listener;
     private final ConcurrencyLimiter limiter;
     private final AtomicInteger reportedLimit;
 
@@ -267,7 +268,7 @@ public final class LoadSheddingFilter implements Filter {
         private double retryAfterJitter = 0.5;
         private RetryMarker retryMarker = RetryMarker.none();
         private double firstAttemptReserve = 0.2;
-        private SheddingListener sheddingListener;
+        private @Nullable SheddingListener sheddingListener;
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
 

@@ -22,9 +22,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One logical HTTP call (all its attempts): classifies each attempt's outcome for the core retry
@@ -35,21 +37,21 @@ import java.util.concurrent.ExecutionException;
  * releases bodies: the rules are the same for every transport.
  */
 public final class HttpCall implements Classifier, RetryListener {
-    private final HttpRequest request;
+    private final @Nullable HttpRequest request;
     private final String method;
     private final URI uri;
     private final HttpTransport<Object> transport;
     private final boolean safe;
     private final boolean sendOnce;
     private final boolean trustsSignals;
-    private final String requestId;
+    private final @Nullable String requestId;
     private final String service;
     private final String operation;
     private final StatusTable statuses;
     private final Duration maxRetryAfter;
     private final Clock clock;
     private final List<HttpRetryListener> listeners;
-    private volatile Object lastResult;
+    private volatile @Nullable Object lastResult;
     private volatile boolean lastAccepted;
 
     /**
@@ -60,7 +62,7 @@ public final class HttpCall implements Classifier, RetryListener {
      *     request under {@code REQUIRE})
      * @param trustsSignals whether the server's {@code Stagger-No-Retry} is honoured
      */
-    public HttpCall(HttpRequest request, boolean safe, boolean sendOnce, boolean trustsSignals, String requestId,
+    public HttpCall(HttpRequest request, boolean safe, boolean sendOnce, boolean trustsSignals, @Nullable String requestId,
                     String service, String operation, StatusTable statuses, Duration maxRetryAfter, Clock clock,
                     List<HttpRetryListener> listeners) {
         this(request, request.method(), request.uri(), new JdkTransport(clock), safe, sendOnce, trustsSignals,
@@ -72,8 +74,8 @@ public final class HttpCall implements Classifier, RetryListener {
      * {@code uri} describe it for the listeners.
      */
     @SuppressWarnings("unchecked")
-    public HttpCall(HttpRequest request, String method, URI uri, HttpTransport<?> transport, boolean safe,
-                    boolean sendOnce, boolean trustsSignals, String requestId, String service, String operation,
+    public HttpCall(@Nullable HttpRequest request, String method, URI uri, HttpTransport<?> transport, boolean safe,
+                    boolean sendOnce, boolean trustsSignals, @Nullable String requestId, String service, String operation,
                     StatusTable statuses, Duration maxRetryAfter, Clock clock, List<HttpRetryListener> listeners) {
         this.request = request;
         this.method = method;
@@ -98,6 +100,8 @@ public final class HttpCall implements Classifier, RetryListener {
      * timeout.
      */
     public HttpRequest attemptRequest(AttemptContext context) {
+        // only a call sent through the JDK client has a request (attempts through another transport build their own)
+        HttpRequest request = Objects.requireNonNull(this.request, "request");
         HttpRequest.Builder builder = HttpRequest.newBuilder(request, (name, value) -> true);
         StaggerHeaders.forAttempt(context, builder::setHeader);
         Optional<Duration> timeout = context.attemptTimeout();
@@ -115,7 +119,7 @@ public final class HttpCall implements Classifier, RetryListener {
     }
 
     @Override
-    public Decision classify(Object result, Throwable failure, AttemptContext context) {
+    public Decision classify(@Nullable Object result, @Nullable Throwable failure, AttemptContext context) {
         if (failure == null) {
             if (result == null) {
                 return Decision.accept();
@@ -151,7 +155,7 @@ public final class HttpCall implements Classifier, RetryListener {
      * {@code Retry-After} are rejections, whether or not this request may be retried; any other
      * response is the server accepting it.
      */
-    public boolean acceptedByServer(Object result, Throwable failure) {
+    public boolean acceptedByServer(@Nullable Object result, @Nullable Throwable failure) {
         if (failure != null) {
             return false;
         }

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a {@code Retry-After} header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date in any of
@@ -60,7 +61,7 @@ public final class RetryAfter {
      * @return the wait the server asked for (zero for a date in the past), or empty when the header
      *     is absent, negative or unparseable
      */
-    public static Optional<Duration> parse(String value, long nowMillis, Duration max) {
+    public static Optional<Duration> parse(@Nullable String value, long nowMillis, Duration max) {
         if (value == null) {
             return Optional.empty();
         }

@@ -10,6 +10,7 @@ import java.io.Writer;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Holds the body back in memory so it can be stored before it is sent. Status and headers go
@@ -30,9 +31,10 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     private final StringBuilder heldChars = new StringBuilder();
     private boolean capturing = true;
     private boolean abandoned;
-    private ServletOutputStream stream;
-    private PrintWriter writer;
-    private Charset writerCharset;
+    /** Made on first use of {@code getOutputStream}, or {@code getWriter} with its charset. */
+    private @Nullable ServletOutputStream stream;
+    private @Nullable PrintWriter writer;
+    private @Nullable Charset writerCharset;
 
     public CapturingResponse(HttpServletResponse response, int limit) {
         super(response);

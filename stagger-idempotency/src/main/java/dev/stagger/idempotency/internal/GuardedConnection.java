@@ -5,7 +5,9 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection of a request's transaction as the handler sees it: every call goes to the real
@@ -29,7 +31,7 @@ public final class GuardedConnection implements InvocationHandler {
     }
 
     @Override
-    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+    public @Nullable Object invoke(Object proxy, Method method, Object @Nullable [] args) throws Throwable {
         String name = method.getName();
         if ("close".equals(name) && method.getParameterCount() == 0) {
             return null;
@@ -42,7 +44,7 @@ public final class GuardedConnection implements InvocationHandler {
                     + " idempotency filter commits the handler's writes with the stored response, or rolls both back");
         }
         if ("equals".equals(name) && method.getParameterCount() == 1) {
-            return proxy == args[0];
+            return proxy == Objects.requireNonNull(args, "args")[0]; // one parameter: one argument
         }
         if ("hashCode".equals(name) && method.getParameterCount() == 0) {
             return System.identityHashCode(proxy);

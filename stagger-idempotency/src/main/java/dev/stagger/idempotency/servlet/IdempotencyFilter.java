@@ -37,9 +37,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes retried requests execute once: the servlet side of the IETF {@code Idempotency-Key}
@@ -99,7 +101,7 @@ public final class IdempotencyFilter implements Filter {
     private final List<String> storedHeaders;
     private final IdempotencyListener listener;
     private final ErrorBodyWriter errorBodyWriter;
-    private final RequestTransactions transactions;
+    private final @Nullable RequestTransactions transactions;
     private final BiPredicate<String, String> transactionalRoutes;
 
     private IdempotencyFilter(Builder b) {
@@ -245,7 +247,7 @@ public final class IdempotencyFilter implements Filter {
         String route = scope.route();
         RequestTransactions.Transaction tx;
         try {
-            tx = transactions.begin();
+            tx = Objects.requireNonNull(transactions, "transactions").begin(); // in a transaction only with them
         } catch (SQLException e) {
             releaseQuietly(scope, leaseToken);
             listener.completed(IdempotencyCompletion.STORE_FAILED, method, route, 503);
@@ -508,7 +510,7 @@ public final class IdempotencyFilter implements Filter {
                 "Location", "ETag", "Last-Modified", "Link", "Request-Id", "X-Request-Id");
         private IdempotencyListener listener = IdempotencyListener.none();
         private ErrorBodyWriter errorBodyWriter = ErrorBodyWriter.problemDetails();
-        private RequestTransactions transactions;
+        private @Nullable RequestTransactions transactions;
         private BiPredicate<String, String> transactionalRoutes = (method, route) -> true;
 
         private Builder(IdempotencyStore store) {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The schema of one store (a component): its tables, the numbered steps that create and upgrade
@@ -54,7 +55,7 @@ public final class SchemaMigrations {
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private final String component;
-    private final String schema;
+    private final @Nullable String schema;
     private final String versionTable;
     private final List<String> tables;
     private final List<Function<Dialect, List<String>>> steps;
@@ -83,7 +84,7 @@ public final class SchemaMigrations {
     /** Configures {@link SchemaMigrations}; {@link #build()} validates and snapshots. Not thread-safe. */
     public static final class Builder {
         private final String component;
-        private String schema;
+        private @Nullable String schema;
         private String tablePrefix = DEFAULT_TABLE_PREFIX;
         private final List<String> tables = new ArrayList<>();
         private final List<Function<Dialect, List<String>>> steps = new ArrayList<>();

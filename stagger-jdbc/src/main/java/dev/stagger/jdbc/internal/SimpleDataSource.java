@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parts of {@link DataSource} a connection factory does not use: no log writer, no login
@@ -21,7 +22,7 @@ public abstract class SimpleDataSource implements DataSource {
     }
 
     @Override
-    public PrintWriter getLogWriter() {
+    public @Nullable PrintWriter getLogWriter() {
         return null;
     }
 

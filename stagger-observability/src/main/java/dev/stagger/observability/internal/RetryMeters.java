@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of one retry name, created up front so that recording an event is an array index
@@ -46,12 +47,12 @@ public final class RetryMeters implements RetryListener {
     private final ConcurrentHashMap<String, Counter> deferred = new ConcurrentHashMap<>();
     private final Consumer<AdaptiveThrottle> bindThrottle;
     private final Consumer<Bulkhead> bindBulkhead;
-    private volatile Bulkhead boundBulkhead;
+    private volatile @Nullable Bulkhead boundBulkhead;
     /** Hedges sent, won and cancelled; made on the first hedge event (most retries never hedge). */
-    private volatile Counter[] hedges;
-    private volatile CircuitBreaker boundBreaker;
-    private volatile RetryBudget boundBudget;
-    private volatile AdaptiveThrottle boundThrottle;
+    private volatile Counter @Nullable [] hedges;
+    private volatile @Nullable CircuitBreaker boundBreaker;
+    private volatile @Nullable RetryBudget boundBudget;
+    private volatile @Nullable AdaptiveThrottle boundThrottle;
 
     /**
      * @param bindBreaker publishes a breaker this listener's retry turns out to have (see
@@ -133,8 +134,9 @@ public final class RetryMeters implements RetryListener {
     public void onCallFinished(RetryEvent.CallFinished event) {
         calls[event.reason().ordinal()].increment();
         attemptsPerCall.record(event.attempts());
-        if (event.servedByFallback()) {
-            fallbackCounter(event.fallback().kind(), event.reason()).increment();
+        RetryEvent.FallbackRun fallback = event.fallback();
+        if (fallback != null && event.servedByFallback()) { // served: a fallback ran
+            fallbackCounter(fallback.kind(), event.reason()).increment();
         }
     }
 

@@ -3,6 +3,7 @@ package dev.stagger.shedding.internal;
 import dev.stagger.Clock;
 import dev.stagger.internal.LimitAlgorithm;
 import dev.stagger.RandomSource;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -66,7 +67,7 @@ public final class ConcurrencyLimiter {
         int room = retry ? retryRoom(limit) : limit;
         long epochNanos = algorithm.longRequestNanos();
         while (true) {
-            InFlight current = inFlight.get();
+            InFlight current = inFlightNow();
             InFlight now = current.at(nowNanos, epochNanos);
             int counted = now.counted(limit);
             if (counted >= room) {
@@ -103,7 +104,7 @@ public final class ConcurrencyLimiter {
         InFlight current;
         InFlight next;
         do {
-            current = inFlight.get();
+            current = inFlightNow();
             next = current.at(end, epochNanos).released(permit.epoch());
         } while (!inFlight.compareAndSet(current, next));
         return sample ? algorithm.onSample(permit.startNanos(), end, permit.inFlight()) : algorithm.limit();
@@ -127,7 +128,12 @@ public final class ConcurrencyLimiter {
 
     /** Requests counted against the limit at {@code nowNanos} (long ones beyond the limit's size only). */
     private int counted(long nowNanos) {
-        return inFlight.get().at(nowNanos, algorithm.longRequestNanos()).counted(algorithm.limit());
+        return inFlightNow().at(nowNanos, algorithm.longRequestNanos()).counted(algorithm.limit());
+    }
+
+    /** The in-flight state now: made with a value, only ever compare-and-set to another. */
+    private InFlight inFlightNow() {
+        return Objects.requireNonNull(inFlight.get(), "inFlight");
     }
 
     public int limit() {
@@ -136,7 +142,7 @@ public final class ConcurrencyLimiter {
 
     /** Every request admitted and not yet released, long ones included. */
     public int inFlight() {
-        return inFlight.get().total();
+        return inFlightNow().total();
     }
 
     /** The requests that count against the limit now: {@link #inFlight()} less up to {@code limit} long ones. */

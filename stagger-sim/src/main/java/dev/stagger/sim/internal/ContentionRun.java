@@ -4,9 +4,11 @@ import dev.stagger.Retry;
 import dev.stagger.sim.ContentionConfig;
 import dev.stagger.sim.SimulationResult;
 import dev.stagger.sim.Strategy;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run of the {@code contention} scenario. Every message is an event on the run's
@@ -65,7 +67,8 @@ public final class ContentionRun {
 
         private int phase;
         private long seen;
-        private CompletableFuture<Void> reply;
+        /** The current attempt's reply; null between attempts. */
+        private @Nullable CompletableFuture<Void> reply;
 
         /** Starts an attempt: the read request travels out. */
         @Override
@@ -109,7 +112,7 @@ public final class ContentionRun {
 
         /** The reply future, released: the engine may start the next attempt from its callback. */
         private CompletableFuture<Void> settle() {
-            CompletableFuture<Void> r = reply;
+            CompletableFuture<Void> r = Objects.requireNonNull(reply, "reply"); // an attempt is in flight
             reply = null;
             return r;
         }

@@ -1,6 +1,7 @@
 package dev.stagger.sim.internal;
 
 import dev.stagger.Clock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The clock and event loop of one simulated run: virtual time that moves only from event to
@@ -105,7 +106,7 @@ public final class EventLoop implements Clock {
 
     /** A wait the engine may call off; cancelling drops the task so it never runs. */
     private static final class Scheduled implements Cancellable {
-        private Runnable task;
+        private @Nullable Runnable task;
 
         Scheduled(Runnable task) {
             this.task = task;
@@ -121,7 +122,7 @@ public final class EventLoop implements Clock {
         }
 
         /** The task, once: null if it was cancelled. */
-        Runnable take() {
+        @Nullable Runnable take() {
             Runnable t = task;
             task = null;
             return t;

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run of the {@code layers} scenario for one set-up: users send requests down a chain of
@@ -187,7 +188,7 @@ public final class LayersRun {
     }
 
     /** The answer travels back over the network: a success when {@code failure} is null. */
-    private void answer(CompletableFuture<Void> reply, RuntimeException failure) {
+    private void answer(CompletableFuture<Void> reply, @Nullable RuntimeException failure) {
         clock.post(() -> {
             if (failure == null) {
                 reply.complete(null);
