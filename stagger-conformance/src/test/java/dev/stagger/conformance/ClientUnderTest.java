@@ -21,6 +21,15 @@ public interface ClientUnderTest {
      */
     Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) throws Exception;
 
+    /**
+     * Whether the client hedges when the policy does (two attempts of one request in flight at
+     * once, the loser cancelled); a client that does not runs a hedging policy's attempts one after
+     * another.
+     */
+    default boolean hedges() {
+        return false;
+    }
+
     /** An open client. */
     interface Open extends AutoCloseable {
 

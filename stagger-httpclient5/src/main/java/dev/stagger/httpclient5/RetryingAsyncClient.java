@@ -36,6 +36,11 @@ import org.apache.hc.core5.io.CloseMode;
  * ({@link HttpAsyncClientBuilder#disableAutomaticRetries()}), so each failure is retried by one
  * layer. Cancelling a returned future stops further attempts and cancels the one in flight.
  *
+ * <p>When the rules' policy hedges, the requests {@link RetryingHttpClient#send} would hedge (safe
+ * methods; POST and PATCH carrying an {@code Idempotency-Key}, the same on every attempt, to a
+ * server that honours keys) are hedged: each attempt is an exchange of its own, and a losing one's
+ * exchange is cancelled.
+ *
  * <p>Thread-safe. Closing it closes the client.
  */
 public final class RetryingAsyncClient implements Closeable {

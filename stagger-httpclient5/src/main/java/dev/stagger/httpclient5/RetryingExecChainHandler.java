@@ -2,6 +2,7 @@ package dev.stagger.httpclient5;
 
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.internal.BlockingFailures;
+import dev.stagger.http.internal.CancellableAttempts;
 import dev.stagger.http.StaggerHeaders;
 import dev.stagger.httpclient5.internal.ApacheTransports;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.util.Objects;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.core5.concurrent.ComplexCancellable;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpEntity;
@@ -41,6 +43,15 @@ import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
  * attempt sends a copy of the request with the attempt headers set, so the entity must be
  * repeatable (byte arrays and strings are): a request whose entity is not is sent once, without
  * retries.
+ *
+ * <h2>Hedged requests</h2>
+ * When the rules' policy hedges, the requests {@link RetryingHttpClient#send} would hedge (GET,
+ * HEAD, OPTIONS, TRACE; PUT and DELETE when the rules allow it; POST and PATCH carrying an
+ * {@code Idempotency-Key}, the same on every attempt, to a server that honours keys) are hedged
+ * here too: each attempt runs the rest of the chain on an execution runtime of its own
+ * ({@code ExecRuntime.fork}) and a context of its own sharing the call's configuration, cookie
+ * store and credentials. The first acceptable answer wins; a losing attempt is cancelled, which
+ * aborts its connection, and a response it still gets is consumed and closed.
  *
  * <h2>Bodies</h2>
  * A response that is retried or refused is consumed and closed before the wait, so its connection
@@ -89,17 +100,32 @@ public final class RetryingExecChainHandler implements ExecChainHandler {
         RetryingHttpClient.Exchange exchange = rules.exchange(request.getMethod(), uri(request, scope),
                 name -> ApacheTransports.firstHeader(request, name));
         exchange.idempotencyKeyHeader().ifPresent(key -> request.setHeader("Idempotency-Key", key));
+        boolean hedging = rules.policy().hedge().isPresent() && exchange.safe();
         try {
-            return rules.execute(exchange, ApacheTransports.CLASSIC, attempt -> {
+            return rules.execute(exchange, hedging ? ApacheTransports.CLASSIC_HEDGED : ApacheTransports.CLASSIC, attempt -> {
                 ClassicHttpRequest copy = ClassicRequestBuilder.copy(request).build();
                 StaggerHeaders.forAttempt(attempt, copy::setHeader);
-                return chain.proceed(copy, scope);
+                return hedging ? proceedAlone(copy, scope, chain) : chain.proceed(copy, scope);
             });
         } catch (HttpException e) {
             throw e;
         } catch (Exception e) {
             throw BlockingFailures.asIOException(e);
         }
+    }
+
+    /**
+     * Sends one attempt of a hedged call on an execution runtime and a context of its own, so that
+     * two attempts can be in flight at once; a losing attempt is cancelled through its runtime's
+     * cancellable, which aborts its connection, and a response it still gets is released.
+     */
+    private static ClassicHttpResponse proceedAlone(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+            throws Exception {
+        ComplexCancellable cancellable = new ComplexCancellable();
+        ExecChain.Scope alone = new ExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
+                scope.execRuntime.fork(cancellable), ApacheTransports.attemptContext(scope.clientContext));
+        return CancellableAttempts.run(() -> chain.proceed(request, alone), cancellable::cancel,
+                ApacheTransports.CLASSIC::discard);
     }
 
     private static URI uri(ClassicHttpRequest request, ExecChain.Scope scope) throws ProtocolException {

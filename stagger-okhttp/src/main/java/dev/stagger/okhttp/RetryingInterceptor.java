@@ -2,12 +2,16 @@ package dev.stagger.okhttp;
 
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.internal.BlockingFailures;
+import dev.stagger.http.internal.CancellableAttempts;
 import dev.stagger.http.StaggerHeaders;
 import dev.stagger.okhttp.internal.ImmediateRetryGuard;
 import dev.stagger.okhttp.internal.OkHttpTransport;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -49,13 +53,25 @@ import okhttp3.Response;
  * <h2>Bodies</h2>
  * A response that is retried or refused is closed before the wait (OkHttp drains a short body so
  * its connection returns to the pool); the response returned is the caller's to close.
- * Hedging is not applied by this interceptor: a policy that hedges has its attempts run one
- * after another.
+ *
+ * <h2>Hedged requests</h2>
+ * When the rules' policy hedges, the requests {@link RetryingHttpClient#send} would hedge (GET,
+ * HEAD, OPTIONS, TRACE; PUT and DELETE when the rules allow it; POST and PATCH carrying an
+ * {@code Idempotency-Key}, the same on every attempt, to a server that honours keys) are hedged
+ * here too. An application interceptor's chain carries one exchange at a time, so each attempt of a
+ * hedged call is sent as a call of its own on the same client ({@link Call#clone()}), which this
+ * interceptor recognises and sends as it is, without applying the rules again. The first acceptable
+ * answer wins; a losing attempt's call is {@linkplain Call#cancel() cancelled}, which frees its
+ * connection, and a response it still gets is closed. Application interceptors added before this
+ * one run again for each attempt of a hedged call (they see the original request); cancelling the
+ * caller's call does not reach attempts already sent.
  *
  * <p>Immutable and thread-safe.
  */
 public final class RetryingInterceptor implements Interceptor {
     private final RetryingHttpClient rules;
+    /** The attempts of hedged calls, each sent as a call of its own, by call, until this interceptor sees it. */
+    private final Map<Call, Request> attempts = new ConcurrentHashMap<>();
 
     private RetryingInterceptor(RetryingHttpClient rules) {
         this.rules = rules;
@@ -86,6 +102,10 @@ public final class RetryingInterceptor implements Interceptor {
     @Override
     public Response intercept(Chain chain) throws IOException {
         Chain once = chain.withRetryOnConnectionFailure(false);
+        Request hedgeAttempt = attempts.remove(chain.call());
+        if (hedgeAttempt != null) {
+            return once.proceed(hedgeAttempt); // one attempt of a hedged call: the rules run in the call that sent it
+        }
         Request request = chain.request();
         okhttp3.RequestBody body = request.body();
         if (body != null && body.isOneShot()) {
@@ -96,14 +116,31 @@ public final class RetryingInterceptor implements Interceptor {
         Request keyed = exchange.idempotencyKeyHeader()
                 .map(key -> request.newBuilder().header("Idempotency-Key", key).build())
                 .orElse(request);
+        boolean hedging = rules.policy().hedge().isPresent() && exchange.safe();
         try {
-            return rules.execute(exchange, OkHttpTransport.INSTANCE, attempt -> {
+            return rules.execute(exchange, hedging ? OkHttpTransport.HEDGED : OkHttpTransport.INSTANCE, attempt -> {
                 Request.Builder attemptRequest = keyed.newBuilder();
                 StaggerHeaders.forAttempt(attempt, attemptRequest::header);
-                return once.proceed(attemptRequest.build());
+                return hedging ? sendAlone(chain.call(), attemptRequest.build()) : once.proceed(attemptRequest.build());
             });
         } catch (Exception e) {
             throw BlockingFailures.asIOException(e);
+        }
+    }
+
+    /**
+     * Sends one attempt of a hedged call as a call of its own on the same client (a clone of
+     * {@code call}), so that two attempts can be in flight at once and a losing one is cancelled
+     * ({@link Call#cancel}) without touching the caller's call. This interceptor sends the clone's
+     * request as {@code attempt} and applies no rules to it: one retrying layer.
+     */
+    private Response sendAlone(Call call, Request attempt) throws Exception {
+        Call alone = call.clone();
+        attempts.put(alone, attempt);
+        try {
+            return CancellableAttempts.run(alone::execute, alone::cancel, OkHttpTransport.INSTANCE::discard);
+        } finally {
+            attempts.remove(alone); // when the clone failed before reaching this interceptor
         }
     }
 

@@ -60,12 +60,20 @@ public class StaggerHttpAutoConfiguration {
             return new StaggerWebClient(http);
         }
 
-        @Bean
-        @Order(Ordered.LOWEST_PRECEDENCE)
+        /**
+         * A class of its own: Spring WebFlux without Boot's WebClient module (Spring Cloud Gateway's
+         * server, say) has no {@code WebClientCustomizer}, and a bean method returning one would
+         * make this whole class fail to load.
+         */
+        @Configuration(proxyBeanMethods = false)
         @ConditionalOnClass(WebClientCustomizer.class)
         @ConditionalOnProperty(prefix = "stagger.http", name = "builders")
-        WebClientCustomizer staggerWebClientCustomizer(StaggerWebClient webClient, StaggerProperties properties) {
-            return builder -> builder.filter(webClient.filter(properties.getHttp().getBuilders()));
+        static class Builders {
+            @Bean
+            @Order(Ordered.LOWEST_PRECEDENCE)
+            WebClientCustomizer staggerWebClientCustomizer(StaggerWebClient webClient, StaggerProperties properties) {
+                return builder -> builder.filter(webClient.filter(properties.getHttp().getBuilders()));
+            }
         }
     }
 }

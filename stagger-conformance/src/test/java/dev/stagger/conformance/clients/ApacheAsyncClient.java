@@ -22,6 +22,11 @@ public final class ApacheAsyncClient extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         PoolingAsyncClientConnectionManager pool = PoolingAsyncClientConnectionManagerBuilder.create().build();
         RetryingAsyncClient apache = RetryingAsyncClient.of(HttpAsyncClients.custom().setConnectionManager(pool),

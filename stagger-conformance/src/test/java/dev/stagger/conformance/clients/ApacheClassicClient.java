@@ -23,6 +23,11 @@ public final class ApacheClassicClient extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create().build();
         CloseableHttpClient apache = RetryingExecChainHandler.of(rules.apply(RetryingHttpClient.builder().clock(clock)).build())

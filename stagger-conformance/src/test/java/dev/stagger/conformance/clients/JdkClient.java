@@ -17,6 +17,11 @@ public final class JdkClient extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         HttpClient jdk = Jdk.HTTP_11;
         RetryingHttpClient http = rules.apply(RetryingHttpClient.builder(jdk).clock(clock)).build();

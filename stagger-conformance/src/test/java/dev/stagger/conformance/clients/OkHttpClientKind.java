@@ -23,6 +23,11 @@ public final class OkHttpClientKind extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         ConnectionPool pool = new ConnectionPool();
         OkHttpClient ok = RetryingInterceptor.of(rules.apply(RetryingHttpClient.builder().clock(clock)).build())

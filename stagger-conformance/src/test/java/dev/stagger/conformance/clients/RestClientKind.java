@@ -21,6 +21,11 @@ public final class RestClientKind extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         HttpClient jdk = Jdk.HTTP_11;
         RestClient rest = RestClient.builder()

@@ -24,6 +24,11 @@ public final class RestTemplateKind extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         HttpClient jdk = Jdk.HTTP_11;
         RestTemplate template = new RestTemplate(new JdkClientHttpRequestFactory(jdk));

@@ -21,6 +21,11 @@ public final class WebClientKind extends ClientKind {
     }
 
     @Override
+    public boolean hedges() {
+        return true;
+    }
+
+    @Override
     public Open open(VirtualClock clock, UnaryOperator<RetryingHttpClient.Builder> rules) {
         HttpClient jdk = Jdk.HTTP_11;
         WebClient web = WebClient.builder()

@@ -3,6 +3,7 @@ package dev.stagger.httpclient5.internal;
 import dev.stagger.http.HttpTransport;
 import java.util.Optional;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpMessage;
@@ -23,7 +24,21 @@ public final class ApacheTransports {
      * Classic responses: a discarded one has its entity consumed (the connection goes back to the
      * pool) and is closed.
      */
-    public static final HttpTransport<ClassicHttpResponse> CLASSIC = new HttpTransport<>() {
+    public static final HttpTransport<ClassicHttpResponse> CLASSIC = new Classic(false);
+
+    /**
+     * The same, for hedged calls: each attempt runs on an execution runtime of its own, two in
+     * flight at once, and a loser's late response is recognised as this transport's.
+     */
+    public static final HttpTransport<ClassicHttpResponse> CLASSIC_HEDGED = new Classic(true);
+
+    private static final class Classic implements HttpTransport<ClassicHttpResponse> {
+        private final boolean hedged;
+
+        Classic(boolean hedged) {
+            this.hedged = hedged;
+        }
+
         @Override
         public int statusCode(ClassicHttpResponse response) {
             return response.getCode();
@@ -43,7 +58,47 @@ public final class ApacheTransports {
                 // thrown away either way
             }
         }
-    };
+
+        @Override
+        public boolean owns(Object response) {
+            return hedged && response instanceof ClassicHttpResponse;
+        }
+
+        @Override
+        public boolean concurrentAttempts() {
+            return hedged;
+        }
+    }
+
+    /**
+     * A context for one attempt of a hedged call, which runs beside another: the call's
+     * configuration, credentials, cookie store and auth cache (all thread-safe), without the
+     * per-exchange state (redirects, auth exchanges) that two attempts must not share.
+     */
+    public static HttpClientContext attemptContext(HttpClientContext call) {
+        HttpClientContext attempt = HttpClientContext.create();
+        attempt.setRequestConfig(call.getRequestConfigOrDefault());
+        attempt.setExchangeId(call.getExchangeId());
+        if (call.getCookieStore() != null) {
+            attempt.setCookieStore(call.getCookieStore());
+        }
+        if (call.getCookieSpecRegistry() != null) {
+            attempt.setCookieSpecRegistry(call.getCookieSpecRegistry());
+        }
+        if (call.getAuthSchemeRegistry() != null) {
+            attempt.setAuthSchemeRegistry(call.getAuthSchemeRegistry());
+        }
+        if (call.getCredentialsProvider() != null) {
+            attempt.setCredentialsProvider(call.getCredentialsProvider());
+        }
+        if (call.getAuthCache() != null) {
+            attempt.setAuthCache(call.getAuthCache());
+        }
+        if (call.getUserToken() != null) {
+            attempt.setUserToken(call.getUserToken());
+        }
+        return attempt;
+    }
 
     /** Async responses held in memory: their connection was released when they arrived. */
     public static final HttpTransport<SimpleHttpResponse> SIMPLE = new HttpTransport<>() {
@@ -60,6 +115,17 @@ public final class ApacheTransports {
         @Override
         public void discard(SimpleHttpResponse response) {
             // nothing holds a connection
+        }
+
+        @Override
+        public boolean owns(Object response) {
+            return response instanceof SimpleHttpResponse;
+        }
+
+        /** Each attempt is an exchange of its own; a losing one's future is cancelled, which cancels the exchange. */
+        @Override
+        public boolean concurrentAttempts() {
+            return true;
         }
     };
 }

@@ -7,9 +7,28 @@ import okhttp3.Response;
 /** OkHttp's responses as the HTTP rules read and release them. */
 public final class OkHttpTransport implements HttpTransport<Response> {
     /** The one instance: it holds no state. */
-    public static final OkHttpTransport INSTANCE = new OkHttpTransport();
+    public static final OkHttpTransport INSTANCE = new OkHttpTransport(false);
 
-    private OkHttpTransport() {
+    /**
+     * The same, for hedged calls: their attempts run as calls of their own, two in flight at once,
+     * and a loser's late response is recognised as this transport's.
+     */
+    public static final OkHttpTransport HEDGED = new OkHttpTransport(true);
+
+    private final boolean hedged;
+
+    private OkHttpTransport(boolean hedged) {
+        this.hedged = hedged;
+    }
+
+    @Override
+    public boolean owns(Object response) {
+        return hedged && response instanceof Response;
+    }
+
+    @Override
+    public boolean concurrentAttempts() {
+        return hedged;
     }
 
     @Override
