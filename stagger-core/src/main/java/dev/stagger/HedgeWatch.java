@@ -18,7 +18,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Taken when the call needs nothing the execution does per attempt: no breaker, throttle,
  * listener, deadline, result predicate or attempt timeout, the system clock, no enclosing retry
- * keeping frames ({@link Retry#call}). Costs: a slot per thread that ever made such a call (kept
+ * or scope with a deadline or refusing nesting ({@link Retry#call}). While calls keep frames
+ * ({@link Ambient}), the attempt runs in a frame of the thread's reusable stack, as a plain
+ * retry's does: still nothing allocated. Costs: a slot per thread that ever made such a call (kept
  * while its thread calls, dropped by the watcher after about a second idle, made again on the
  * next call), a scan of the slots in use every millisecond, and a delay that fires up to a tick
  * (about 1 ms, more when the watcher is descheduled) late, as the system clock's timer does.
@@ -48,6 +50,10 @@ final class HedgeWatch {
      */
     static <T> T call(Retry retry, Callable<T> operation, long serial) throws Exception {
         Slot slot = SLOTS.get();
+        boolean framed = Ambient.framed(serial);
+        if (framed && !frameless(slot.local.top(), retry)) {
+            return new HedgedExecution<T>(retry, operation, false, true).await(); // it learns the bound or refuses
+        }
         Hedging hedging = retry.hedging;
         long start = retry.clock.coarseNanoTime();
         if (!slot.arm(retry, operation, start, hedging.delayNanos())) {
@@ -56,10 +62,17 @@ final class HedgeWatch {
         }
         T result = null;
         Throwable failure = null;
+        if (framed) {
+            slot.local.enter(retry); // a retry inside the attempt sees this one around it, as on the general path
+        }
         try {
             result = operation.call();
         } catch (Throwable t) {
             failure = t;
+        } finally {
+            if (framed) {
+                slot.local.exit();
+            }
         }
         @SuppressWarnings("unchecked")
         HedgedExecution<T> taken = (HedgedExecution<T>) slot.disarm();
@@ -76,6 +89,15 @@ final class HedgeWatch {
         Ambient.Decided inner = failure == null ? null : slot.local.since(serial);
         HedgedExecution<T> rest = taken != null ? taken : new HedgedExecution<>(retry, operation, false, true);
         return rest.callerEnded(slot.local, start, result, failure, inner);
+    }
+
+    /**
+     * Whether a call of {@code retry} started inside {@code around} (the thread's innermost frame,
+     * null for none) needs nothing from it: no deadline on the retry's clock to bound its attempts
+     * by, no refused nesting. Such a call's frame then only marks it for the retries inside it.
+     */
+    private static boolean frameless(Ambient.Frame around, Retry retry) {
+        return around == null || around.nesting() != Nesting.REFUSE && around.deadlineOn(retry.clock) == Ambient.NO_DEADLINE;
     }
 
     /** Puts {@code slot} under watch again and wakes the watcher (started on first use). */
