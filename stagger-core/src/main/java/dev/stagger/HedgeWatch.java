@@ -1,5 +1,6 @@
 package dev.stagger;
 
+import dev.stagger.internal.TimerWheel;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,6 +16,13 @@ import java.util.concurrent.locks.LockSupport;
  * deadline does it make the call's execution around the running attempt and send the hedge
  * ({@link HedgedExecution#adopt}); the caller, finding its slot fired as its attempt returns,
  * hands its outcome to that execution and waits for the call's answer.
+ *
+ * <p>The same watcher arms the hedge of an async call whose first stage is pending
+ * ({@link PendingHedge}): the call object itself is pushed onto a lock-free list, which the
+ * watcher takes every tick, dropping the calls answered meanwhile and putting the others on a
+ * {@link TimerWheel} only it touches; answering the call disarms it by a state change, with no
+ * lock and no removal. An answered call's object is kept until the watcher's next pass (about a
+ * millisecond) or, when it was still waiting then, until its delay would have passed.
  *
  * <p>Taken when the call needs nothing the execution does per attempt: no breaker, throttle,
  * listener, deadline, result predicate or attempt timeout, the system clock, no enclosing retry
@@ -39,6 +47,14 @@ final class HedgeWatch {
     /** The slots the watcher scans; only the watcher thread touches this list. */
     private Slot watched;
     private volatile Thread watcher;
+    /** Async calls' hedge timers ({@link PendingHedge}) pushed by their callers, taken by the watcher. */
+    private final AtomicReference<PendingHedge<?>> pending = new AtomicReference<>();
+    /** The async timers still waiting after the pass that took them; only the watcher thread touches it. */
+    private final TimerWheel wheel = new TimerWheel(System.nanoTime());
+    /** Passes since the last async timer was pushed: the watcher keeps ticking for {@value #DROP_AFTER}. */
+    private int asyncIdleScans = DROP_AFTER;
+    /** Set while the watcher sleeps with nothing to watch: a push must then wake it. */
+    private volatile boolean asleep;
 
     private HedgeWatch() {
     }
@@ -100,6 +116,32 @@ final class HedgeWatch {
         return around == null || around.nesting() != Nesting.REFUSE && around.deadlineOn(retry.clock) == Ambient.NO_DEADLINE;
     }
 
+    /**
+     * Arms an async call's hedge timer, due at {@code call.due}: a push onto a lock-free list
+     * (the call is the entry: nothing allocated), no lock and no wake-up while the watcher ticks.
+     * Disarming is the call's own state change; the watcher drops an entry no longer
+     * {@link PendingHedge#waiting() waiting} at its next pass (about a millisecond) or, once it has
+     * put it on its wheel, when it comes due.
+     */
+    static void watch(PendingHedge<?> call) {
+        INSTANCE.push(call);
+    }
+
+    private void push(PendingHedge<?> call) {
+        PendingHedge<?> head;
+        do {
+            head = pending.get();
+            call.nextIncoming = head;
+        } while (!pending.compareAndSet(head, call));
+        Thread w = watcher;
+        if (w == null) {
+            w = startWatcher();
+            LockSupport.unpark(w);
+        } else if (asleep) {
+            LockSupport.unpark(w);
+        }
+    }
+
     /** Puts {@code slot} under watch again and wakes the watcher (started on first use). */
     private void watch(Slot slot) {
         Slot head;
@@ -129,7 +171,11 @@ final class HedgeWatch {
         while (true) {
             try {
                 if (!scan(System.nanoTime())) {
-                    LockSupport.park(this);
+                    asleep = true; // then look again: a push that missed it was seen here
+                    if (incoming.get() == null && pending.get() == null) {
+                        LockSupport.park(this);
+                    }
+                    asleep = false;
                 } else {
                     LockSupport.parkNanos(this, TICK_NANOS);
                 }
@@ -143,7 +189,7 @@ final class HedgeWatch {
      * One pass over the watched slots at {@code now}: fires those past their deadline, drops those
      * idle for {@value #DROP_AFTER} passes. Only the watcher thread (or a test standing in for it).
      *
-     * @return whether any slot is still watched
+     * @return whether anything is still watched (the watcher then ticks, else it sleeps until woken)
      */
     boolean scan(long now) {
         for (Slot s = incoming.getAndSet(null); s != null; ) {
@@ -169,7 +215,39 @@ final class HedgeWatch {
             }
             s = following;
         }
-        return watched != null;
+        return scanPending(now) || watched != null;
+    }
+
+    /**
+     * Takes the async timers pushed since the last pass (dropping those no longer waiting), fires
+     * those due by {@code now}, and tells whether any is still waiting or one was pushed within the
+     * last {@value #DROP_AFTER} passes (the watcher keeps ticking then, so pushes need not wake it).
+     */
+    private boolean scanPending(long now) {
+        PendingHedge<?> taken = pending.getAndSet(null);
+        if (taken != null) {
+            asyncIdleScans = 0;
+        } else if (asyncIdleScans < DROP_AFTER) {
+            asyncIdleScans++;
+        }
+        for (PendingHedge<?> p = taken; p != null; ) {
+            PendingHedge<?> following = p.nextIncoming;
+            p.nextIncoming = null;
+            if (p.waiting()) {
+                wheel.add(p, now, p.due - now);
+            }
+            p = following;
+        }
+        for (TimerWheel.Node n = wheel.expire(now); n != null; ) {
+            TimerWheel.Node following = n.nextExpired();
+            try {
+                ((PendingHedge<?>) n).fire();
+            } catch (RuntimeException refused) {
+                // the common pool refused the hand-over: that call goes on without its hedge, the others fire
+            }
+            n = following;
+        }
+        return wheel.size() > 0 || asyncIdleScans < DROP_AFTER;
     }
 
     /**

@@ -37,7 +37,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private final boolean sync;
     private final Promise<T> promise;
     /** The attempts running, in the order they started; {@link #live} of them. */
-    private final Attempt[] running;
+    private final HedgeAttempt[] running;
     private int live;
     /** Attempts started in the current round. */
     private int inRound;
@@ -45,9 +45,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private int round;
     private Clock.Cancellable timer;
     /** The first attempt of the current round (the one hedges back up); its latency feeds a percentile delay. */
-    private Attempt roundFirst;
+    private HedgeAttempt roundFirst;
     /** The first attempt when the caller's thread runs it; set before any other thread sees this call. */
-    private Attempt adopted;
+    private HedgeAttempt adopted;
     private long armedDelay;
     /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
     private int armedRound;
@@ -58,11 +58,16 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *     {@link Supplier} or a {@link Function} of the context returning a {@link CompletionStage}
      */
     HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync) {
+        this(retry, operation, readsContext, sync, null);
+    }
+
+    /** @param promise the caller's future when a {@link PendingHedge} made it; null to make one owned by this */
+    HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync, Promise<T> promise) {
         super(retry, operation, readsContext);
         this.hedging = retry.hedging;
-        this.running = new Attempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
+        this.running = new HedgeAttempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
         this.sync = sync;
-        this.promise = new Promise<>(this);
+        this.promise = promise != null ? promise : new Promise<>(this);
     }
 
     /** Starts an async call; the future completes with the caller's answer. */
@@ -76,7 +81,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * while no hedge is needed), then waits for the answer, which may be a hedge's.
      */
     T await() throws Exception {
-        Attempt mine = open();
+        HedgeAttempt mine = open();
         if (mine != null && !mine.done) {
             armTimeout(mine);
             runAttempt(mine);
@@ -89,7 +94,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the first attempt, for the caller's thread to run, when the call is sync; else null
      */
-    private Attempt open() {
+    private HedgeAttempt open() {
         begin();
         if (retry.policy.deadlineNanos() > 0) {
             Ambient.needFrames(); // retries inside its attempts are bounded by this call's deadline
@@ -130,7 +135,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      */
     T callerEnded(Ambient.Local callerLocal, long attemptStart, Object result, Throwable failure,
                   Ambient.Decided inner) throws Exception {
-        Attempt a = adopted;
+        HedgeAttempt a = adopted;
         if (a == null) {
             sink = callerLocal.sink();
             lock.lock();
@@ -148,52 +153,22 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return join();
     }
 
-    /**
-     * An async hedged call (taken under the same conditions as {@link HedgeWatch}'s, on any clock):
-     * when the stage the operation returns is already completed with a value (a cache hit, an
-     * answer at hand), nothing can be slower than the delay, so no execution is made, no timer is
-     * armed, and the caller gets a completed future. Otherwise the call's execution adopts the
-     * attempt, arms its hedge and follows it as {@link #start()} would.
-     *
-     * @param serial {@link Ambient#serial()} as the call began
-     */
-    static <T> CompletableFuture<T> startAsync(Retry retry, Supplier<? extends CompletionStage<T>> operation,
-                                               long serial) {
-        long start = retry.clock.coarseNanoTime();
-        CompletableFuture<T> future = null;
-        Throwable thrown = null;
-        try {
-            CompletionStage<T> stage = operation.get();
-            if (stage == null) {
-                throw new NullPointerException("operation returned a null CompletionStage");
-            }
-            future = stage.toCompletableFuture();
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        if (future != null && future.isDone() && !future.isCompletedExceptionally()) {
-            T value = future.join();
-            if (retry.hedging.timesAttempts()) {
-                retry.hedging.observed(retry.clock.coarseNanoTime() - start);
-            }
-            RetryBudget budget = retry.budget;
-            if (budget != null) {
-                budget.onSuccess();
-            }
-            return CompletableFuture.completedFuture(value);
-        }
-        HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false);
-        e.adoptStarted(start, future, thrown,
-                thrown == null ? null : Ambient.local().since(serial));
-        return e.promise;
+    /** The caller's future. */
+    CompletableFuture<T> promise() {
+        return promise;
     }
 
-    /** The async first attempt the operation has started (or failed to start, {@code thrown}), adopted. */
-    private void adoptStarted(long attemptStart, CompletableFuture<T> future, Throwable thrown, Ambient.Decided inner) {
+    /**
+     * The async first attempt the operation has started ({@code future}) or failed to start
+     * ({@code thrown}), begun at {@code attemptStart} on a thread whose decisions go to
+     * {@code to}: adopted, its hedge armed, followed as {@link #start()} would.
+     */
+    void adoptStarted(long attemptStart, Ambient.Sink to, CompletableFuture<T> future, Throwable thrown,
+                      Ambient.Decided inner) {
         begin();
-        sink = Ambient.local().sink();
+        sink = to;
         int r;
-        Attempt a;
+        HedgeAttempt a;
         lock.lock();
         try {
             r = takeFirst(attemptStart, null);
@@ -214,12 +189,36 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         });
     }
 
+    /**
+     * The async first attempt {@code future}, begun at {@code attemptStart} on a thread whose
+     * decisions go to {@code to}, has run past its hedge delay ({@link PendingHedge}): adopted,
+     * and the hedge sent, as the timer of a call started here would. Its outcome comes through
+     * {@link #firstEnded}.
+     */
+    void adoptPending(long attemptStart, Ambient.Sink to, CompletableFuture<T> future) {
+        begin();
+        sink = to;
+        int r;
+        lock.lock();
+        try {
+            r = takeFirst(attemptStart, future);
+        } finally {
+            lock.unlock();
+        }
+        hedge(r);
+    }
+
+    /** The adopted first attempt ended ({@link #adoptPending}). */
+    void firstEnded(Object value, Throwable failure) {
+        outcome(adopted, value, unwrap(failure));
+    }
+
     /** Registers the running first attempt of the first round, begun at {@code attemptStart}; under the lock. */
     private int takeFirst(long attemptStart, Future<?> handle) {
         int r = ++round;
         inRound = 0;
         attempt = 1;
-        Attempt a = track(1, false, null, attemptStart);
+        HedgeAttempt a = track(1, false, null, attemptStart);
         a.handle = handle;
         adopted = a;
         return r;
@@ -241,7 +240,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             } finally {
                 lock.unlock();
             }
-            cancel(losers);
+            HedgeAttempt.cancelAll(losers);
             Thread.currentThread().interrupt(); // keep the interrupt status, as a retrying call does
             throw Retry.<Exception>sneaky(last != null ? last : e);
         }
@@ -254,8 +253,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @param inline whether the caller's thread runs that attempt: it is then returned, not launched
      */
-    private Attempt startRound(boolean inline) {
-        Attempt first = null;
+    private HedgeAttempt startRound(boolean inline) {
+        HedgeAttempt first = null;
         int r;
         lock.lock();
         try {
@@ -318,7 +317,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
 
     /** The delay of round {@code r} is over: sends a hedge if the guards allow one. */
     private void hedge(int r) {
-        Attempt a;
+        HedgeAttempt a;
         lock.lock();
         try {
             timer = null;
@@ -347,15 +346,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             attempt++;
             a = track(attempt, true, p, retry.clock.nanoTime());
             if (listeners.length > 0) {
-                RetryEvent.HedgeSent e = new RetryEvent.HedgeSent(retry.name, a.number, retry.engine.maxAttempts,
-                        Duration.ofNanos(armedDelay));
-                for (RetryListener l : listeners) {
-                    try {
-                        l.onHedgeSent(e);
-                    } catch (RuntimeException ignored) {
-                        // listeners must not change the call's outcome
-                    }
-                }
+                HedgeEvents.hedgeSent(listeners, retry, a.number, armedDelay);
             }
         } finally {
             lock.unlock();
@@ -371,8 +362,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** Registers a new running attempt; under the lock. */
-    private Attempt track(int number, boolean isHedge, CircuitBreaker.Permit p, long startNanos) {
-        Attempt a = new Attempt(this, number, isHedge, p, startNanos);
+    private HedgeAttempt track(int number, boolean isHedge, CircuitBreaker.Permit p, long startNanos) {
+        HedgeAttempt a = new HedgeAttempt(this, number, isHedge, p, startNanos);
         if (!isHedge) {
             roundFirst = a;
         }
@@ -383,7 +374,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
 
     /** Starts an attempt's operation; never under the lock. */
     @SuppressWarnings("unchecked")
-    private void launch(Attempt a) {
+    private void launch(HedgeAttempt a) {
         if (a.done) {
             return; // the call ended while this attempt was being set up
         }
@@ -426,7 +417,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** Arms attempt {@code a}'s timeout, when the policy has one. */
-    private void armTimeout(Attempt a) {
+    private void armTimeout(HedgeAttempt a) {
         if (retry.policy.attemptTimeoutNanos() > 0) {
             long timeoutNanos = attemptTimeoutNanos();
             a.timeout = retry.clock.schedule(() -> timedOut(a, timeoutNanos), timeoutNanos);
@@ -434,7 +425,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** An attempt's outcome, on the thread it finished on. */
-    private void outcome(Attempt a, Object value, Throwable failure) {
+    private void outcome(HedgeAttempt a, Object value, Throwable failure) {
         Future<?>[] losers = null;
         boolean ended = false;
         long wait = END;
@@ -447,7 +438,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 }
                 a.done = true;
                 forget(a);
-                cancelTimeout(a);
+                a.cancelTimeout();
                 long took = retry.clock.nanoTime() - a.startNanos;
                 Decision decision = recordAttempt(a.number, a.permit, value, failure, took, a.inner);
                 if (decision.kind() != Decision.Kind.RETRY) {
@@ -460,7 +451,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                         observeFirst(a, a.startNanos + took);
                         if (a.hedge) {
                             hedging.hedgeWon();
-                            hedgeWon(a);
+                            if (listeners.length > 0) {
+                                HedgeEvents.hedgeWon(listeners, retry, a.number, live);
+                            }
                         }
                         if (retry.budget != null) {
                             retry.budget.onSuccess();
@@ -477,7 +470,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             } finally {
                 lock.unlock();
             }
-            cancel(losers);
+            HedgeAttempt.cancelAll(losers);
             if (ended) {
                 settle(promise);
             } else if (wait == 0) {
@@ -496,15 +489,15 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * latencies are left out: they start a delay late, and counting their short times would pull
      * the percentile down and send more hedges. Under the lock.
      */
-    private void observeFirst(Attempt winner, long now) {
-        Attempt first = roundFirst;
+    private void observeFirst(HedgeAttempt winner, long now) {
+        HedgeAttempt first = roundFirst;
         if (first == null || first.number != winner.number && !isRunning(first)) {
             return; // the first attempt failed earlier: its time says nothing of a good answer's
         }
         hedging.observed(now - first.startNanos);
     }
 
-    private boolean isRunning(Attempt a) {
+    private boolean isRunning(HedgeAttempt a) {
         for (int i = 0; i < live; i++) {
             if (running[i] == a) {
                 return true;
@@ -522,22 +515,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         } finally {
             lock.unlock();
         }
-        cancel(losers);
+        HedgeAttempt.cancelAll(losers);
         promise.settleExceptionally(t);
-    }
-
-    private void hedgeWon(Attempt a) {
-        if (listeners.length == 0) {
-            return;
-        }
-        RetryEvent.HedgeWon e = new RetryEvent.HedgeWon(retry.name, a.number, live);
-        for (RetryListener l : listeners) {
-            try {
-                l.onHedgeWon(e);
-            } catch (RuntimeException ignored) {
-                // listeners must not change the call's outcome
-            }
-        }
     }
 
     /**
@@ -554,10 +533,10 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         round++; // a round's pending start or hedge does nothing now
         Future<?>[] handles = null;
         for (int i = 0; i < live; i++) {
-            Attempt a = running[i];
+            HedgeAttempt a = running[i];
             running[i] = null;
             a.done = true;
-            cancelTimeout(a);
+            a.cancelTimeout();
             release(a.permit);
             if (a.handle != null) {
                 if (handles == null) {
@@ -566,14 +545,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 handles[i] = a.handle;
             }
             if (listeners.length > 0) {
-                RetryEvent.AttemptCancelled e = new RetryEvent.AttemptCancelled(retry.name, a.number, reason);
-                for (RetryListener l : listeners) {
-                    try {
-                        l.onAttemptCancelled(e);
-                    } catch (RuntimeException ignored) {
-                        // listeners must not change the call's outcome
-                    }
-                }
+                HedgeEvents.attemptCancelled(listeners, retry, a.number, reason);
             }
         }
         live = 0;
@@ -586,7 +558,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * remaining deadline): it fails with an {@link AttemptTimeoutException}, retryable by default,
      * and is cancelled.
      */
-    private void timedOut(Attempt a, long timeoutNanos) {
+    private void timedOut(HedgeAttempt a, long timeoutNanos) {
         if (a.done) {
             return;
         }
@@ -594,25 +566,6 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         outcome(a, null, new AttemptTimeoutException(a.number, Duration.ofNanos(timeoutNanos)));
         if (running != null) {
             running.cancel(true);
-        }
-    }
-
-    private static void cancelTimeout(Attempt a) {
-        Clock.Cancellable t = a.timeout;
-        if (t != null) {
-            a.timeout = null;
-            t.cancel();
-        }
-    }
-
-    private static void cancel(Future<?>[] handles) {
-        if (handles == null) {
-            return;
-        }
-        for (Future<?> f : handles) {
-            if (f != null) {
-                f.cancel(true); // interrupts a sync attempt's thread; cancels an async attempt's future
-            }
         }
     }
 
@@ -624,7 +577,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
     }
 
-    private void forget(Attempt a) {
+    private void forget(HedgeAttempt a) {
         for (int i = 0; i < live; i++) {
             if (running[i] == a) {
                 System.arraycopy(running, i + 1, running, i, live - i - 1);
@@ -644,7 +597,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         } finally {
             lock.unlock();
         }
-        cancel(losers);
+        HedgeAttempt.cancelAll(losers);
     }
 
     @Override
@@ -664,7 +617,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return own > 0 ? Math.min(at, startNanos() + own) : at;
     }
 
-    private static Throwable unwrap(Throwable t) {
+    static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
@@ -691,43 +644,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
     }
 
-    /** One running attempt; a sync one is also the task its executor runs. */
-    private static final class Attempt implements Runnable {
-        final HedgedExecution<?> call;
-        final int number;
-        final boolean hedge;
-        final CircuitBreaker.Permit permit;
-        final long startNanos;
-        /** What cancels it; set before it can finish (sync) or once its future exists (async). */
-        volatile Future<?> handle;
-        /** Set under the lock once its outcome is taken or it is cancelled. */
-        volatile boolean done;
-        /** The attempt timeout's timer, when the policy has an attempt timeout. */
-        volatile Clock.Cancellable timeout;
-        /** What a sync retry inside it decided, read on its thread as it ended. */
-        Ambient.Decided inner;
-
-        Attempt(HedgedExecution<?> call, int number, boolean hedge, CircuitBreaker.Permit permit, long startNanos) {
-            this.call = call;
-            this.number = number;
-            this.hedge = hedge;
-            this.permit = permit;
-            this.startNanos = startNanos;
-        }
-
-        /** Runs a sync attempt on the executor's thread, inside this call as a retry in it sees it. */
-        @Override
-        public void run() {
-            if (done) {
-                return;
-            }
-            call.runAttempt(this);
-        }
-    }
-
     /** Runs sync attempt {@code a} on the executor's thread, inside this call as a retry in it sees it. */
     @SuppressWarnings("unchecked")
-    private void runAttempt(Attempt a) {
+    void runAttempt(HedgeAttempt a) {
         long serial = Ambient.serial();
         Ambient.Local local = null;
         Object result = null;

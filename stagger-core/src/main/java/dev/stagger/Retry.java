@@ -460,7 +460,7 @@ public final class Retry {
         if (hedging != null) {
             long serial = Ambient.serial();
             if (lightHedge && !Ambient.framed(serial)) {
-                return HedgedExecution.startAsync(this, Checks.notNull("operation", operation), serial);
+                return PendingHedge.start(this, Checks.notNull("operation", operation), serial);
             }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, false).start();
         }
