@@ -38,7 +38,7 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
 
     /** Waiting for the first attempt, the hedge armed. */
     private static final int PENDING = 0;
-    /** Ended here (answered, failed into an execution, or cancelled): the timer does nothing. */
+    /** Ended here (answered or cancelled; failed, until the execution is made): the timer does nothing. */
     private static final int DONE = 1;
     /** The delay passed: the hand-over is making the execution. */
     private static final int FIRED = 2;
@@ -104,16 +104,26 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
                 return CompletableFuture.completedFuture(value);
             }
         } else if (future != null && retry.clock == Clock.system()) {
-            PendingHedge<T> call = new PendingHedge<>(retry, operation, future, start,
-                    start + retry.hedging.delayNanos());
-            HedgeWatch.watch(call);
-            future.handle(call);
-            return call.promise;
+            return watched(retry, operation, future, start).promise;
         }
         HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false);
         e.adoptStarted(start, Ambient.local().sink(), future, thrown,
                 thrown == null ? null : Ambient.local().since(serial));
         return e.promise();
+    }
+
+    /** Follows the pending first attempt {@code first}, begun at {@code start}, its hedge armed on the watch. */
+    static <T> PendingHedge<T> watched(Retry retry, Supplier<? extends CompletionStage<T>> operation,
+                                       CompletableFuture<T> first, long start) {
+        PendingHedge<T> call = new PendingHedge<>(retry, operation, first, start, start + retry.hedging.delayNanos());
+        HedgeWatch.watch(call);
+        first.handle(call);
+        return call;
+    }
+
+    /** The caller's future. */
+    CompletableFuture<T> promise() {
+        return promise;
     }
 
     /** What a call answered by its first attempt tells, begun at {@code start} on the coarse clock. */
@@ -147,8 +157,13 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
                     promise.settle(result);
                 } else {
                     // a failure before the delay: the engine decides on it as on any hedged call's
-                    new HedgedExecution<T>(retry, operation, false, false, promise)
-                            .adoptStarted(start, sink, null, HedgedExecution.unwrap(thrown), null);
+                    HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false, promise);
+                    e.adoptStarted(start, sink, null, HedgedExecution.unwrap(thrown), null);
+                    execution = e;
+                    state = HANDED; // a cancel from now on goes to the execution
+                    if (callerEnded) {
+                        e.onCallerEnded();
+                    }
                 }
                 return null;
             }
@@ -171,9 +186,14 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
 
     /** The delay passed (the watcher's look, on its thread): the hand-over runs off it. */
     void fire() {
-        if (STATE.compareAndSet(this, PENDING, FIRED)) {
+        if (tryFire()) {
             java.util.concurrent.ForkJoinPool.commonPool().execute(this);
         }
+    }
+
+    /** Takes the call from the timer for the hand-over ({@link #run}); false when it has ended here. */
+    boolean tryFire() {
+        return STATE.compareAndSet(this, PENDING, FIRED);
     }
 
     /** The hand-over (see {@link #fire}): makes the execution around the running attempt and sends the hedge. */
