@@ -29,7 +29,9 @@ import java.util.function.Supplier;
  * {@link CallerAttempt}) and answers with the hedge's result as soon as its attempt returns: an
  * operation that ignores interrupts holds the caller until it returns. The common sync case (no
  * breaker, throttle, listener, deadline, result predicate or attempt timeout, on the system clock)
- * does not make this object until the hedge delay has passed: {@link HedgeWatch}.
+ * does not make this object until the hedge delay has passed: {@link HedgeWatch}; nor does the
+ * same async case on the system clock, until the delay passes or the first attempt fails:
+ * {@link PendingHedge}.
  */
 final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner, Runnable {
     private final ReentrantLock lock = new ReentrantLock();
