@@ -1,6 +1,7 @@
 package dev.stagger;
 
 import dev.stagger.internal.Checks;
+import dev.stagger.internal.TimerWheel;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,9 +19,18 @@ import org.jspecify.annotations.Nullable;
  * ({@link HedgedExecution#adopt}); the caller, finding its slot fired as its attempt returns,
  * hands its outcome to that execution and waits for the call's answer.
  *
+ * <p>The same watcher arms the hedge of an async call whose first stage is pending
+ * ({@link PendingHedge}): the call object itself is pushed onto a lock-free list, which the
+ * watcher takes every tick, dropping the calls answered meanwhile and putting the others on a
+ * {@link TimerWheel} only it touches; answering the call disarms it by a state change, with no
+ * lock and no removal. An answered call's object is kept until the watcher's next pass (about a
+ * millisecond) or, when it was still waiting then, until its delay would have passed.
+ *
  * <p>Taken when the call needs nothing the execution does per attempt: no breaker, throttle,
  * listener, deadline, result predicate or attempt timeout, the system clock, no enclosing retry
- * keeping frames ({@link Retry#call}). Costs: a slot per thread that ever made such a call (kept
+ * or scope with a deadline or refusing nesting ({@link Retry#call}). While calls keep frames
+ * ({@link Ambient}), the attempt runs in a frame of the thread's reusable stack, as a plain
+ * retry's does: still nothing allocated. Costs: a slot per thread that ever made such a call (kept
  * while its thread calls, dropped by the watcher after about a second idle, made again on the
  * next call), a scan of the slots in use every millisecond, and a delay that fires up to a tick
  * (about 1 ms, more when the watcher is descheduled) late, as the system clock's timer does.
@@ -39,6 +49,14 @@ final class HedgeWatch {
     /** The slots the watcher scans; only the watcher thread touches this list. */
     private @Nullable Slot watched;
     private volatile @Nullable Thread watcher;
+    /** Async calls' hedge timers ({@link PendingHedge}) pushed by their callers, taken by the watcher. */
+    private final AtomicReference<PendingHedge<?>> pending = new AtomicReference<>();
+    /** The async timers still waiting after the pass that took them; only the watcher thread touches it. */
+    private final TimerWheel wheel = new TimerWheel(System.nanoTime());
+    /** Passes since the last async timer was pushed: the watcher keeps ticking for {@value #DROP_AFTER}. */
+    private int asyncIdleScans = DROP_AFTER;
+    /** Set while the watcher sleeps with nothing to watch: a push must then wake it. */
+    private volatile boolean asleep;
 
     private HedgeWatch() {
     }
@@ -50,6 +68,10 @@ final class HedgeWatch {
      */
     static <T> T call(Retry retry, Callable<T> operation, long serial) throws Exception {
         Slot slot = SLOTS.get();
+        boolean framed = Ambient.framed(serial);
+        if (framed && !frameless(slot.local.top(), retry)) {
+            return new HedgedExecution<T>(retry, operation, false, true).await(); // it learns the bound or refuses
+        }
         Hedging hedging = Checks.notNull("hedging", retry.hedging); // called only for a retry whose policy hedges
         long start = retry.clock.coarseNanoTime();
         if (!slot.arm(retry, operation, start, hedging.delayNanos())) {
@@ -58,10 +80,17 @@ final class HedgeWatch {
         }
         T result = null;
         Throwable failure = null;
+        if (framed) {
+            slot.local.enter(retry); // a retry inside the attempt sees this one around it, as on the general path
+        }
         try {
             result = operation.call();
         } catch (Throwable t) {
             failure = t;
+        } finally {
+            if (framed) {
+                slot.local.exit();
+            }
         }
         @SuppressWarnings("unchecked")
         HedgedExecution<T> taken = (HedgedExecution<T>) slot.disarm();
@@ -78,6 +107,41 @@ final class HedgeWatch {
         Ambient.Decided inner = failure == null ? null : slot.local.since(serial);
         HedgedExecution<T> rest = taken != null ? taken : new HedgedExecution<>(retry, operation, false, true);
         return rest.callerEnded(slot.local, start, result, failure, inner);
+    }
+
+    /**
+     * Whether a call of {@code retry} started inside {@code around} (the thread's innermost frame,
+     * null for none) needs nothing from it: no deadline on the retry's clock to bound its attempts
+     * by, no refused nesting. Such a call's frame then only marks it for the retries inside it.
+     */
+    private static boolean frameless(Ambient.Frame around, Retry retry) {
+        return around == null || around.nesting() != Nesting.REFUSE && around.deadlineOn(retry.clock) == Ambient.NO_DEADLINE;
+    }
+
+    /**
+     * Arms an async call's hedge timer, due at {@code call.due}: a push onto a lock-free list
+     * (the call is the entry: nothing allocated), no lock and no wake-up while the watcher ticks.
+     * Disarming is the call's own state change; the watcher drops an entry no longer
+     * {@link PendingHedge#waiting() waiting} at its next pass (about a millisecond) or, once it has
+     * put it on its wheel, when it comes due.
+     */
+    static void watch(PendingHedge<?> call) {
+        INSTANCE.push(call);
+    }
+
+    private void push(PendingHedge<?> call) {
+        PendingHedge<?> head;
+        do {
+            head = pending.get();
+            call.nextIncoming = head;
+        } while (!pending.compareAndSet(head, call));
+        Thread w = watcher;
+        if (w == null) {
+            w = startWatcher();
+            LockSupport.unpark(w);
+        } else if (asleep) {
+            LockSupport.unpark(w);
+        }
     }
 
     /** Puts {@code slot} under watch again and wakes the watcher (started on first use). */
@@ -109,7 +173,11 @@ final class HedgeWatch {
         while (true) {
             try {
                 if (!scan(System.nanoTime())) {
-                    LockSupport.park(this);
+                    asleep = true; // then look again: a push that missed it was seen here
+                    if (incoming.get() == null && pending.get() == null) {
+                        LockSupport.park(this);
+                    }
+                    asleep = false;
                 } else {
                     LockSupport.parkNanos(this, TICK_NANOS);
                 }
@@ -123,7 +191,7 @@ final class HedgeWatch {
      * One pass over the watched slots at {@code now}: fires those past their deadline, drops those
      * idle for {@value #DROP_AFTER} passes. Only the watcher thread (or a test standing in for it).
      *
-     * @return whether any slot is still watched
+     * @return whether anything is still watched (the watcher then ticks, else it sleeps until woken)
      */
     boolean scan(long now) {
         for (Slot s = incoming.getAndSet(null); s != null; ) {
@@ -149,7 +217,39 @@ final class HedgeWatch {
             }
             s = following;
         }
-        return watched != null;
+        return scanPending(now) || watched != null;
+    }
+
+    /**
+     * Takes the async timers pushed since the last pass (dropping those no longer waiting), fires
+     * those due by {@code now}, and tells whether any is still waiting or one was pushed within the
+     * last {@value #DROP_AFTER} passes (the watcher keeps ticking then, so pushes need not wake it).
+     */
+    private boolean scanPending(long now) {
+        PendingHedge<?> taken = pending.getAndSet(null);
+        if (taken != null) {
+            asyncIdleScans = 0;
+        } else if (asyncIdleScans < DROP_AFTER) {
+            asyncIdleScans++;
+        }
+        for (PendingHedge<?> p = taken; p != null; ) {
+            PendingHedge<?> following = p.nextIncoming;
+            p.nextIncoming = null;
+            if (p.waiting()) {
+                wheel.add(p, now, p.due - now);
+            }
+            p = following;
+        }
+        for (TimerWheel.Node n = wheel.expire(now); n != null; ) {
+            TimerWheel.Node following = n.nextExpired();
+            try {
+                ((PendingHedge<?>) n).fire();
+            } catch (RuntimeException refused) {
+                // the common pool refused the hand-over: that call goes on without its hedge, the others fire
+            }
+            n = following;
+        }
+        return wheel.size() > 0 || asyncIdleScans < DROP_AFTER;
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.stagger;
 
-import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +11,6 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One hedged call ({@link HedgePolicy}), sync or async: rounds of attempts running side by side,
@@ -31,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * {@link CallerAttempt}) and answers with the hedge's result as soon as its attempt returns: an
  * operation that ignores interrupts holds the caller until it returns. The common sync case (no
  * breaker, throttle, listener, deadline, result predicate or attempt timeout, on the system clock)
- * does not make this object until the hedge delay has passed: {@link HedgeWatch}.
+ * does not make this object until the hedge delay has passed: {@link HedgeWatch}; nor does the
+ * same async case on the system clock, until the delay passes or the first attempt fails:
+ * {@link PendingHedge}.
  */
 final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owner, Runnable {
     private final ReentrantLock lock = new ReentrantLock();
@@ -39,17 +39,17 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private final boolean sync;
     private final Promise<T> promise;
     /** The attempts running, in the order they started; {@link #live} of them. */
-    private final Attempt[] running;
+    private final HedgeAttempt[] running;
     private int live;
     /** Attempts started in the current round. */
     private int inRound;
     /** Counts rounds, so a hedge armed in one never fires in the next. */
     private int round;
-    private Clock.@Nullable Cancellable timer;
+    private Clock.Cancellable timer;
     /** The first attempt of the current round (the one hedges back up); its latency feeds a percentile delay. */
-    private @Nullable Attempt roundFirst;
+    private HedgeAttempt roundFirst;
     /** The first attempt when the caller's thread runs it; set before any other thread sees this call. */
-    private @Nullable Attempt adopted;
+    private HedgeAttempt adopted;
     private long armedDelay;
     /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
     private int armedRound;
@@ -60,11 +60,16 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *     {@link Supplier} or a {@link Function} of the context returning a {@link CompletionStage}
      */
     HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync) {
+        this(retry, operation, readsContext, sync, null);
+    }
+
+    /** @param promise the caller's future when a {@link PendingHedge} made it; null to make one owned by this */
+    HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync, Promise<T> promise) {
         super(retry, operation, readsContext);
-        this.hedging = Checks.notNull("hedging", retry.hedging); // made only for a retry whose policy hedges
-        this.running = new Attempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
+        this.hedging = retry.hedging;
+        this.running = new HedgeAttempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
         this.sync = sync;
-        this.promise = new Promise<>(this);
+        this.promise = promise != null ? promise : new Promise<>(this);
     }
 
     /** Starts an async call; the future completes with the caller's answer. */
@@ -78,7 +83,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * while no hedge is needed), then waits for the answer, which may be a hedge's.
      */
     T await() throws Exception {
-        Attempt mine = open();
+        HedgeAttempt mine = open();
         if (mine != null && !mine.done) {
             armTimeout(mine);
             runAttempt(mine);
@@ -91,7 +96,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the first attempt, for the caller's thread to run, when the call is sync; else null
      */
-    private @Nullable Attempt open() {
+    private HedgeAttempt open() {
         begin();
         if (retry.policy.deadlineNanos() > 0) {
             Ambient.needFrames(); // retries inside its attempts are bounded by this call's deadline
@@ -130,78 +135,46 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * (this execution then made for the rest of the call), or, after {@link #adopt}, with either
      * outcome. Runs on the caller's thread and returns the call's answer.
      */
-    T callerEnded(Ambient.Local callerLocal, long attemptStart, @Nullable Object result, @Nullable Throwable failure,
-                  Ambient.@Nullable Decided inner) throws Exception {
-        Attempt a = adopted;
+    T callerEnded(Ambient.Local callerLocal, long attemptStart, Object result, Throwable failure,
+                  Ambient.Decided inner) throws Exception {
+        HedgeAttempt a = adopted;
         if (a == null) {
             sink = callerLocal.sink();
             lock.lock();
             try {
                 takeFirst(attemptStart, null);
-                a = Checks.notNull("adopted", adopted); // takeFirst set it
+                a = adopted;
             } finally {
                 lock.unlock();
             }
         } else {
-            ((CallerAttempt) Checks.notNull("handle", a.handle)).returned(); // adopt() gave it the caller's
+            ((CallerAttempt) a.handle).returned();
         }
         a.inner = inner;
         outcome(a, result, failure);
         return join();
     }
 
-    /**
-     * An async hedged call (taken under the same conditions as {@link HedgeWatch}'s, on any clock):
-     * when the stage the operation returns is already completed with a value (a cache hit, an
-     * answer at hand), nothing can be slower than the delay, so no execution is made, no timer is
-     * armed, and the caller gets a completed future. Otherwise the call's execution adopts the
-     * attempt, arms its hedge and follows it as {@link #start()} would.
-     *
-     * @param serial {@link Ambient#serial()} as the call began
-     */
-    static <T> CompletableFuture<T> startAsync(Retry retry, Supplier<? extends CompletionStage<T>> operation,
-                                               long serial) {
-        long start = retry.clock.coarseNanoTime();
-        CompletableFuture<T> future = null;
-        Throwable thrown = null;
-        try {
-            CompletionStage<T> stage = operation.get();
-            if (stage == null) {
-                throw new NullPointerException("operation returned a null CompletionStage");
-            }
-            future = stage.toCompletableFuture();
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        if (future != null && future.isDone() && !future.isCompletedExceptionally()) {
-            T value = future.join();
-            Hedging hedging = Checks.notNull("hedging", retry.hedging); // called only for a retry whose policy hedges
-            if (hedging.timesAttempts()) {
-                hedging.observed(retry.clock.coarseNanoTime() - start);
-            }
-            RetryBudget budget = retry.budget;
-            if (budget != null) {
-                budget.onSuccess();
-            }
-            return CompletableFuture.completedFuture(value);
-        }
-        HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false);
-        e.adoptStarted(start, future, thrown,
-                thrown == null ? null : Ambient.local().since(serial));
-        return e.promise;
+    /** The caller's future. */
+    CompletableFuture<T> promise() {
+        return promise;
     }
 
-    /** The async first attempt the operation has started (or failed to start, {@code thrown}), adopted. */
-    private void adoptStarted(long attemptStart, @Nullable CompletableFuture<T> future, @Nullable Throwable thrown,
-                              Ambient.@Nullable Decided inner) {
+    /**
+     * The async first attempt the operation has started ({@code future}) or failed to start
+     * ({@code thrown}), begun at {@code attemptStart} on a thread whose decisions go to
+     * {@code to}: adopted, its hedge armed, followed as {@link #start()} would.
+     */
+    void adoptStarted(long attemptStart, Ambient.Sink to, CompletableFuture<T> future, Throwable thrown,
+                      Ambient.Decided inner) {
         begin();
-        sink = Ambient.local().sink();
+        sink = to;
         int r;
-        Attempt a;
+        HedgeAttempt a;
         lock.lock();
         try {
             r = takeFirst(attemptStart, null);
-            a = Checks.notNull("adopted", adopted); // takeFirst set it
+            a = adopted;
             a.handle = future;
         } finally {
             lock.unlock();
@@ -212,18 +185,42 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             return;
         }
         arm(r);
-        Checks.notNull("future", future).handle((value, failure) -> { // started: not thrown
+        future.handle((value, failure) -> {
             outcome(a, value, unwrap(failure));
             return null;
         });
     }
 
+    /**
+     * The async first attempt {@code future}, begun at {@code attemptStart} on a thread whose
+     * decisions go to {@code to}, has run past its hedge delay ({@link PendingHedge}): adopted,
+     * and the hedge sent, as the timer of a call started here would. Its outcome comes through
+     * {@link #firstEnded}.
+     */
+    void adoptPending(long attemptStart, Ambient.Sink to, CompletableFuture<T> future) {
+        begin();
+        sink = to;
+        int r;
+        lock.lock();
+        try {
+            r = takeFirst(attemptStart, future);
+        } finally {
+            lock.unlock();
+        }
+        hedge(r);
+    }
+
+    /** The adopted first attempt ended ({@link #adoptPending}). */
+    void firstEnded(Object value, Throwable failure) {
+        outcome(adopted, value, unwrap(failure));
+    }
+
     /** Registers the running first attempt of the first round, begun at {@code attemptStart}; under the lock. */
-    private int takeFirst(long attemptStart, @Nullable Future<?> handle) {
+    private int takeFirst(long attemptStart, Future<?> handle) {
         int r = ++round;
         inRound = 0;
         attempt = 1;
-        Attempt a = track(1, false, null, attemptStart);
+        HedgeAttempt a = track(1, false, null, attemptStart);
         a.handle = handle;
         adopted = a;
         return r;
@@ -234,9 +231,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         try {
             return promise.get();
         } catch (ExecutionException e) {
-            throw Retry.<Exception>sneaky(Checks.notNull("cause", e.getCause())); // the promise failed with it
+            throw Retry.<Exception>sneaky(e.getCause());
         } catch (InterruptedException e) {
-            Future<?> @Nullable [] losers;
+            Future<?>[] losers;
             Throwable last;
             lock.lock();
             try {
@@ -245,7 +242,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             } finally {
                 lock.unlock();
             }
-            cancel(losers);
+            HedgeAttempt.cancelAll(losers);
             Thread.currentThread().interrupt(); // keep the interrupt status, as a retrying call does
             throw Retry.<Exception>sneaky(last != null ? last : e);
         }
@@ -258,8 +255,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @param inline whether the caller's thread runs that attempt: it is then returned, not launched
      */
-    private @Nullable Attempt startRound(boolean inline) {
-        Attempt first = null;
+    private HedgeAttempt startRound(boolean inline) {
+        HedgeAttempt first = null;
         int r;
         lock.lock();
         try {
@@ -322,7 +319,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
 
     /** The delay of round {@code r} is over: sends a hedge if the guards allow one. */
     private void hedge(int r) {
-        Attempt a;
+        HedgeAttempt a;
         lock.lock();
         try {
             timer = null;
@@ -333,7 +330,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             if (!hedging.tryHedge()) {
                 return; // recent hedges have been losing: the slowness is shared, a hedge would only add load
             }
-            CircuitBreaker.@Nullable Permit p = null;
+            CircuitBreaker.Permit p = null;
             CircuitBreaker breaker = retry.breaker;
             if (breaker != null && !(p = breaker.tryAcquirePermission()).isGranted()) {
                 return; // no hedge while the breaker refuses; the running attempts go on
@@ -351,15 +348,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             attempt++;
             a = track(attempt, true, p, retry.clock.nanoTime());
             if (listeners.length > 0) {
-                RetryEvent.HedgeSent e = new RetryEvent.HedgeSent(retry.name, a.number, retry.engine.maxAttempts,
-                        Duration.ofNanos(armedDelay));
-                for (RetryListener l : listeners) {
-                    try {
-                        l.onHedgeSent(e);
-                    } catch (RuntimeException ignored) {
-                        // listeners must not change the call's outcome
-                    }
-                }
+                HedgeEvents.hedgeSent(listeners, retry, a.number, armedDelay);
             }
         } finally {
             lock.unlock();
@@ -368,15 +357,15 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         launch(a);
     }
 
-    private void release(CircuitBreaker.@Nullable Permit p) {
+    private void release(CircuitBreaker.Permit p) {
         if (p != null) {
-            Checks.notNull("breaker", retry.breaker).releasePermission(p); // the hedge never happened; a permit is the breaker's
+            retry.breaker.releasePermission(p); // the hedge never happened
         }
     }
 
     /** Registers a new running attempt; under the lock. */
-    private Attempt track(int number, boolean isHedge, CircuitBreaker.@Nullable Permit p, long startNanos) {
-        Attempt a = new Attempt(this, number, isHedge, p, startNanos);
+    private HedgeAttempt track(int number, boolean isHedge, CircuitBreaker.Permit p, long startNanos) {
+        HedgeAttempt a = new HedgeAttempt(this, number, isHedge, p, startNanos);
         if (!isHedge) {
             roundFirst = a;
         }
@@ -387,7 +376,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
 
     /** Starts an attempt's operation; never under the lock. */
     @SuppressWarnings("unchecked")
-    private void launch(Attempt a) {
+    private void launch(HedgeAttempt a) {
         if (a.done) {
             return; // the call ended while this attempt was being set up
         }
@@ -396,7 +385,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             FutureTask<Void> task = new FutureTask<>(a, null);
             a.handle = task;
             try {
-                hedging.policy.executor().execute(task);
+                retry.hedging.policy.executor().execute(task);
             } catch (RuntimeException rejected) {
                 outcome(a, null, rejected);
             }
@@ -430,7 +419,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** Arms attempt {@code a}'s timeout, when the policy has one. */
-    private void armTimeout(Attempt a) {
+    private void armTimeout(HedgeAttempt a) {
         if (retry.policy.attemptTimeoutNanos() > 0) {
             long timeoutNanos = attemptTimeoutNanos();
             a.timeout = retry.clock.schedule(() -> timedOut(a, timeoutNanos), timeoutNanos);
@@ -438,8 +427,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** An attempt's outcome, on the thread it finished on. */
-    private void outcome(Attempt a, @Nullable Object value, @Nullable Throwable failure) {
-        Future<?> @Nullable [] losers = null;
+    private void outcome(HedgeAttempt a, Object value, Throwable failure) {
+        Future<?>[] losers = null;
         boolean ended = false;
         long wait = END;
         try {
@@ -451,7 +440,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 }
                 a.done = true;
                 forget(a);
-                cancelTimeout(a);
+                a.cancelTimeout();
                 long took = retry.clock.nanoTime() - a.startNanos;
                 Decision decision = recordAttempt(a.number, a.permit, value, failure, took, a.inner);
                 if (decision.kind() != Decision.Kind.RETRY) {
@@ -464,7 +453,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                         observeFirst(a, a.startNanos + took);
                         if (a.hedge) {
                             hedging.hedgeWon();
-                            hedgeWon(a);
+                            if (listeners.length > 0) {
+                                HedgeEvents.hedgeWon(listeners, retry, a.number, live);
+                            }
                         }
                         if (retry.budget != null) {
                             retry.budget.onSuccess();
@@ -481,7 +472,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             } finally {
                 lock.unlock();
             }
-            cancel(losers);
+            HedgeAttempt.cancelAll(losers);
             if (ended) {
                 settle(promise);
             } else if (wait == 0) {
@@ -500,15 +491,15 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * latencies are left out: they start a delay late, and counting their short times would pull
      * the percentile down and send more hedges. Under the lock.
      */
-    private void observeFirst(Attempt winner, long now) {
-        Attempt first = roundFirst;
+    private void observeFirst(HedgeAttempt winner, long now) {
+        HedgeAttempt first = roundFirst;
         if (first == null || first.number != winner.number && !isRunning(first)) {
             return; // the first attempt failed earlier: its time says nothing of a good answer's
         }
         hedging.observed(now - first.startNanos);
     }
 
-    private boolean isRunning(Attempt a) {
+    private boolean isRunning(HedgeAttempt a) {
         for (int i = 0; i < live; i++) {
             if (running[i] == a) {
                 return true;
@@ -526,22 +517,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         } finally {
             lock.unlock();
         }
-        cancel(losers);
+        HedgeAttempt.cancelAll(losers);
         promise.settleExceptionally(t);
-    }
-
-    private void hedgeWon(Attempt a) {
-        if (listeners.length == 0) {
-            return;
-        }
-        RetryEvent.HedgeWon e = new RetryEvent.HedgeWon(retry.name, a.number, live);
-        for (RetryListener l : listeners) {
-            try {
-                l.onHedgeWon(e);
-            } catch (RuntimeException ignored) {
-                // listeners must not change the call's outcome
-            }
-        }
     }
 
     /**
@@ -550,7 +527,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the running attempts' handles, to cancel once the lock is released; null for none
      */
-    private Future<?> @Nullable [] endNow(EndReason reason) {
+    private Future<?>[] endNow(EndReason reason) {
         if (endReason != null) {
             return null;
         }
@@ -558,10 +535,10 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         round++; // a round's pending start or hedge does nothing now
         Future<?>[] handles = null;
         for (int i = 0; i < live; i++) {
-            Attempt a = running[i];
+            HedgeAttempt a = running[i];
             running[i] = null;
             a.done = true;
-            cancelTimeout(a);
+            a.cancelTimeout();
             release(a.permit);
             if (a.handle != null) {
                 if (handles == null) {
@@ -570,14 +547,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
                 handles[i] = a.handle;
             }
             if (listeners.length > 0) {
-                RetryEvent.AttemptCancelled e = new RetryEvent.AttemptCancelled(retry.name, a.number, reason);
-                for (RetryListener l : listeners) {
-                    try {
-                        l.onAttemptCancelled(e);
-                    } catch (RuntimeException ignored) {
-                        // listeners must not change the call's outcome
-                    }
-                }
+                HedgeEvents.attemptCancelled(listeners, retry, a.number, reason);
             }
         }
         live = 0;
@@ -590,7 +560,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * remaining deadline): it fails with an {@link AttemptTimeoutException}, retryable by default,
      * and is cancelled.
      */
-    private void timedOut(Attempt a, long timeoutNanos) {
+    private void timedOut(HedgeAttempt a, long timeoutNanos) {
         if (a.done) {
             return;
         }
@@ -598,25 +568,6 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         outcome(a, null, new AttemptTimeoutException(a.number, Duration.ofNanos(timeoutNanos)));
         if (running != null) {
             running.cancel(true);
-        }
-    }
-
-    private static void cancelTimeout(Attempt a) {
-        Clock.Cancellable t = a.timeout;
-        if (t != null) {
-            a.timeout = null;
-            t.cancel();
-        }
-    }
-
-    private static void cancel(Future<?> @Nullable [] handles) {
-        if (handles == null) {
-            return;
-        }
-        for (Future<?> f : handles) {
-            if (f != null) {
-                f.cancel(true); // interrupts a sync attempt's thread; cancels an async attempt's future
-            }
         }
     }
 
@@ -628,7 +579,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
     }
 
-    private void forget(Attempt a) {
+    private void forget(HedgeAttempt a) {
         for (int i = 0; i < live; i++) {
             if (running[i] == a) {
                 System.arraycopy(running, i + 1, running, i, live - i - 1);
@@ -648,7 +599,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         } finally {
             lock.unlock();
         }
-        cancel(losers);
+        HedgeAttempt.cancelAll(losers);
     }
 
     @Override
@@ -668,7 +619,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return own > 0 ? Math.min(at, startNanos() + own) : at;
     }
 
-    private static Throwable unwrap(Throwable t) {
+    static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
@@ -695,46 +646,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         }
     }
 
-    /** One running attempt; a sync one is also the task its executor runs. */
-    private static final class Attempt implements Runnable {
-        final HedgedExecution<?> call;
-        final int number;
-        final boolean hedge;
-        final CircuitBreaker.@Nullable Permit permit;
-        final long startNanos;
-        /** What cancels it; set before it can finish (sync) or once its future exists (async). */
-        volatile @Nullable Future<?> handle;
-        /** Set under the lock once its outcome is taken or it is cancelled. */
-        volatile boolean done;
-        /** The attempt timeout's timer, when the policy has an attempt timeout. */
-        volatile Clock.@Nullable Cancellable timeout;
-        /** What a sync retry inside it decided, read on its thread as it ended. */
-        Ambient.@Nullable Decided inner;
-
-        Attempt(HedgedExecution<?> call, int number, boolean hedge, CircuitBreaker.@Nullable Permit permit,
-                long startNanos) {
-            this.call = call;
-            this.number = number;
-            this.hedge = hedge;
-            this.permit = permit;
-            this.startNanos = startNanos;
-        }
-
-        /** Runs a sync attempt on the executor's thread, inside this call as a retry in it sees it. */
-        @Override
-        public void run() {
-            if (done) {
-                return;
-            }
-            call.runAttempt(this);
-        }
-    }
-
     /** Runs sync attempt {@code a} on the executor's thread, inside this call as a retry in it sees it. */
     @SuppressWarnings("unchecked")
-    private void runAttempt(Attempt a) {
+    void runAttempt(HedgeAttempt a) {
         long serial = Ambient.serial();
-        Ambient.@Nullable Local local = null;
+        Ambient.Local local = null;
         Object result = null;
         Throwable failure = null;
         Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;

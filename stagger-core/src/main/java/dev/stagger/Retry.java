@@ -95,9 +95,9 @@ public final class Retry {
     /** Whether a call keeps a frame even while no other call does: a deadline, or nesting refused. */
     private final boolean needsFrame;
     /**
-     * Whether a sync hedged call may take {@link HedgeWatch}'s fast path while no call keeps
-     * frames: its first attempt on the caller's thread, its hedge timer a deadline in the thread's
-     * slot, nothing allocated unless the delay passes.
+     * Whether a sync hedged call may take {@link HedgeWatch}'s fast path (unless it runs inside a
+     * deadline or a refusing retry): its first attempt on the caller's thread, its hedge timer a
+     * deadline in the thread's slot, nothing allocated unless the delay passes.
      */
     private final boolean watchedHedge;
     /**
@@ -355,7 +355,7 @@ public final class Retry {
             return result;
         }
         if (hedging != null) {
-            if (watchedHedge && !Ambient.framed(serial)) {
+            if (watchedHedge) {
                 return HedgeWatch.call(this, Checks.notNull("operation", operation), serial);
             }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, true).await();
@@ -462,7 +462,7 @@ public final class Retry {
         if (hedging != null) {
             long serial = Ambient.serial();
             if (lightHedge && !Ambient.framed(serial)) {
-                return HedgedExecution.startAsync(this, Checks.notNull("operation", operation), serial);
+                return PendingHedge.start(this, Checks.notNull("operation", operation), serial);
             }
             return new HedgedExecution<T>(this, Checks.notNull("operation", operation), false, false).start();
         }

@@ -47,6 +47,51 @@ class HedgeWatchTest {
     }
 
     @Test
+    void whileCallsKeepFramesACallAnsweredBeforeTheDelayAllocatesNoMoreThanAPlainRetry() {
+        Retry plain = Retry.of("plain", RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none()).build());
+        Retry hedged = hedged(Duration.ofSeconds(10));
+        Callable<String> ok = () -> "ok";
+        boolean framed = Ambient.framed();
+        Ambient.framed(true);
+        long plainBytes;
+        long hedgedBytes;
+        try {
+            plainBytes = Allocations.bytesPerCall(() -> callQuietly(plain, ok));
+            hedgedBytes = Allocations.bytesPerCall(() -> callQuietly(hedged, ok));
+        } finally {
+            Ambient.framed(framed);
+        }
+
+        assertThat(hedgedBytes).as("hedged bytes per call with frames, plain " + plainBytes).isLessThanOrEqualTo(plainBytes);
+        assertThat(hedgedBytes).as("hedged bytes per call with frames").isZero();
+    }
+
+    @Test
+    void whileCallsKeepFramesTheFirstAttemptRunsInsideTheHedgedCall() throws Exception {
+        Retry outer = hedged(Duration.ofSeconds(10));
+        Retry refusing = Retry.of("refusing", RetryPolicy.builder().maxAttempts(2).backoff(Backoff.none()).build())
+                .withNesting(Nesting.REFUSE); // frames from now on in this JVM
+        AtomicInteger innerRuns = new AtomicInteger();
+
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> outer.call(() -> refusing.call(() -> {
+            innerRuns.incrementAndGet();
+            return "inner";
+        })));
+
+        assertThat(thrown).isInstanceOf(RetryNestingException.class);
+        assertThat(innerRuns).as("the refusing retry saw the hedged call around it and ran nothing").hasValue(0);
+        assertThat(outer.call(() -> "after")).as("the thread's frames were left as found").isEqualTo("after");
+    }
+
+    private static void callQuietly(Retry retry, Callable<String> operation) {
+        try {
+            retry.call(operation);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void aFirstAttemptSlowerThanTheDelayIsBackedUpAndTheCallerAnswersWithTheHedge() throws Exception {
         Retry retry = hedged(Duration.ofMillis(5));
         CountDownLatch never = new CountDownLatch(1);

@@ -4,6 +4,7 @@ import dev.stagger.Backoff;
 import dev.stagger.HedgePolicy;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
+import dev.stagger.RetryScope;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -46,6 +47,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       hedging, {@code stagger} with it (the first attempt on the caller's thread, the hedge armed
  *       in the thread's slot of the hedge watch), {@code handWritten} an {@code ExecutorService.submit}
  *       and a {@code Future.get} with the delay as timeout.</li>
+ *   <li>{@code hedgeSyncFramed_*}: {@code hedgeSync_retry} and {@code hedgeSync_stagger} in a
+ *       process whose calls keep frames ({@link Framed}: a scope with a deadline opened once, in
+ *       these benchmarks' own forks), as once any retry with a deadline has been called.</li>
  * </ul>
  * The hedged retry has no listener (a listener takes the general path, which makes an execution
  * per call); the tear-down fails the run if the operation ran more often than it was called, i.e.
@@ -194,6 +198,30 @@ public class HedgeBenchmark {
 
     @Benchmark
     public Object hedgeSync_stagger() throws Exception {
+        calls++;
+        return hedged.call(countedSync);
+    }
+
+    /**
+     * Calls keep frames from now on (in this fork only: JMH runs each benchmark in its own), as
+     * after the first call of a retry with a deadline or the first scope opened.
+     */
+    @State(Scope.Thread)
+    public static class Framed {
+        @Setup
+        public void setUp() {
+            RetryScope.open(Duration.ofSeconds(1)).close();
+        }
+    }
+
+    @Benchmark
+    public Object hedgeSyncFramed_retry(Framed framed) throws Exception {
+        calls++;
+        return plain.call(countedSync);
+    }
+
+    @Benchmark
+    public Object hedgeSyncFramed_stagger(Framed framed) throws Exception {
         calls++;
         return hedged.call(countedSync);
     }
