@@ -3,6 +3,7 @@ package dev.stagger;
 import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bound on every Stagger retry started on this thread while the scope is open, and a record of
@@ -51,7 +52,7 @@ public final class RetryScope implements AutoCloseable {
      *     decisions)
      * @throws IllegalArgumentException when {@code remaining} is negative
      */
-    public static RetryScope open(Duration remaining) {
+    public static RetryScope open(@Nullable Duration remaining) {
         return open(remaining, Clock.system());
     }
 
@@ -59,7 +60,7 @@ public final class RetryScope implements AutoCloseable {
      * As {@link #open(Duration)}, with the deadline measured on {@code clock}: it bounds the
      * retries on that clock (a test's virtual clock, say).
      */
-    public static RetryScope open(Duration remaining, Clock clock) {
+    public static RetryScope open(@Nullable Duration remaining, Clock clock) {
         Checks.notNull("clock", clock);
         long at = Ambient.NO_DEADLINE;
         if (remaining != null) {

@@ -13,13 +13,14 @@ import org.jspecify.annotations.Nullable;
 public final class EnqueueOptions {
     private static final EnqueueOptions DEFAULTS = new EnqueueOptions(null, null, null, 0, 0);
 
-    private final String key;
-    private final Instant runAt;
-    private final Duration delay;
+    private final @Nullable String key;
+    private final @Nullable Instant runAt;
+    private final @Nullable Duration delay;
     private final int maxAttempts;
     private final int priority;
 
-    private EnqueueOptions(String key, Instant runAt, Duration delay, int maxAttempts, int priority) {
+    private EnqueueOptions(@Nullable String key, @Nullable Instant runAt, @Nullable Duration delay, int maxAttempts,
+            int priority) {
         this.key = key;
         this.runAt = runAt;
         this.delay = delay;

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A durable job store in one database: enqueue jobs (on their own, in bulk, or inside the
@@ -248,7 +249,7 @@ public final class JobQueue {
                 .integer(o.maxAttempts()).nullableBigint(o.runAtMillis()).now().bigint(o.delayMillis()).now();
     }
 
-    private long existingId(Connection c, String key) throws SQLException {
+    private long existingId(Connection c, @Nullable String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(tables.idByKey())) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
