@@ -4,6 +4,7 @@ import dev.stagger.jdbc.internal.Echo;
 import dev.stagger.jobs.internal.StoredTimes;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,19 +80,24 @@ public final class EnqueueOptions {
         return new EnqueueOptions(key, runAt, delay, maxAttempts, priority);
     }
 
-    /** The unique key, or null. */
-    public @Nullable String key() {
+    /** The unique key, if one is set. */
+    public Optional<String> key() {
+        return Optional.ofNullable(key);
+    }
+
+    /** The absolute run-at time, if one is set. */
+    public Optional<Instant> runAt() {
+        return Optional.ofNullable(runAt);
+    }
+
+    /** The delay after enqueue, if one is set. */
+    public Optional<Duration> delay() {
+        return Optional.ofNullable(delay);
+    }
+
+    /** The unique key as stored: null for none. */
+    @Nullable String storedKey() {
         return key;
-    }
-
-    /** The absolute run-at time, or null. */
-    public @Nullable Instant runAt() {
-        return runAt;
-    }
-
-    /** The delay after enqueue, or null. */
-    public @Nullable Duration delay() {
-        return delay;
     }
 
     /** The job's own attempt limit, 0 when the worker's policy decides. */
