@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One line for a person about a failed database operation: which database (host, port and
@@ -25,7 +26,7 @@ final class DatabaseErrors {
     }
 
     /** The first {@link SQLException} in {@code failure}'s cause chain, {@code failure} included; null when none. */
-    static SQLException sqlCause(Throwable failure) {
+    static @Nullable SQLException sqlCause(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException sql) {
                 return sql;

@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -24,11 +25,12 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "Port to listen on (0 picks a free one; default ${DEFAULT-VALUE}).")
     int port;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default ${DEFAULT-VALUE}).")
     String host;
 
     @Option(names = "--data-dir", description = "Where the demo keeps its SQLite files, kept on exit (default: a new temporary directory, removed on exit).")
-    Path dataDir;
+    @Nullable Path dataDir;
 
     @Override
     public Integer call() throws Exception {
@@ -75,11 +77,11 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Stops the server, then removes the temporary data directory; runs once, from the hook or the command. */
     private static final class Cleanup implements Runnable {
-        private final Path temporary;
+        private final @Nullable Path temporary;
         private final AtomicBoolean done = new AtomicBoolean();
-        volatile DemoServer server;
+        volatile @Nullable DemoServer server;
 
-        Cleanup(Path temporary) {
+        Cleanup(@Nullable Path temporary) {
             this.temporary = temporary;
         }
 

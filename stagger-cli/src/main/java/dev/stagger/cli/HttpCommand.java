@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -68,15 +69,16 @@ final class HttpCommand implements Callable<Integer> {
     List<String> methodAndUrl = new ArrayList<>();
 
     @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE", description = "Request body; @FILE reads it from a file.")
-    String data;
+    @Nullable String data;
 
     @Option(names = {"-H", "--header"}, paramLabel = "'K: V'", description = "Request header; repeatable.")
     List<String> headers = new ArrayList<>();
 
     @Option(names = "--idempotency-key", paramLabel = "K",
             description = "Use this Idempotency-Key instead of a generated one.")
-    String idempotencyKey;
+    @Nullable String idempotencyKey;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--keys", paramLabel = "MODE", defaultValue = "auto",
             description = "Idempotency keys for POST/PATCH: auto (generate), require (never retry unkeyed), off. Default: ${DEFAULT-VALUE}.")
     String keys;
@@ -90,22 +92,26 @@ final class HttpCommand implements Callable<Integer> {
             description = "Total attempts, first included. Default: ${DEFAULT-VALUE}.")
     int attempts;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--base", paramLabel = "D", defaultValue = "200ms", converter = Durations.class,
             description = "First wait; doubles on each retry. Default: ${DEFAULT-VALUE}.")
     Duration base;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--max-delay", paramLabel = "D", defaultValue = "5s", converter = Durations.class,
             description = "Cap on any one wait. Default: ${DEFAULT-VALUE}.")
     Duration maxDelay;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--deadline", paramLabel = "D", defaultValue = "15s", converter = Durations.class,
             description = "Time for all attempts and waits together. Default: ${DEFAULT-VALUE}.")
     Duration deadline;
 
     @Option(names = "--attempt-timeout", paramLabel = "D", converter = Durations.class,
             description = "Request timeout of one attempt (never beyond the remaining deadline).")
-    Duration attemptTimeout;
+    @Nullable Duration attemptTimeout;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--jitter", paramLabel = "KIND", defaultValue = "full",
             description = "none, full, equal, proportional (+ up to 30 %%), proportional(f), spread (±20 %%), spread(f) "
                     + "or decorrelated. Default: ${DEFAULT-VALUE}.")
@@ -114,6 +120,7 @@ final class HttpCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "No retry lines on stderr.")
     boolean quiet;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

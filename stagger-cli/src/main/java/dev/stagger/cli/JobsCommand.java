@@ -16,8 +16,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -35,6 +37,7 @@ import picocli.CommandLine.Spec;
         subcommands = {JobsCommand.ListJobs.class, JobsCommand.Dead.class, JobsCommand.Redrive.class,
                 JobsCommand.Purge.class})
 final class JobsCommand implements Callable<Integer> {
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -46,21 +49,23 @@ final class JobsCommand implements Callable<Integer> {
 
     /** Options every subcommand takes. */
     static final class Store {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--db", required = true, paramLabel = "URL",
                 description = "jdbc:sqlite:FILE, jdbc:postgresql://HOST/DB, or a SQLite file path")
         String db;
 
         @Option(names = "--user", description = "database user (PostgreSQL)")
-        String user;
+        @Nullable String user;
 
         @Option(names = "--password", description = "database password (PostgreSQL)")
-        String password;
+        @Nullable String password;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--table-prefix", defaultValue = "stagger_", description = "table prefix (default: ${DEFAULT-VALUE})")
         String tablePrefix;
 
         @Option(names = "--queue", paramLabel = "Q", description = "only this queue")
-        String queue;
+        @Nullable String queue;
 
         /** The store, never created or changed here: a database without Stagger's schema is refused. */
         JobQueue open() {
@@ -86,9 +91,11 @@ final class JobsCommand implements Callable<Integer> {
 
     /** Runs a subcommand body, turning failures into messages and exit codes. */
     abstract static class Base implements Callable<Integer> {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Spec
         CommandLine.Model.CommandSpec spec;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Mixin
         Store store;
 
@@ -122,7 +129,7 @@ final class JobsCommand implements Callable<Integer> {
             description = "Count jobs by state; with --state, list jobs in that state.")
     static final class ListJobs extends Base {
         @Option(names = "--state", description = "AVAILABLE, RUNNING, SUCCEEDED or DEAD")
-        JobState state;
+        @Nullable JobState state;
 
         @Option(names = "--limit", defaultValue = "50", description = "most jobs listed (default: ${DEFAULT-VALUE})")
         int limit;
@@ -145,7 +152,7 @@ final class JobsCommand implements Callable<Integer> {
             description = "List dead jobs; with --id, show one dead job's error history.")
     static final class Dead extends Base {
         @Option(names = "--id", description = "the job to inspect")
-        Long id;
+        @Nullable Long id;
 
         @Option(names = "--limit", defaultValue = "50", description = "most jobs listed (default: ${DEFAULT-VALUE})")
         int limit;
@@ -178,12 +185,13 @@ final class JobsCommand implements Callable<Integer> {
     @Command(name = "redrive", mixinStandardHelpOptions = true,
             description = "Put dead jobs back to run now with fresh attempts (their history stays).")
     static final class Redrive extends Base {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @ArgGroup(exclusive = true, multiplicity = "1")
         Which which;
 
         static final class Which {
             @Option(names = "--id", description = "one dead job")
-            Long id;
+            @Nullable Long id;
 
             @Option(names = "--all", description = "every dead job (of --queue, if given)")
             boolean all;
@@ -195,7 +203,7 @@ final class JobsCommand implements Callable<Integer> {
                 out.println("re-drove " + jobs.admin().redriveAll(store.queue) + " dead job(s)");
                 return 0;
             }
-            if (!jobs.admin().redrive(which.id)) {
+            if (!jobs.admin().redrive(Objects.requireNonNull(which.id, "--id"))) { // --id or --all, picocli checks
                 spec.commandLine().getErr().println("stagger jobs: job " + which.id + " is not dead (or does not exist)");
                 return 1;
             }
@@ -207,6 +215,7 @@ final class JobsCommand implements Callable<Integer> {
     @Command(name = "purge", mixinStandardHelpOptions = true,
             description = "Delete succeeded jobs that finished longer ago than --older-than.")
     static final class Purge extends Base {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--older-than", required = true, paramLabel = "D", converter = Durations.class,
                 description = "retention: 7d, 12h, 30m, 45s or an ISO-8601 duration (PT12H)")
         Duration olderThan;

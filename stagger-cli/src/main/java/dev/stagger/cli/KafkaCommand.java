@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.common.KafkaException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,6 +22,7 @@ import picocli.CommandLine.Spec;
         description = "Operate a Kafka consumer's dead letters: list them with their history, re-drive, purge.",
         subcommands = {KafkaCommand.Dead.class, KafkaCommand.Redrive.class, KafkaCommand.Purge.class})
 final class KafkaCommand implements Callable<Integer> {
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -32,13 +34,16 @@ final class KafkaCommand implements Callable<Integer> {
 
     /** Options every subcommand takes. */
     static final class Broker {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", paramLabel = "HOST:PORT[,...]",
                 description = "the brokers (default: ${DEFAULT-VALUE})")
         String bootstrap;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--topic", required = true, paramLabel = "T", description = "the consumer's work topic")
         String topic;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--timeout", defaultValue = "10s", paramLabel = "D", converter = Durations.class,
                 description = "how long each broker request may take (default: ${DEFAULT-VALUE})")
         Duration timeout;
@@ -58,9 +63,11 @@ final class KafkaCommand implements Callable<Integer> {
 
     /** Runs a subcommand body, turning failures into messages and exit codes. */
     abstract static class Base implements Callable<Integer> {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Spec
         CommandLine.Model.CommandSpec spec;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Mixin
         Broker broker;
 

@@ -2,7 +2,9 @@ package dev.stagger.cli;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;
@@ -22,6 +24,7 @@ public final class Main implements Callable<Integer> {
     /** Exit code of every usage error. */
     static final int EXIT_USAGE = 2;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -32,7 +35,7 @@ public final class Main implements Callable<Integer> {
     /** Runs the command line and returns the exit code (2 for bad arguments). */
     public static int run(String... args) {
         CommandLine cli = configure(new CommandLine(new Main()));
-        CommandLine run = cli.getSubcommands().get("run");
+        CommandLine run = Objects.requireNonNull(cli.getSubcommands().get("run"), "the run command");
         // everything after the command's name belongs to the command: `stagger run curl -s URL`
         run.setStopAtPositional(true);
         return cli.execute(args);
@@ -55,7 +58,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** picocli's message, except that an unknown word is named, with the closest known one. */
-    static String describe(ParameterException ex) {
+    static @Nullable String describe(ParameterException ex) {
         List<String> unknown = ex.getCommandLine().getUnmatchedArguments();
         if (!(ex instanceof UnmatchedArgumentException) && !unknown.isEmpty()) {
             // "--dbb x" is first of all a typo, then a missing --db: name the typo

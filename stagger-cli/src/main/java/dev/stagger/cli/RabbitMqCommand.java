@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Spec;
         description = "Operate a RabbitMQ consumer's dead letters: list them with their history, re-drive, purge.",
         subcommands = {RabbitMqCommand.Dead.class, RabbitMqCommand.Redrive.class, RabbitMqCommand.Purge.class})
 final class RabbitMqCommand implements Callable<Integer> {
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -34,13 +36,16 @@ final class RabbitMqCommand implements Callable<Integer> {
 
     /** Options every subcommand takes. */
     static final class Broker {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--uri", defaultValue = "amqp://guest:guest@127.0.0.1:5672", paramLabel = "URI",
                 description = "the broker (default: ${DEFAULT-VALUE})")
         String uri;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--queue", required = true, paramLabel = "Q", description = "the consumer's work queue")
         String queue;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Option(names = "--timeout", defaultValue = "10s", paramLabel = "D", converter = Durations.class,
                 description = "connection timeout (default: ${DEFAULT-VALUE})")
         Duration timeout;
@@ -64,9 +69,11 @@ final class RabbitMqCommand implements Callable<Integer> {
 
     /** Runs a subcommand body, turning failures into messages and exit codes. */
     abstract static class Base implements Callable<Integer> {
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Spec
         CommandLine.Model.CommandSpec spec;
 
+        @SuppressWarnings("NullAway.Init") // picocli sets it before call()
         @Mixin
         Broker broker;
 

@@ -11,10 +11,12 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,6 +52,7 @@ final class RunCommand implements Callable<Integer> {
     static final int EXIT_INTERRUPTED = 130;
     private static final long STOP_GRACE_MILLIS = 2_000;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -57,25 +60,28 @@ final class RunCommand implements Callable<Integer> {
             description = "Total attempts, the first included (default ${DEFAULT-VALUE}).")
     int attempts;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--base", defaultValue = "1s", converter = Durations.class, paramLabel = "D",
             description = "Wait before the first retry, doubled after each (default ${DEFAULT-VALUE}). Durations: 200ms, 5s, 1m, 1h, 7d.")
     Duration base;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--max-delay", defaultValue = "30s", converter = Durations.class, paramLabel = "D",
             description = "Ceiling on every wait, jitter included (default ${DEFAULT-VALUE}).")
     Duration maxDelay;
 
     @Option(names = "--deadline", converter = Durations.class, paramLabel = "D",
             description = "Time limit for all attempts and waits together; a running command is stopped when it passes (exit 124).")
-    Duration deadline;
+    @Nullable Duration deadline;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--jitter", defaultValue = "full", paramLabel = "KIND",
             description = "full | equal | none | proportional | proportional(f) | spread | spread(f) | decorrelated (default ${DEFAULT-VALUE}).")
     String jitter;
 
     @Option(names = "--retry-on-exit", paramLabel = "CODES",
             description = "Exit codes to retry, e.g. 1,75-78 (default: any non-zero). Others end the run at once.")
-    String retryOnExit;
+    @Nullable String retryOnExit;
 
     @Option(names = {"-q", "--quiet"}, description = "Do not log retries.")
     boolean quiet;
@@ -88,8 +94,9 @@ final class RunCommand implements Callable<Integer> {
     private boolean exiting;
     private final ReentrantLock starting = new ReentrantLock();
     /** The backoff of the flags, made (and so checked) in {@link #validate()}. */
-    private Backoff backoff;
+    private @Nullable Backoff backoff;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (a leading -- is optional).")
     List<String> command;
 
@@ -114,7 +121,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             RetryPolicy.Builder policy = RetryPolicy.builder()
                     .maxAttempts(attempts)
-                    .backoff(backoff)
+                    .backoff(Objects.requireNonNull(backoff, "backoff")) // made by validate()
                     .abortOn(Exception.class) // an exception means the command could not be run: never retried
                     .retryOnResult(Integer.class, code -> retryable.retries(code));
             if (deadline != null) {
@@ -141,7 +148,7 @@ final class RunCommand implements Callable<Integer> {
                 return EXIT_INTERRUPTED;
             }
             if (reason == EndReason.DEADLINE) {
-                note(err, "deadline " + human(deadline) + " would pass before the next attempt; last exit code " + code);
+                note(err, "deadline " + deadlineText() + " would pass before the next attempt; last exit code " + code);
                 return EXIT_DEADLINE;
             }
             if (reason == EndReason.EXHAUSTED) {
@@ -149,7 +156,7 @@ final class RunCommand implements Callable<Integer> {
             }
             return code;
         } catch (DeadlinePassed e) {
-            note(err, "deadline " + human(deadline) + " passed; the command was stopped");
+            note(err, "deadline " + deadlineText() + " passed; the command was stopped");
             return EXIT_DEADLINE;
         } catch (InterruptedException e) {
             stop(running.get());
@@ -194,7 +201,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** One attempt: start the command, wait for it (within what is left of the deadline). */
-    private int runOnce(AtomicReference<Process> running, Duration remaining) throws Exception {
+    private int runOnce(AtomicReference<Process> running, @Nullable Duration remaining) throws Exception {
         Process process;
         starting.lock();
         try {
@@ -224,7 +231,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Asks the command to stop (SIGTERM), then kills it if it is still there after a grace period. */
-    private static void stop(Process process) {
+    private static void stop(@Nullable Process process) {
         if (process == null || !process.isAlive()) {
             return;
         }
@@ -247,8 +254,13 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private CommandLine.ParameterException bad(String message) {
+    private CommandLine.ParameterException bad(@Nullable String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** The --deadline as the notes print it: only a call with a deadline ends on it. */
+    private String deadlineText() {
+        return human(Objects.requireNonNull(deadline, "deadline"));
     }
 
     static String human(Duration d) {

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,9 +73,11 @@ final class SimulateCommand implements Callable<Integer> {
     private static final int MAX_CLIENTS = 10_000;
     private static final int MAX_RUNS = 100_000;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @SuppressWarnings("NullAway.Init") // picocli sets it before call()
     @Option(names = "--scenario", defaultValue = "contention", paramLabel = "NAME",
             description = "contention | outage | metastable | layers | tail (default ${DEFAULT-VALUE}).")
     String scenario;
@@ -89,33 +92,33 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--strategies", split = ",", paramLabel = "LIST",
             description = "Strategies to compare (default all): none, exponential, full-jitter, equal-jitter, "
                     + "decorrelated-jitter, proportional-jitter, polly-v2.")
-    List<String> strategies;
+    @Nullable List<String> strategies;
 
     @Option(names = "--setups", split = ",", paramLabel = "LIST",
             description = "metastable: the client set-ups to compare (default all): naive, exponential, defaults, "
                     + "budget, throttle, shedding. layers: naive, deadline, one-layer, stagger. "
                     + "tail: none, fixed, fixed+budget, percentile, percentile+budget.")
-    List<String> setups;
+    @Nullable List<String> setups;
 
     @Option(names = "--tiers", paramLabel = "N",
             description = "layers: services between the user and the failing bottom, the edge included (default 3, at most 6).")
-    Integer tiers;
+    @Nullable Integer tiers;
 
     @Option(names = "--attempts", paramLabel = "N",
             description = "layers: attempts each tier makes on its downstream (default 3; attempts^tiers at most 1024).")
-    Integer attempts;
+    @Nullable Integer attempts;
 
     @Option(names = "--failure-rate", paramLabel = "R",
             description = "layers: instead of the outage, the bottom fails this share of requests (0 to 1) all run long.")
-    Double failureRate;
+    @Nullable Double failureRate;
 
     @Option(names = "--tail-share", paramLabel = "S",
             description = "tail: the share of requests in the slow tail, 0 to below 1 (default 0.02).")
-    Double tailShare;
+    @Nullable Double tailShare;
 
     @Option(names = "--tail-factor", paramLabel = "F",
             description = "tail: how many times slower a tail request is, at least 1 (default 20).")
-    Double tailFactor;
+    @Nullable Double tailFactor;
 
     @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
             description = "Random seed; the same seed gives the same numbers (default ${DEFAULT-VALUE}).")
@@ -133,7 +136,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--svg", paramLabel = "FILE",
             description = "Also write an SVG chart: load over time (outage), calls per strategy (contention), goodput over "
                     + "time (metastable), attempts at the bottom per request (layers) or latency per set-up (tail).")
-    Path svg;
+    @Nullable Path svg;
 
     @Option(names = "--no-progress", description = "Never draw the progress bar on stderr.")
     boolean noProgress;

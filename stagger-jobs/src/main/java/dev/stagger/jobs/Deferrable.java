@@ -1,6 +1,7 @@
 package dev.stagger.jobs;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer of a call that may have been handed to a queue: either the operation's value, or a
@@ -9,15 +10,15 @@ import java.util.Optional;
  * @param <T> the operation's value type
  */
 public final class Deferrable<T> {
-    private final T value;
-    private final Deferred deferred;
+    private final @Nullable T value;
+    private final @Nullable Deferred deferred;
 
-    private Deferrable(T value, Deferred deferred) {
+    private Deferrable(@Nullable T value, @Nullable Deferred deferred) {
         this.value = value;
         this.deferred = deferred;
     }
 
-    static <T> Deferrable<T> done(T value) {
+    static <T> Deferrable<T> done(@Nullable T value) {
         return new Deferrable<>(value, null);
     }
 
@@ -35,7 +36,7 @@ public final class Deferrable<T> {
      *
      * @throws IllegalStateException when the work was deferred: check {@link #isDeferred()} first
      */
-    public T value() {
+    public @Nullable T value() {
         if (deferred != null) {
             throw new IllegalStateException("the work was deferred to job " + deferred.jobId() + " in queue "
                     + deferred.queue() + "; it has no value yet");

@@ -4,6 +4,7 @@ import dev.stagger.jdbc.internal.Echo;
 import dev.stagger.jobs.internal.StoredTimes;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,13 +14,14 @@ import org.jspecify.annotations.Nullable;
 public final class EnqueueOptions {
     private static final EnqueueOptions DEFAULTS = new EnqueueOptions(null, null, null, 0, 0);
 
-    private final String key;
-    private final Instant runAt;
-    private final Duration delay;
+    private final @Nullable String key;
+    private final @Nullable Instant runAt;
+    private final @Nullable Duration delay;
     private final int maxAttempts;
     private final int priority;
 
-    private EnqueueOptions(String key, Instant runAt, Duration delay, int maxAttempts, int priority) {
+    private EnqueueOptions(@Nullable String key, @Nullable Instant runAt, @Nullable Duration delay, int maxAttempts,
+            int priority) {
         this.key = key;
         this.runAt = runAt;
         this.delay = delay;
@@ -78,19 +80,24 @@ public final class EnqueueOptions {
         return new EnqueueOptions(key, runAt, delay, maxAttempts, priority);
     }
 
-    /** The unique key, or null. */
-    public @Nullable String key() {
+    /** The unique key, if one is set. */
+    public Optional<String> key() {
+        return Optional.ofNullable(key);
+    }
+
+    /** The absolute run-at time, if one is set. */
+    public Optional<Instant> runAt() {
+        return Optional.ofNullable(runAt);
+    }
+
+    /** The delay after enqueue, if one is set. */
+    public Optional<Duration> delay() {
+        return Optional.ofNullable(delay);
+    }
+
+    /** The unique key as stored: null for none. */
+    @Nullable String storedKey() {
         return key;
-    }
-
-    /** The absolute run-at time, or null. */
-    public @Nullable Instant runAt() {
-        return runAt;
-    }
-
-    /** The delay after enqueue, or null. */
-    public @Nullable Duration delay() {
-        return delay;
     }
 
     /** The job's own attempt limit, 0 when the worker's policy decides. */

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A durable job store in one database: enqueue jobs (on their own, in bulk, or inside the
@@ -161,7 +162,7 @@ public final class JobQueue {
                 if (runAt == null ? o.delayMillis() == 0 : runAt <= now) {
                     wake.add(job.queue());
                 }
-                if (o.key() == null && multiRow) {
+                if (o.storedKey() == null && multiRow) {
                     pending.add(job);
                     if (pending.size() == MULTI_ROW_LIMIT) {
                         insertRows(c, pending, ids);
@@ -169,15 +170,15 @@ public final class JobQueue {
                     continue;
                 }
                 insertRows(c, pending, ids); // keep the ids in request order
-                PreparedStatement ps = o.key() == null ? plain : keyed;
-                bindInsert((o.key() == null ? plainBinder : keyedBinder).reset(), job);
+                PreparedStatement ps = o.storedKey() == null ? plain : keyed;
+                bindInsert((o.storedKey() == null ? plainBinder : keyedBinder).reset(), job);
                 Long id = null;
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         id = rs.getLong(1);
                     }
                 }
-                ids.add(id != null ? id : existingId(c, o.key()));
+                ids.add(id != null ? id : existingId(c, o.storedKey()));
             }
             insertRows(c, pending, ids);
         }
@@ -244,11 +245,11 @@ public final class JobQueue {
 
     private static void bindInsert(Binder b, JobRequest job) throws SQLException {
         EnqueueOptions o = job.options();
-        b.text(job.queue()).text(job.type()).bytes(job.payloadUnsafe()).text(o.key()).integer(o.priority())
+        b.text(job.queue()).text(job.type()).bytes(job.payloadUnsafe()).text(o.storedKey()).integer(o.priority())
                 .integer(o.maxAttempts()).nullableBigint(o.runAtMillis()).now().bigint(o.delayMillis()).now();
     }
 
-    private long existingId(Connection c, String key) throws SQLException {
+    private long existingId(Connection c, @Nullable String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(tables.idByKey())) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {

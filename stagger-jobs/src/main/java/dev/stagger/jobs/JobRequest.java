@@ -19,7 +19,8 @@ public record JobRequest(String queue, String type, byte[] payload, EnqueueOptio
 
     /** A job with a UTF-8 text payload and default options. */
     public static JobRequest of(String queue, String type, String payload) {
-        return new JobRequest(queue, type, payload == null ? null : payload.getBytes(StandardCharsets.UTF_8), null);
+        return new JobRequest(queue, type, payload == null ? new byte[0] : payload.getBytes(StandardCharsets.UTF_8),
+                EnqueueOptions.defaults());
     }
 
     /** A copy of the payload bytes. */

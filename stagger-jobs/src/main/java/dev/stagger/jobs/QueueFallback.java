@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fallback of kind "queue": when a call cannot be done now (breaker open, budget spent,
@@ -139,7 +140,7 @@ public final class QueueFallback {
         private final String key;
         private final EnqueueOptions keyed;
         private final byte[] payload;
-        volatile Deferred deferred;
+        volatile @Nullable Deferred deferred;
 
         Handover(String key, String payload) {
             this.key = Checks.notNull("key", key);
@@ -201,7 +202,7 @@ public final class QueueFallback {
          * CANCELLED may not.
          */
         public Builder reasons(EndReason... reasons) {
-            Fallback.of(c -> null).withReasons(reasons); // the same validation as every fallback's
+            Fallback.of(c -> Boolean.TRUE).withReasons(reasons); // the same validation as every fallback's
             this.reasons = EnumSet.copyOf(java.util.List.of(reasons));
             return this;
         }

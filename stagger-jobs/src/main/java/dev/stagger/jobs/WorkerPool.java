@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the jobs of one queue with up to {@code concurrency} handlers at a time.
@@ -141,8 +142,8 @@ public final class WorkerPool implements AutoCloseable {
         private int batchSize;
         private RetryPolicy policy = RetryPolicy.background();
         private Duration lease = Duration.ofSeconds(30);
-        private Duration heartbeat;
-        private Duration rescueInterval;
+        private @Nullable Duration heartbeat;
+        private @Nullable Duration rescueInterval;
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration shutdownTimeout = Duration.ofSeconds(30);
         private Duration purgeInterval = Duration.ofHours(1);
@@ -152,7 +153,7 @@ public final class WorkerPool implements AutoCloseable {
         };
         private RandomSource random = RandomSource.threadLocal();
         private Nesting nesting = Nesting.DEFER;
-        private String workerId;
+        private @Nullable String workerId;
 
         private Builder(JobQueue jobQueue, String queue) {
             this.jobQueue = Checks.notNull("jobQueue", jobQueue);

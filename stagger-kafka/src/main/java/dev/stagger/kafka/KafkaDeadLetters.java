@@ -1,6 +1,7 @@
 package dev.stagger.kafka;
 
 import dev.stagger.internal.Checks;
+import dev.stagger.kafka.internal.Offsets;
 import dev.stagger.kafka.internal.RecordHeaderCodec;
 import dev.stagger.kafka.internal.TopicSet;
 import java.time.Duration;
@@ -218,8 +219,8 @@ public final class KafkaDeadLetters {
         Map<TopicPartition, Range> out = new HashMap<>();
         for (TopicPartition tp : parts) {
             OffsetAndMetadata at = committed.get(tp);
-            long start = Math.max(begin.get(tp), at == null ? 0 : at.offset());
-            out.put(tp, new Range(start, Math.max(start, end.get(tp))));
+            long start = Math.max(Offsets.of(begin, tp), at == null ? 0 : at.offset());
+            out.put(tp, new Range(start, Math.max(start, Offsets.of(end, tp))));
         }
         return out;
     }

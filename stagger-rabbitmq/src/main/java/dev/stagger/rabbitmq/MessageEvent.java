@@ -19,7 +19,7 @@ public final class MessageEvent {
     private final Duration handlerTime;
     private final Duration elapsed;
     private final Duration delay;
-    private final EndReason endReason;
+    private final @Nullable EndReason endReason;
     private final @Nullable Throwable failure;
 
     /**
@@ -30,8 +30,8 @@ public final class MessageEvent {
      * @param failure the handler's failure, null when it succeeded
      */
     public MessageEvent(String consumer, String queue, @Nullable String messageId, int attempt, int maxAttempts,
-                        MessageOutcome outcome, Duration handlerTime, Duration elapsed, Duration delay, EndReason endReason,
-                        @Nullable Throwable failure) {
+                        MessageOutcome outcome, Duration handlerTime, Duration elapsed, Duration delay,
+                        @Nullable EndReason endReason, @Nullable Throwable failure) {
         this.consumer = Objects.requireNonNull(consumer, "consumer must not be null");
         this.queue = Objects.requireNonNull(queue, "queue must not be null");
         this.messageId = messageId;

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Consumes a RabbitMQ queue and retries failed messages with backoff, without ever blocking a
@@ -107,10 +108,10 @@ public final class RabbitConsumer implements AutoCloseable {
     private final ReentrantLock lifecycle = new ReentrantLock();
     private volatile boolean closing;
     private volatile boolean forced;
-    private Connection connection;
-    private Channel consuming;
-    private ExecutorService handlers;
-    private DeliveryProcessor processor;
+    private @Nullable Connection connection;
+    private @Nullable Channel consuming;
+    private @Nullable ExecutorService handlers;
+    private @Nullable DeliveryProcessor processor;
     private boolean started;
 
     private RabbitConsumer(Builder b) {
@@ -175,30 +176,31 @@ public final class RabbitConsumer implements AutoCloseable {
                 throw new IllegalStateException("consumer " + name + " was started before");
             }
             started = true;
+            Connection open;
             try {
-                connection = factory.newConnection(name);
+                open = factory.newConnection(name);
             } catch (TimeoutException e) {
                 throw new IOException("timed out connecting to the broker", e);
             }
+            connection = open;
             try {
-                boolean declareWork = declareQueue && !exists(queue);
-                Channel consume = connection.createChannel();
+                boolean declareWork = declareQueue && !exists(open, queue);
+                Channel consume = open.createChannel();
                 topology.declare(consume, declareWork);
-                ConfirmingPublisher publisher = new ConfirmingPublisher(connection.createChannel());
+                ConfirmingPublisher publisher = new ConfirmingPublisher(open.createChannel());
                 AtomicInteger threads = new AtomicInteger();
-                handlers = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
+                ExecutorService pool = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
                         new LinkedBlockingQueue<>(), r -> {
                             Thread t = new Thread(r, "stagger-rabbitmq-" + name + "-" + threads.incrementAndGet());
                             t.setDaemon(true);
                             return t;
                         });
-                Connection open = connection;
-                processor = new DeliveryProcessor(name, topology, consume, publisher,
+                handlers = pool;
+                DeliveryProcessor settle = new DeliveryProcessor(name, topology, consume, publisher,
                         new RetryStep(name, policy, clock, random, nesting), handler, listeners, clock, random, confirmTimeout,
-                        maxDelay, connection.getFrameMax(), () -> redeclare(open), retryInPlace, handlers, () -> closing,
+                        maxDelay, open.getFrameMax(), () -> redeclare(open), retryInPlace, pool, () -> closing,
                         () -> forced);
-                DeliveryProcessor settle = processor;
-                ExecutorService pool = handlers;
+                processor = settle;
                 consume.basicQos(prefetch);
                 consuming = consume;
                 consume.basicConsume(queue, false, name, new DefaultConsumer(consume) {
@@ -242,7 +244,7 @@ public final class RabbitConsumer implements AutoCloseable {
         }
     }
 
-    private boolean exists(String name) throws IOException {
+    private static boolean exists(Connection connection, String name) throws IOException {
         Channel probe = connection.createChannel();
         try {
             probe.queueDeclarePassive(name);
@@ -335,7 +337,7 @@ public final class RabbitConsumer implements AutoCloseable {
         private final String name;
         private final ConnectionFactory factory;
         private final MessageHandler handler;
-        private String queue;
+        private @Nullable String queue;
         private RetryPolicy policy = RetryPolicy.background();
         private List<Duration> levels = Topology.defaultLevels();
         private int prefetch = -1;

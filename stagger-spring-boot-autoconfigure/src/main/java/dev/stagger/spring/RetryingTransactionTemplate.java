@@ -6,6 +6,7 @@ import dev.stagger.jdbc.VoidUnitOfWork;
 import dev.stagger.spring.internal.InsideTransaction;
 import java.sql.Connection;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -36,14 +37,15 @@ import org.springframework.transaction.support.TransactionTemplate;
 public final class RetryingTransactionTemplate {
     private final Retry retry;
     private final TransactionTemplate template;
-    private final DataSource dataSource;
+    private final @Nullable DataSource dataSource;
 
     /**
      * @param dataSource the DataSource whose transactional connection {@link #call(UnitOfWork)}
-     *     hands out (that of the transaction manager)
+     *     hands out (that of the transaction manager); null when there is no single one, and then
+     *     each call fails
      */
     public RetryingTransactionTemplate(Retry retry, PlatformTransactionManager transactionManager,
-                                       TransactionDefinition definition, DataSource dataSource) {
+                                       TransactionDefinition definition, @Nullable DataSource dataSource) {
         if (retry == null || transactionManager == null || definition == null) {
             throw new NullPointerException((retry == null ? "retry" : transactionManager == null
                     ? "transactionManager" : "definition") + " must not be null");
@@ -73,20 +75,22 @@ public final class RetryingTransactionTemplate {
      * Runs {@code work} in a transaction, retried as a whole, handing it the connection bound to
      * the transaction: {@code JdbcTemplate} calls inside see and join the same transaction.
      */
-    public <T> T call(UnitOfWork<T> work) throws Exception {
+    public <T> @Nullable T call(UnitOfWork<T> work) throws Exception {
         if (work == null) {
             throw new NullPointerException("work must not be null");
         }
-        if (dataSource == null) {
+        DataSource ds = dataSource;
+        if (ds == null) {
             throw new IllegalStateException("no DataSource: build with one to hand out its transactional connection");
         }
         if (InsideTransaction.running()) {
-            return attempt(work);
+            return attempt(work, ds);
         }
-        return retry.call(() -> attempt(work));
+        return retry.call(() -> attempt(work, ds));
     }
 
     /** As {@link #call(UnitOfWork)} for a unit of work with no result. */
+    @SuppressWarnings("NullAway") // the unit of work of a void call answers null, which nobody reads
     public void run(VoidUnitOfWork work) throws Exception {
         if (work == null) {
             throw new NullPointerException("work must not be null");
@@ -97,7 +101,9 @@ public final class RetryingTransactionTemplate {
         });
     }
 
-    private <T> T attempt(UnitOfWork<T> work) throws Exception {
+    // Spring's TransactionCallback may answer null (its T is @Nullable), which NullAway's standard mode does not see
+    @SuppressWarnings("NullAway")
+    private <T> @Nullable T attempt(UnitOfWork<T> work, DataSource dataSource) throws Exception {
         Exception[] checked = new Exception[1];
         T result = template.execute(status -> {
             Connection connection = DataSourceUtils.getConnection(dataSource);

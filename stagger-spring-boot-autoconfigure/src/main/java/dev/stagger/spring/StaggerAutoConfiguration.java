@@ -5,6 +5,7 @@ import dev.stagger.Retry;
 import dev.stagger.spring.internal.InsideTransaction;
 import dev.stagger.spring.internal.InstanceFactory;
 import dev.stagger.spring.internal.RetryInterceptor;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -67,7 +68,7 @@ public class StaggerAutoConfiguration {
     static final class LazyInterceptor implements org.aopalliance.intercept.MethodInterceptor {
         private final ObjectProvider<StaggerRegistry> registry;
         private final java.util.function.Function<StaggerRegistry, RetryInterceptor> create;
-        private volatile RetryInterceptor delegate;
+        private volatile @Nullable RetryInterceptor delegate;
 
         LazyInterceptor(ObjectProvider<StaggerRegistry> registry, java.util.function.Function<StaggerRegistry, RetryInterceptor> create) {
             this.registry = registry;
@@ -75,7 +76,7 @@ public class StaggerAutoConfiguration {
         }
 
         @Override
-        public Object invoke(org.aopalliance.intercept.MethodInvocation invocation) throws Throwable {
+        public @Nullable Object invoke(org.aopalliance.intercept.MethodInvocation invocation) throws Throwable {
             RetryInterceptor d = delegate;
             if (d == null) {
                 d = create.apply(registry.getObject());

@@ -3,6 +3,7 @@ package dev.stagger.spring;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -34,24 +35,24 @@ public class StaggerBulkheadProperties {
     /** One bulkhead ({@code dev.stagger.Bulkhead}). Unset values come from {@code default}, then from Stagger's defaults. */
     public static class BulkheadProperties {
         /** Calls in flight at most; the ceiling of an adaptive limit (default 25). */
-        private Integer maxConcurrent;
+        private @Nullable Integer maxConcurrent;
         /** The floor of an adaptive limit (default 1). */
-        private Integer minConcurrent;
+        private @Nullable Integer minConcurrent;
         /** How long a call may wait for a permit when the bulkhead is full (default 0: refused at once). */
-        private Duration maxWait;
+        private @Nullable Duration maxWait;
         /**
          * Makes the limit adaptive: attempts slower than this, or failing in a way the retry would
          * retry, lower it; fast ones raise it back (unset: a fixed limit).
          */
-        private Duration latencyThreshold;
+        private @Nullable Duration latencyThreshold;
 
-        public Integer getMaxConcurrent() { return maxConcurrent; }
-        public void setMaxConcurrent(Integer maxConcurrent) { this.maxConcurrent = maxConcurrent; }
-        public Integer getMinConcurrent() { return minConcurrent; }
-        public void setMinConcurrent(Integer minConcurrent) { this.minConcurrent = minConcurrent; }
-        public Duration getMaxWait() { return maxWait; }
-        public void setMaxWait(Duration maxWait) { this.maxWait = maxWait; }
-        public Duration getLatencyThreshold() { return latencyThreshold; }
-        public void setLatencyThreshold(Duration latencyThreshold) { this.latencyThreshold = latencyThreshold; }
+        public @Nullable Integer getMaxConcurrent() { return maxConcurrent; }
+        public void setMaxConcurrent(@Nullable Integer maxConcurrent) { this.maxConcurrent = maxConcurrent; }
+        public @Nullable Integer getMinConcurrent() { return minConcurrent; }
+        public void setMinConcurrent(@Nullable Integer minConcurrent) { this.minConcurrent = minConcurrent; }
+        public @Nullable Duration getMaxWait() { return maxWait; }
+        public void setMaxWait(@Nullable Duration maxWait) { this.maxWait = maxWait; }
+        public @Nullable Duration getLatencyThreshold() { return latencyThreshold; }
+        public void setLatencyThreshold(@Nullable Duration latencyThreshold) { this.latencyThreshold = latencyThreshold; }
     }
 }

@@ -7,6 +7,7 @@ import dev.stagger.spring.internal.InstanceEvents;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -47,7 +48,7 @@ public class StaggerEndpoint {
     }
 
     @ReadOperation
-    public Map<String, Object> circuitBreaker(@Selector String name) {
+    public @Nullable Map<String, Object> circuitBreaker(@Selector String name) {
         CircuitBreaker breaker = registry.circuitBreakers().get(name);
         return breaker == null ? null : describe(breaker); // null: 404
     }
@@ -78,7 +79,7 @@ public class StaggerEndpoint {
         return new WebEndpointResponse<>(describe(breaker));
     }
 
-    private static WebEndpointResponse<Map<String, Object>> badRequest(String reason) {
+    private static WebEndpointResponse<Map<String, Object>> badRequest(@Nullable String reason) {
         return new WebEndpointResponse<>(Map.of("message", reason), WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 

@@ -41,13 +41,13 @@ public class StaggerHttpAutoConfiguration {
         @Bean
         @Order(Ordered.LOWEST_PRECEDENCE)
         RestClientCustomizer staggerRestClientCustomizer(StaggerHttp http, StaggerProperties properties) {
-            return builder -> builder.requestInterceptor(http.interceptor(properties.getHttp().getBuilders()));
+            return builder -> builder.requestInterceptor(http.interceptor(builders(properties)));
         }
 
         @Bean
         @Order(Ordered.LOWEST_PRECEDENCE)
         RestTemplateCustomizer staggerRestTemplateCustomizer(StaggerHttp http, StaggerProperties properties) {
-            return template -> template.getInterceptors().add(http.interceptor(properties.getHttp().getBuilders()));
+            return template -> template.getInterceptors().add(http.interceptor(builders(properties)));
         }
     }
 
@@ -72,8 +72,13 @@ public class StaggerHttpAutoConfiguration {
             @Bean
             @Order(Ordered.LOWEST_PRECEDENCE)
             WebClientCustomizer staggerWebClientCustomizer(StaggerWebClient webClient, StaggerProperties properties) {
-                return builder -> builder.filter(webClient.filter(properties.getHttp().getBuilders()));
+                return builder -> builder.filter(webClient.filter(builders(properties)));
             }
         }
+    }
+
+    /** stagger.http.builders, which the configurations that use it are conditional on. */
+    private static String builders(StaggerProperties properties) {
+        return java.util.Objects.requireNonNull(properties.getHttp().getBuilders(), "stagger.http.builders");
     }
 }

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
 import org.springframework.beans.factory.ObjectProvider;
@@ -66,7 +67,7 @@ public class StaggerHttpServerAutoConfiguration {
         SmartInitializingSingleton staggerDeadlineMeters(ObjectProvider<MeterRegistry> registry,
                                                          FilterRegistrationBean<DeadlineFilter> filter) {
             return () -> registry.ifAvailable(r -> {
-                DeadlineFilter f = filter.getFilter();
+                DeadlineFilter f = Objects.requireNonNull(filter.getFilter(), "the deadline filter"); // made with it
                 counter(r, f, "rejected", DeadlineFilter::rejectedDeadlines, "Deadline headers ignored: not decimal milliseconds");
                 counter(r, f, "capped", DeadlineFilter::cappedDeadlines, "Deadline headers capped to the maximum");
                 counter(r, f, "expired", DeadlineFilter::expiredDeadlines, "Requests that arrived with no time left, answered 504");

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -77,8 +78,8 @@ public class StaggerJobsAutoConfiguration {
     }
 
     private static Map<String, WorkerPool> pools(JobQueue queue, StaggerRegistry registry, StaggerProperties properties,
-                                                 List<JobHandlers.Found> handlers, ObjectProvider<?> meters,
-                                                 ObjectProvider<?> observations) {
+                                                 List<JobHandlers.Found> handlers, @Nullable ObjectProvider<?> meters,
+                                                 @Nullable ObjectProvider<?> observations) {
         Map<String, List<JobHandlers.Found>> byQueue = new LinkedHashMap<>();
         Map<String, String> seen = new LinkedHashMap<>();
         for (JobHandlers.Found h : handlers) {
@@ -143,7 +144,7 @@ public class StaggerJobsAutoConfiguration {
         }
 
         /** Each handler run observed ({@code JobObservation}), then {@code meters} when there are any. */
-        static JobListener observed(Object registry, JobListener meters) {
+        static JobListener observed(Object registry, @Nullable JobListener meters) {
             dev.stagger.observability.JobObservation o = dev.stagger.observability.JobObservation.of(
                     (io.micrometer.observation.ObservationRegistry) registry);
             return meters == null ? o : o.andThen(meters);

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -108,128 +109,128 @@ public class StaggerProperties {
     /** A retry policy and its guards. Unset values come from {@code default}, then from Stagger's defaults. */
     public static class RetryProperties {
         /** Starting point: {@code interactive} (5 attempts, 15 s deadline) or {@code background} (8 attempts, 10 min). */
-        private String preset;
+        private @Nullable String preset;
         /** Attempts in all, the first included (1 = no retry). */
-        private Integer maxAttempts;
+        private @Nullable Integer maxAttempts;
         /** The wait before each retry. */
         private BackoffProperties backoff = new BackoffProperties();
         /** One limit for all attempts and waits together. */
-        private Duration deadline;
+        private @Nullable Duration deadline;
         /** Limit for one attempt (async calls; handed to HTTP and JDBC as their timeouts). */
-        private Duration attemptTimeout;
+        private @Nullable Duration attemptTimeout;
         /** Exception types that are retried (with their subclasses); when set, nothing else is. */
         private List<Class<? extends Throwable>> retryOn = new ArrayList<>();
         /** Exception types that are never retried (with their subclasses); wins over retry-on. */
         private List<Class<? extends Throwable>> abortOn = new ArrayList<>();
         /** Name of the circuit breaker guarding every attempt; defaults to the breaker of the same name, if any. */
-        private String circuitBreaker;
+        private @Nullable String circuitBreaker;
         /**
          * Name of the retry budget asked before every retry; defaults to the budget of the same name,
          * if any, else the default budget shared by every retry of this name (ratio 0.1, 100 tokens,
          * floor 10 retries/s). {@code none}: no budget at all.
          */
-        private String budget;
+        private @Nullable String budget;
         /** Name of the adaptive throttle asked before every attempt; defaults to the throttle of the same name, if any. */
-        private String throttle;
+        private @Nullable String throttle;
         /**
          * What this retry does inside or around another Stagger retry: {@code defer} (default: a
          * failure an inner retry decided on is not retried again), {@code retry-again} (attempts
          * multiply, asked for explicitly) or {@code refuse} (a call nested either way fails at once).
          */
-        private Nesting nesting;
+        private @Nullable Nesting nesting;
         /**
          * Name of the hedging policy under {@code stagger.hedges} its calls follow (extra attempts
          * while the first is slow); defaults to the hedge of the same name, if any. {@code none}:
          * no hedging. Hedge only idempotent operations.
          */
-        private String hedge;
+        private @Nullable String hedge;
         /**
          * Name of the bulkhead under {@code stagger.bulkheads} whose permit every attempt holds while
          * it runs; defaults to the bulkhead of the same name, if any. Not with a hedge.
          */
-        private String bulkhead;
+        private @Nullable String bulkhead;
 
-        public String getPreset() { return preset; }
-        public void setPreset(String preset) { this.preset = preset; }
-        public Integer getMaxAttempts() { return maxAttempts; }
-        public void setMaxAttempts(Integer maxAttempts) { this.maxAttempts = maxAttempts; }
+        public @Nullable String getPreset() { return preset; }
+        public void setPreset(@Nullable String preset) { this.preset = preset; }
+        public @Nullable Integer getMaxAttempts() { return maxAttempts; }
+        public void setMaxAttempts(@Nullable Integer maxAttempts) { this.maxAttempts = maxAttempts; }
         public BackoffProperties getBackoff() { return backoff; }
         public void setBackoff(BackoffProperties backoff) { this.backoff = backoff; }
-        public Duration getDeadline() { return deadline; }
-        public void setDeadline(Duration deadline) { this.deadline = deadline; }
-        public Duration getAttemptTimeout() { return attemptTimeout; }
-        public void setAttemptTimeout(Duration attemptTimeout) { this.attemptTimeout = attemptTimeout; }
+        public @Nullable Duration getDeadline() { return deadline; }
+        public void setDeadline(@Nullable Duration deadline) { this.deadline = deadline; }
+        public @Nullable Duration getAttemptTimeout() { return attemptTimeout; }
+        public void setAttemptTimeout(@Nullable Duration attemptTimeout) { this.attemptTimeout = attemptTimeout; }
         public List<Class<? extends Throwable>> getRetryOn() { return retryOn; }
         public void setRetryOn(List<Class<? extends Throwable>> retryOn) { this.retryOn = retryOn; }
         public List<Class<? extends Throwable>> getAbortOn() { return abortOn; }
         public void setAbortOn(List<Class<? extends Throwable>> abortOn) { this.abortOn = abortOn; }
-        public String getCircuitBreaker() { return circuitBreaker; }
-        public void setCircuitBreaker(String circuitBreaker) { this.circuitBreaker = circuitBreaker; }
-        public String getBudget() { return budget; }
-        public void setBudget(String budget) { this.budget = budget; }
-        public String getThrottle() { return throttle; }
-        public void setThrottle(String throttle) { this.throttle = throttle; }
-        public Nesting getNesting() { return nesting; }
-        public void setNesting(Nesting nesting) { this.nesting = nesting; }
-        public String getHedge() { return hedge; }
-        public void setHedge(String hedge) { this.hedge = hedge; }
-        public String getBulkhead() { return bulkhead; }
-        public void setBulkhead(String bulkhead) { this.bulkhead = bulkhead; }
+        public @Nullable String getCircuitBreaker() { return circuitBreaker; }
+        public void setCircuitBreaker(@Nullable String circuitBreaker) { this.circuitBreaker = circuitBreaker; }
+        public @Nullable String getBudget() { return budget; }
+        public void setBudget(@Nullable String budget) { this.budget = budget; }
+        public @Nullable String getThrottle() { return throttle; }
+        public void setThrottle(@Nullable String throttle) { this.throttle = throttle; }
+        public @Nullable Nesting getNesting() { return nesting; }
+        public void setNesting(@Nullable Nesting nesting) { this.nesting = nesting; }
+        public @Nullable String getHedge() { return hedge; }
+        public void setHedge(@Nullable String hedge) { this.hedge = hedge; }
+        public @Nullable String getBulkhead() { return bulkhead; }
+        public void setBulkhead(@Nullable String bulkhead) { this.bulkhead = bulkhead; }
     }
 
     /** A backoff schedule. With nothing set: exponential from 200 ms, x2, 5 s cap, full jitter. */
     public static class BackoffProperties {
         /** {@code exponential}, {@code fixed}, {@code linear}, {@code decorrelated} or {@code none}. */
-        private String type;
+        private @Nullable String type;
         /** First wait (exponential, decorrelated), the wait (fixed), or the first wait (linear). */
-        private Duration base;
+        private @Nullable Duration base;
         /** Growth per retry (exponential). */
-        private Double multiplier;
+        private @Nullable Double multiplier;
         /** Added per retry (linear). */
-        private Duration step;
+        private @Nullable Duration step;
         /** Hard ceiling on every wait, jitter included. */
-        private Duration maxDelay;
+        private @Nullable Duration maxDelay;
         /**
          * {@code full}, {@code equal}, {@code proportional} (0.3), {@code proportional(f)}, {@code spread}
          * (0.2), {@code spread(f)} or {@code none}; {@code decorrelated} selects that type. The names are
          * stagger-core's {@code Jitter.parse}.
          */
-        private String jitter;
+        private @Nullable String jitter;
         /** Factor for {@code proportional} and {@code spread} jitter written without one, in [0, 1]. */
-        private Double jitterFactor;
+        private @Nullable Double jitterFactor;
 
-        public String getType() { return type; }
-        public void setType(String type) { this.type = type; }
-        public Duration getBase() { return base; }
-        public void setBase(Duration base) { this.base = base; }
-        public Double getMultiplier() { return multiplier; }
-        public void setMultiplier(Double multiplier) { this.multiplier = multiplier; }
-        public Duration getStep() { return step; }
-        public void setStep(Duration step) { this.step = step; }
-        public Duration getMaxDelay() { return maxDelay; }
-        public void setMaxDelay(Duration maxDelay) { this.maxDelay = maxDelay; }
-        public String getJitter() { return jitter; }
-        public void setJitter(String jitter) { this.jitter = jitter; }
-        public Double getJitterFactor() { return jitterFactor; }
-        public void setJitterFactor(Double jitterFactor) { this.jitterFactor = jitterFactor; }
+        public @Nullable String getType() { return type; }
+        public void setType(@Nullable String type) { this.type = type; }
+        public @Nullable Duration getBase() { return base; }
+        public void setBase(@Nullable Duration base) { this.base = base; }
+        public @Nullable Double getMultiplier() { return multiplier; }
+        public void setMultiplier(@Nullable Double multiplier) { this.multiplier = multiplier; }
+        public @Nullable Duration getStep() { return step; }
+        public void setStep(@Nullable Duration step) { this.step = step; }
+        public @Nullable Duration getMaxDelay() { return maxDelay; }
+        public void setMaxDelay(@Nullable Duration maxDelay) { this.maxDelay = maxDelay; }
+        public @Nullable String getJitter() { return jitter; }
+        public void setJitter(@Nullable String jitter) { this.jitter = jitter; }
+        public @Nullable Double getJitterFactor() { return jitterFactor; }
+        public void setJitterFactor(@Nullable Double jitterFactor) { this.jitterFactor = jitterFactor; }
     }
 
     /** A circuit breaker. Unset values come from {@code default}, then from Stagger's defaults. */
     public static class CircuitBreakerProperties {
         /** Failure share in (0, 1] at which the breaker opens (default 0.5). */
-        private Double failureRateThreshold;
+        private @Nullable Double failureRateThreshold;
         /** Calls the window must hold before the rate counts (default 20). */
-        private Integer minimumCalls;
+        private @Nullable Integer minimumCalls;
         /** Open after this many failures in a row instead of by rate (0 = rate mode). */
-        private Integer consecutiveFailures;
+        private @Nullable Integer consecutiveFailures;
         /** Time window of the failure rate (default 30 s). */
-        private Duration window;
+        private @Nullable Duration window;
         /** How long the breaker stays open before probing (default 30 s). */
-        private Duration openDuration;
+        private @Nullable Duration openDuration;
         /** Probes let through when half-open (default 1). */
-        private Integer halfOpenPermits;
+        private @Nullable Integer halfOpenPermits;
         /** A call slower than this counts as failing. */
-        private Duration slowCallThreshold;
+        private @Nullable Duration slowCallThreshold;
         /**
          * Exceptions that count as failures, subclasses included; any other exception counts as a
          * success (empty: every exception is a failure).
@@ -241,20 +242,20 @@ public class StaggerProperties {
          */
         private List<Class<? extends Throwable>> ignoreExceptions = new ArrayList<>();
 
-        public Double getFailureRateThreshold() { return failureRateThreshold; }
-        public void setFailureRateThreshold(Double failureRateThreshold) { this.failureRateThreshold = failureRateThreshold; }
-        public Integer getMinimumCalls() { return minimumCalls; }
-        public void setMinimumCalls(Integer minimumCalls) { this.minimumCalls = minimumCalls; }
-        public Integer getConsecutiveFailures() { return consecutiveFailures; }
-        public void setConsecutiveFailures(Integer consecutiveFailures) { this.consecutiveFailures = consecutiveFailures; }
-        public Duration getWindow() { return window; }
-        public void setWindow(Duration window) { this.window = window; }
-        public Duration getOpenDuration() { return openDuration; }
-        public void setOpenDuration(Duration openDuration) { this.openDuration = openDuration; }
-        public Integer getHalfOpenPermits() { return halfOpenPermits; }
-        public void setHalfOpenPermits(Integer halfOpenPermits) { this.halfOpenPermits = halfOpenPermits; }
-        public Duration getSlowCallThreshold() { return slowCallThreshold; }
-        public void setSlowCallThreshold(Duration slowCallThreshold) { this.slowCallThreshold = slowCallThreshold; }
+        public @Nullable Double getFailureRateThreshold() { return failureRateThreshold; }
+        public void setFailureRateThreshold(@Nullable Double failureRateThreshold) { this.failureRateThreshold = failureRateThreshold; }
+        public @Nullable Integer getMinimumCalls() { return minimumCalls; }
+        public void setMinimumCalls(@Nullable Integer minimumCalls) { this.minimumCalls = minimumCalls; }
+        public @Nullable Integer getConsecutiveFailures() { return consecutiveFailures; }
+        public void setConsecutiveFailures(@Nullable Integer consecutiveFailures) { this.consecutiveFailures = consecutiveFailures; }
+        public @Nullable Duration getWindow() { return window; }
+        public void setWindow(@Nullable Duration window) { this.window = window; }
+        public @Nullable Duration getOpenDuration() { return openDuration; }
+        public void setOpenDuration(@Nullable Duration openDuration) { this.openDuration = openDuration; }
+        public @Nullable Integer getHalfOpenPermits() { return halfOpenPermits; }
+        public void setHalfOpenPermits(@Nullable Integer halfOpenPermits) { this.halfOpenPermits = halfOpenPermits; }
+        public @Nullable Duration getSlowCallThreshold() { return slowCallThreshold; }
+        public void setSlowCallThreshold(@Nullable Duration slowCallThreshold) { this.slowCallThreshold = slowCallThreshold; }
         public List<Class<? extends Throwable>> getRecordExceptions() { return recordExceptions; }
         public void setRecordExceptions(List<Class<? extends Throwable>> recordExceptions) { this.recordExceptions = recordExceptions; }
         public List<Class<? extends Throwable>> getIgnoreExceptions() { return ignoreExceptions; }
@@ -264,35 +265,35 @@ public class StaggerProperties {
     /** A retry budget shared by every retry and client naming it. */
     public static class BudgetProperties {
         /** Tokens each success deposits; a retry spends one (default 0.1: retries at most ~10 % of calls). */
-        private Double ratio;
+        private @Nullable Double ratio;
         /** Most tokens the budget holds (default 100). */
-        private Double maxTokens;
+        private @Nullable Double maxTokens;
         /** Retries always allowed per second, whatever the tokens (default 10). */
-        private Double minRetriesPerSecond;
+        private @Nullable Double minRetriesPerSecond;
 
-        public Double getRatio() { return ratio; }
-        public void setRatio(Double ratio) { this.ratio = ratio; }
-        public Double getMaxTokens() { return maxTokens; }
-        public void setMaxTokens(Double maxTokens) { this.maxTokens = maxTokens; }
-        public Double getMinRetriesPerSecond() { return minRetriesPerSecond; }
-        public void setMinRetriesPerSecond(Double minRetriesPerSecond) { this.minRetriesPerSecond = minRetriesPerSecond; }
+        public @Nullable Double getRatio() { return ratio; }
+        public void setRatio(@Nullable Double ratio) { this.ratio = ratio; }
+        public @Nullable Double getMaxTokens() { return maxTokens; }
+        public void setMaxTokens(@Nullable Double maxTokens) { this.maxTokens = maxTokens; }
+        public @Nullable Double getMinRetriesPerSecond() { return minRetriesPerSecond; }
+        public void setMinRetriesPerSecond(@Nullable Double minRetriesPerSecond) { this.minRetriesPerSecond = minRetriesPerSecond; }
     }
 
     /** An adaptive throttle (client-side, the SRE book's) shared by every retry and client naming it. */
     public static class ThrottleProperties {
         /** Requests tolerated per accepted request before refusing locally (default 2). */
-        private Double k;
+        private @Nullable Double k;
         /** The trailing window requests and accepts are counted over (default 2m). */
-        private Duration window;
+        private @Nullable Duration window;
         /** Buckets the window rolls in (default 20). */
-        private Integer buckets;
+        private @Nullable Integer buckets;
 
-        public Double getK() { return k; }
-        public void setK(Double k) { this.k = k; }
-        public Duration getWindow() { return window; }
-        public void setWindow(Duration window) { this.window = window; }
-        public Integer getBuckets() { return buckets; }
-        public void setBuckets(Integer buckets) { this.buckets = buckets; }
+        public @Nullable Double getK() { return k; }
+        public void setK(@Nullable Double k) { this.k = k; }
+        public @Nullable Duration getWindow() { return window; }
+        public void setWindow(@Nullable Duration window) { this.window = window; }
+        public @Nullable Integer getBuckets() { return buckets; }
+        public void setBuckets(@Nullable Integer buckets) { this.buckets = buckets; }
     }
 
     /**
@@ -302,30 +303,30 @@ public class StaggerProperties {
      */
     public static class HedgeProperties {
         /** The fixed delay before a hedge, or with a percentile the delay until warm-up is over (required). */
-        private Duration delay;
+        private @Nullable Duration delay;
         /** Hedge after this percentile of recent latencies, in (0, 100) (unset: the fixed delay). */
-        private Double percentile;
+        private @Nullable Double percentile;
         /** The percentile delay is never shorter than this (default 1 ms). */
-        private Duration floor;
+        private @Nullable Duration floor;
         /** Latencies seen before the percentile replaces the fixed delay (default 100). */
-        private Integer warmup;
+        private @Nullable Integer warmup;
         /** The recent latencies the percentile is taken over (default 30 s). */
-        private Duration window;
+        private @Nullable Duration window;
         /** Extra attempts at most, 1 to 4 (default 1); they count against the retry's max-attempts. */
-        private Integer maxHedges;
+        private @Nullable Integer maxHedges;
 
-        public Duration getDelay() { return delay; }
-        public void setDelay(Duration delay) { this.delay = delay; }
-        public Double getPercentile() { return percentile; }
-        public void setPercentile(Double percentile) { this.percentile = percentile; }
-        public Duration getFloor() { return floor; }
-        public void setFloor(Duration floor) { this.floor = floor; }
-        public Integer getWarmup() { return warmup; }
-        public void setWarmup(Integer warmup) { this.warmup = warmup; }
-        public Duration getWindow() { return window; }
-        public void setWindow(Duration window) { this.window = window; }
-        public Integer getMaxHedges() { return maxHedges; }
-        public void setMaxHedges(Integer maxHedges) { this.maxHedges = maxHedges; }
+        public @Nullable Duration getDelay() { return delay; }
+        public void setDelay(@Nullable Duration delay) { this.delay = delay; }
+        public @Nullable Double getPercentile() { return percentile; }
+        public void setPercentile(@Nullable Double percentile) { this.percentile = percentile; }
+        public @Nullable Duration getFloor() { return floor; }
+        public void setFloor(@Nullable Duration floor) { this.floor = floor; }
+        public @Nullable Integer getWarmup() { return warmup; }
+        public void setWarmup(@Nullable Integer warmup) { this.warmup = warmup; }
+        public @Nullable Duration getWindow() { return window; }
+        public void setWindow(@Nullable Duration window) { this.window = window; }
+        public @Nullable Integer getMaxHedges() { return maxHedges; }
+        public void setMaxHedges(@Nullable Integer maxHedges) { this.maxHedges = maxHedges; }
     }
 
     /** {@code stagger.annotation.*}: the {@code @StaggerRetry} method advice. */
@@ -363,14 +364,14 @@ public class StaggerProperties {
         /** Named HTTP clients; get their interceptor or filter from {@code StaggerHttp}. */
         private Map<String, HttpClientProperties> clients = new LinkedHashMap<>();
         /** Client whose retries every RestClient.Builder, RestTemplateBuilder and WebClient.Builder of the context gets (none by default). */
-        private String builders;
+        private @Nullable String builders;
         /** The server side of Stagger's headers. */
         private HttpServer server = new HttpServer();
 
         public Map<String, HttpClientProperties> getClients() { return clients; }
         public void setClients(Map<String, HttpClientProperties> clients) { this.clients = clients; }
-        public String getBuilders() { return builders; }
-        public void setBuilders(String builders) { this.builders = builders; }
+        public @Nullable String getBuilders() { return builders; }
+        public void setBuilders(@Nullable String builders) { this.builders = builders; }
         public HttpServer getServer() { return server; }
         public void setServer(HttpServer server) { this.server = server; }
     }
@@ -389,18 +390,18 @@ public class StaggerProperties {
         /** Register the filter (on by default whenever stagger-http and the servlet API are present). */
         private boolean enabled = true;
         /** The longest incoming deadline honoured; a longer one is capped to it (default 5 min). */
-        private Duration max;
+        private @Nullable Duration max;
         /** Remote addresses whose deadline header is honoured; others' is ignored (unset: every caller). */
-        private List<String> trustedAddresses;
+        private @Nullable List<String> trustedAddresses;
         /** Filter order; early, so every retry the request runs is inside it. */
         private int order = -200;
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
-        public Duration getMax() { return max; }
-        public void setMax(Duration max) { this.max = max; }
-        public List<String> getTrustedAddresses() { return trustedAddresses; }
-        public void setTrustedAddresses(List<String> trustedAddresses) { this.trustedAddresses = trustedAddresses; }
+        public @Nullable Duration getMax() { return max; }
+        public void setMax(@Nullable Duration max) { this.max = max; }
+        public @Nullable List<String> getTrustedAddresses() { return trustedAddresses; }
+        public void setTrustedAddresses(@Nullable List<String> trustedAddresses) { this.trustedAddresses = trustedAddresses; }
         public int getOrder() { return order; }
         public void setOrder(int order) { this.order = order; }
     }
@@ -408,43 +409,43 @@ public class StaggerProperties {
     /** One downstream service. Unset values come from {@code stagger.http.clients.default}. */
     public static class HttpClientProperties {
         /** The retry (policy, breaker, budget) its calls use; defaults to the retry of the same name, else {@code default}. */
-        private String retry;
+        private @Nullable String retry;
         /** Statuses retried for every request, replacing 408, 429, 503. */
-        private List<Integer> retryStatuses;
+        private @Nullable List<Integer> retryStatuses;
         /** Statuses retried only for requests safe to repeat, replacing 409, 500, 502, 504. */
-        private List<Integer> retryIfIdempotentStatuses;
+        private @Nullable List<Integer> retryIfIdempotentStatuses;
         /** {@code auto} (a generated Idempotency-Key on POST and PATCH), {@code require} or {@code off}. */
-        private String idempotencyKeys;
+        private @Nullable String idempotencyKeys;
         /** Whether the server honours Idempotency-Key, making keyed POSTs safe to repeat (default false). */
-        private Boolean keysHonoured;
+        private @Nullable Boolean keysHonoured;
         /** Longest Retry-After honoured; longer hints are clamped (default 5 min). */
-        private Duration maxRetryAfter;
+        private @Nullable Duration maxRetryAfter;
         /** Hosts whose Stagger-No-Retry is ignored: their answers are retried as if it were absent (default: none, every host is trusted). */
-        private List<String> untrustedHosts;
+        private @Nullable List<String> untrustedHosts;
 
-        public String getRetry() { return retry; }
-        public void setRetry(String retry) { this.retry = retry; }
-        public List<Integer> getRetryStatuses() { return retryStatuses; }
-        public void setRetryStatuses(List<Integer> retryStatuses) { this.retryStatuses = retryStatuses; }
-        public List<Integer> getRetryIfIdempotentStatuses() { return retryIfIdempotentStatuses; }
-        public void setRetryIfIdempotentStatuses(List<Integer> s) { this.retryIfIdempotentStatuses = s; }
-        public String getIdempotencyKeys() { return idempotencyKeys; }
-        public void setIdempotencyKeys(String idempotencyKeys) { this.idempotencyKeys = idempotencyKeys; }
-        public Boolean getKeysHonoured() { return keysHonoured; }
-        public void setKeysHonoured(Boolean keysHonoured) { this.keysHonoured = keysHonoured; }
-        public Duration getMaxRetryAfter() { return maxRetryAfter; }
-        public void setMaxRetryAfter(Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; }
-        public List<String> getUntrustedHosts() { return untrustedHosts; }
-        public void setUntrustedHosts(List<String> untrustedHosts) { this.untrustedHosts = untrustedHosts; }
+        public @Nullable String getRetry() { return retry; }
+        public void setRetry(@Nullable String retry) { this.retry = retry; }
+        public @Nullable List<Integer> getRetryStatuses() { return retryStatuses; }
+        public void setRetryStatuses(@Nullable List<Integer> retryStatuses) { this.retryStatuses = retryStatuses; }
+        public @Nullable List<Integer> getRetryIfIdempotentStatuses() { return retryIfIdempotentStatuses; }
+        public void setRetryIfIdempotentStatuses(@Nullable List<Integer> s) { this.retryIfIdempotentStatuses = s; }
+        public @Nullable String getIdempotencyKeys() { return idempotencyKeys; }
+        public void setIdempotencyKeys(@Nullable String idempotencyKeys) { this.idempotencyKeys = idempotencyKeys; }
+        public @Nullable Boolean getKeysHonoured() { return keysHonoured; }
+        public void setKeysHonoured(@Nullable Boolean keysHonoured) { this.keysHonoured = keysHonoured; }
+        public @Nullable Duration getMaxRetryAfter() { return maxRetryAfter; }
+        public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; }
+        public @Nullable List<String> getUntrustedHosts() { return untrustedHosts; }
+        public void setUntrustedHosts(@Nullable List<String> untrustedHosts) { this.untrustedHosts = untrustedHosts; }
     }
 
     /** {@code stagger.transactions.*}: retrying transactions on Spring's transaction manager. */
     public static class Transactions {
         /** The retry whose policy {@code RetryingTransactionTemplate} uses; unset: 10 attempts, 5 ms x2 to 1 s, SQL classification. */
-        private String retry;
+        private @Nullable String retry;
 
-        public String getRetry() { return retry; }
-        public void setRetry(String retry) { this.retry = retry; }
+        public @Nullable String getRetry() { return retry; }
+        public void setRetry(@Nullable String retry) { this.retry = retry; }
     }
 
     /** {@code stagger.idempotency.*}: the server-side {@code Idempotency-Key} filter. */
@@ -458,21 +459,21 @@ public class StaggerProperties {
          * Unset: the actuator's base path ({@code management.endpoints.web.base-path}, /actuator),
          * whose POSTs carry no key. Empty: none.
          */
-        private List<String> excludePaths;
+        private @Nullable List<String> excludePaths;
         /** {@code jdbc} (the application's DataSource) or {@code memory} (one instance only; tests). */
         private String store = "jdbc";
         /** Prefix of the store's tables. */
-        private String tablePrefix;
+        private @Nullable String tablePrefix;
         /** {@code migrate} (create or upgrade the tables, the default) or {@code validate} (a migration tool owns them). */
-        private String schemaMode;
+        private @Nullable String schemaMode;
         /** A header naming the client when no principal is logged in (an API key); only its SHA-256 is used. */
-        private String scopeHeader;
+        private @Nullable String scopeHeader;
         /** {@code required} (the default: POST and PATCH must carry a key) or {@code optional} (a key is honoured when sent). */
-        private String keyRequirement;
+        private @Nullable String keyRequirement;
         /** How long a completed response is replayed (default 24 h). */
-        private Duration expiry;
+        private @Nullable Duration expiry;
         /** How long a running request holds its key before another may take it over (default 1 min). */
-        private Duration lease;
+        private @Nullable Duration lease;
         /** Filter order; after Spring Security's filter chain (-100), so the principal is known. */
         private int order = 0;
         /**
@@ -486,22 +487,22 @@ public class StaggerProperties {
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
         public List<String> getPaths() { return paths; }
         public void setPaths(List<String> paths) { this.paths = paths; }
-        public List<String> getExcludePaths() { return excludePaths; }
-        public void setExcludePaths(List<String> excludePaths) { this.excludePaths = excludePaths; }
+        public @Nullable List<String> getExcludePaths() { return excludePaths; }
+        public void setExcludePaths(@Nullable List<String> excludePaths) { this.excludePaths = excludePaths; }
         public String getStore() { return store; }
         public void setStore(String store) { this.store = store; }
-        public String getTablePrefix() { return tablePrefix; }
-        public void setTablePrefix(String tablePrefix) { this.tablePrefix = tablePrefix; }
-        public String getSchemaMode() { return schemaMode; }
-        public void setSchemaMode(String schemaMode) { this.schemaMode = schemaMode; }
-        public String getScopeHeader() { return scopeHeader; }
-        public void setScopeHeader(String scopeHeader) { this.scopeHeader = scopeHeader; }
-        public String getKeyRequirement() { return keyRequirement; }
-        public void setKeyRequirement(String keyRequirement) { this.keyRequirement = keyRequirement; }
-        public Duration getExpiry() { return expiry; }
-        public void setExpiry(Duration expiry) { this.expiry = expiry; }
-        public Duration getLease() { return lease; }
-        public void setLease(Duration lease) { this.lease = lease; }
+        public @Nullable String getTablePrefix() { return tablePrefix; }
+        public void setTablePrefix(@Nullable String tablePrefix) { this.tablePrefix = tablePrefix; }
+        public @Nullable String getSchemaMode() { return schemaMode; }
+        public void setSchemaMode(@Nullable String schemaMode) { this.schemaMode = schemaMode; }
+        public @Nullable String getScopeHeader() { return scopeHeader; }
+        public void setScopeHeader(@Nullable String scopeHeader) { this.scopeHeader = scopeHeader; }
+        public @Nullable String getKeyRequirement() { return keyRequirement; }
+        public void setKeyRequirement(@Nullable String keyRequirement) { this.keyRequirement = keyRequirement; }
+        public @Nullable Duration getExpiry() { return expiry; }
+        public void setExpiry(@Nullable Duration expiry) { this.expiry = expiry; }
+        public @Nullable Duration getLease() { return lease; }
+        public void setLease(@Nullable Duration lease) { this.lease = lease; }
         public int getOrder() { return order; }
         public void setOrder(int order) { this.order = order; }
         public boolean isTransactional() { return transactional; }
@@ -513,9 +514,9 @@ public class StaggerProperties {
         /** Create the job queue (its tables, on the application's DataSource) and start the pools. Off by default. */
         private boolean enabled;
         /** Prefix of the job tables (default {@code stagger_}). */
-        private String tablePrefix;
+        private @Nullable String tablePrefix;
         /** {@code migrate} (create or upgrade the tables at startup, the default) or {@code validate} (a migration tool owns them). */
-        private String schemaMode;
+        private @Nullable String schemaMode;
         /** Lifecycle phase of the pools: started after, and stopped before, lower phases (default: last to start, first to stop). */
         private int phase = org.springframework.context.SmartLifecycle.DEFAULT_PHASE;
         /** Worker pools by queue name; a pool runs the @StaggerJobHandler beans of its queue. */
@@ -523,10 +524,10 @@ public class StaggerProperties {
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
-        public String getTablePrefix() { return tablePrefix; }
-        public void setTablePrefix(String tablePrefix) { this.tablePrefix = tablePrefix; }
-        public String getSchemaMode() { return schemaMode; }
-        public void setSchemaMode(String schemaMode) { this.schemaMode = schemaMode; }
+        public @Nullable String getTablePrefix() { return tablePrefix; }
+        public void setTablePrefix(@Nullable String tablePrefix) { this.tablePrefix = tablePrefix; }
+        public @Nullable String getSchemaMode() { return schemaMode; }
+        public void setSchemaMode(@Nullable String schemaMode) { this.schemaMode = schemaMode; }
         public int getPhase() { return phase; }
         public void setPhase(int phase) { this.phase = phase; }
         public Map<String, PoolProperties> getPools() { return pools; }
@@ -536,34 +537,34 @@ public class StaggerProperties {
     /** A worker pool for one queue. Unset values come from {@code stagger.jobs.pools.default}. */
     public static class PoolProperties {
         /** Jobs run at once (default 4). */
-        private Integer concurrency;
+        private @Nullable Integer concurrency;
         /** How often an idle pool looks for due jobs (default 1 s; local enqueues and PostgreSQL NOTIFY wake it at once). */
-        private Duration pollInterval;
+        private @Nullable Duration pollInterval;
         /** How long a claimed job is reserved without a heartbeat (default 30 s). */
-        private Duration lease;
+        private @Nullable Duration lease;
         /** How long stopping waits for running jobs before interrupting them (default 30 s). */
-        private Duration shutdownTimeout;
+        private @Nullable Duration shutdownTimeout;
         /** A retry under {@code stagger.retries} whose policy failed jobs follow (default: RetryPolicy.background()). */
-        private String retry;
+        private @Nullable String retry;
         /**
          * A failure a Stagger retry inside the handler decided on: {@code defer} (default: the job
          * goes DEAD with NOT_RETRYABLE, not retried again) or {@code retry-again} (the job's policy
          * retries it; attempts multiply over the job's waits).
          */
-        private Nesting nesting;
+        private @Nullable Nesting nesting;
 
-        public Integer getConcurrency() { return concurrency; }
-        public void setConcurrency(Integer concurrency) { this.concurrency = concurrency; }
-        public Duration getPollInterval() { return pollInterval; }
-        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
-        public Duration getLease() { return lease; }
-        public void setLease(Duration lease) { this.lease = lease; }
-        public Duration getShutdownTimeout() { return shutdownTimeout; }
-        public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
-        public String getRetry() { return retry; }
-        public void setRetry(String retry) { this.retry = retry; }
-        public Nesting getNesting() { return nesting; }
-        public void setNesting(Nesting nesting) { this.nesting = nesting; }
+        public @Nullable Integer getConcurrency() { return concurrency; }
+        public void setConcurrency(@Nullable Integer concurrency) { this.concurrency = concurrency; }
+        public @Nullable Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(@Nullable Duration pollInterval) { this.pollInterval = pollInterval; }
+        public @Nullable Duration getLease() { return lease; }
+        public void setLease(@Nullable Duration lease) { this.lease = lease; }
+        public @Nullable Duration getShutdownTimeout() { return shutdownTimeout; }
+        public void setShutdownTimeout(@Nullable Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
+        public @Nullable String getRetry() { return retry; }
+        public void setRetry(@Nullable String retry) { this.retry = retry; }
+        public @Nullable Nesting getNesting() { return nesting; }
+        public void setNesting(@Nullable Nesting nesting) { this.nesting = nesting; }
     }
 
     /** {@code stagger.logging.*}: structured retry log lines through the application's logging. */
@@ -620,17 +621,17 @@ public class StaggerProperties {
     /** {@code stagger.spring-retry.*}: Spring Framework 7's {@code RetryTemplate} and {@code @Retryable} run by Stagger. */
     public static class SpringRetry {
         /** A retry under {@code stagger.retries}: defines a {@code RetryTemplate} bean (a StaggerRetryTemplate) running it. */
-        private String template;
+        private @Nullable String template;
         /** Run Spring's {@code @Retryable} methods with Stagger retries instead of {@code @EnableResilientMethods} (default false). */
         private boolean annotations;
         /** The retry every {@code @Retryable} method uses; unset: the retry named {@code Class.method} (the {@code default} entry). */
-        private String retry;
+        private @Nullable String retry;
 
-        public String getTemplate() { return template; }
-        public void setTemplate(String template) { this.template = template; }
+        public @Nullable String getTemplate() { return template; }
+        public void setTemplate(@Nullable String template) { this.template = template; }
         public boolean isAnnotations() { return annotations; }
         public void setAnnotations(boolean annotations) { this.annotations = annotations; }
-        public String getRetry() { return retry; }
-        public void setRetry(String retry) { this.retry = retry; }
+        public @Nullable String getRetry() { return retry; }
+        public void setRetry(@Nullable String retry) { this.retry = retry; }
     }
 }

@@ -40,7 +40,9 @@ public class StaggerSpringRetryAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(RetryOperations.class)
         StaggerRetryTemplate staggerRetryTemplate(StaggerRegistry registry, StaggerProperties properties) {
-            return new StaggerRetryTemplate(registry.retry(properties.getSpringRetry().getTemplate()));
+            // the configuration is conditional on stagger.spring-retry.template
+            return new StaggerRetryTemplate(registry.retry(java.util.Objects.requireNonNull(
+                    properties.getSpringRetry().getTemplate(), "stagger.spring-retry.template")));
         }
     }
 

@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Panel 3: one shared breaker and retry budget in front of the flaky downstream. "Hammer" sends
@@ -88,7 +89,7 @@ final class BreakerLab {
     }
 
     /** One experiment: the calls made, what reached the downstream, how calls ended, and the breaker before and after. */
-    record HammerResult(int calls, long downstreamRequests, Map<EndReason, Integer> reasons, String breakerBefore,
+    record HammerResult(int calls, long downstreamRequests, Map<EndReason, Integer> reasons, @Nullable String breakerBefore,
                         String breaker) {
     }
 

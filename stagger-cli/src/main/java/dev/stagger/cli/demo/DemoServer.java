@@ -27,6 +27,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The demo web server: the page, its JSON API under {@code /api/}, the scripted flaky downstream
@@ -47,7 +48,7 @@ public final class DemoServer implements AutoCloseable {
     private final Map<String, DemoRoute> routes = new LinkedHashMap<>();
     private final JdbcIdempotencyStore idempotencyStore;
     private final JobsLab jobsLab;
-    private volatile StoreLab storeLab;
+    private volatile @Nullable StoreLab storeLab;
     private final HerdRoute herd = new HerdRoute();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
@@ -155,7 +156,8 @@ public final class DemoServer implements AutoCloseable {
     }
 
     /** Closes what is there in order, keeping the first failure (added to {@code first} when given). */
-    private static <T extends Throwable> Exception closeAll(Server server, JobsLab jobs, JdbcIdempotencyStore store, T first) {
+    private static <T extends Throwable> @Nullable Exception closeAll(Server server, @Nullable JobsLab jobs,
+                                                                      JdbcIdempotencyStore store, @Nullable T first) {
         Exception failed = null;
         for (AutoCloseable c : new AutoCloseable[] {server::stop, jobs, store}) {
             if (c == null) {

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Panel 2: the simulator (real backoff code on a virtual clock). Bars: the AWS contention model;
@@ -39,7 +40,7 @@ final class HerdRoute implements AutoCloseable {
     record Started(long id, int total) {
     }
 
-    record Progress(long id, int done, int total, boolean finished, Answer result, String error) {
+    record Progress(long id, int done, int total, boolean finished, @Nullable Answer result, @Nullable String error) {
     }
 
     /** One simulation in the background: its progress, then its answer or failure. */
@@ -48,8 +49,8 @@ final class HerdRoute implements AutoCloseable {
         final int total;
         volatile int done;
         volatile boolean cancelled;
-        volatile Answer answer;
-        volatile String error;
+        volatile @Nullable Answer answer;
+        volatile @Nullable String error;
 
         Job(long id, int total) {
             this.id = id;

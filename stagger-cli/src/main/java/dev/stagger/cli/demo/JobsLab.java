@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Panel 5: durable jobs in a SQLite file. Each job calls a flaky dependency; failures are
@@ -80,7 +81,8 @@ final class JobsLab implements AutoCloseable {
      * waiting to run (null once it is running or finished); {@code history} every attempt across
      * re-drives; {@code lastError} only while the job has not succeeded.
      */
-    record Row(long id, String state, String attempt, Long nextRunInMs, String history, String lastError) {
+    record Row(long id, String state, String attempt, @Nullable Long nextRunInMs, String history,
+               @Nullable String lastError) {
     }
 
     record Listing(Map<String, Long> counts, List<Row> jobs, double failureRate, int maxAttempts) {

@@ -1,6 +1,7 @@
 package dev.stagger.cli.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.jspecify.annotations.Nullable;
 
 /** Reads bounded request fields; bad values name the field (they become 400 responses). */
 final class Json {
@@ -32,7 +33,7 @@ final class Json {
     }
 
     /** The field as a number (JSON number or numeric text), or null when absent or blank. */
-    private static Double number(JsonNode n, String field) {
+    private static @Nullable Double number(@Nullable JsonNode n, String field) {
         if (n == null || n.isNull() || (n.isTextual() && n.asText().isBlank())) {
             return null;
         }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Panel 7: the simulator's {@code metastable} scenario with the guards as switches — the retry
@@ -21,7 +22,7 @@ final class MetastableRoute {
 
     record Answer(String setup, String description, double capacity, double reducedCapacity, double offeredRate,
                   int triggerFromSecond, int triggerToSecond, List<Integer> goodput, List<Integer> load,
-                  Long recoveredAfterSeconds, double goodputDuringTrigger, double goodputAfterTrigger, double p99Ms,
+                  @Nullable Long recoveredAfterSeconds, double goodputDuringTrigger, double goodputAfterTrigger, double p99Ms,
                   long attempts, long shed, long succeeded, long calls) {
     }
 

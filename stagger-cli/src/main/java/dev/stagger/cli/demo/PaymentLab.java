@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Panel 4, the client side: a naive client retries the POST and charges twice; Stagger's client
@@ -41,7 +42,8 @@ final class PaymentLab {
         this.http = http;
     }
 
-    record PayResult(String payment, boolean withKey, int attempts, long charges, List<String> log, String key) {
+    record PayResult(String payment, boolean withKey, int attempts, long charges, List<String> log,
+                     @Nullable String key) {
     }
 
     PayResult pay(JsonNode r) throws Exception {

@@ -34,6 +34,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Panel 6: what users see while a downstream is down. A small store behind one circuit breaker:
@@ -132,7 +133,8 @@ final class StoreLab implements AutoCloseable {
      * Prices as the page shows them: fresh, or stale with their age and why; {@code message}
      * when there is nothing to show.
      */
-    record Prices(String prices, boolean stale, Long ageSeconds, String reason, String message, String breaker) {
+    record Prices(@Nullable String prices, boolean stale, @Nullable Long ageSeconds, @Nullable String reason,
+                  @Nullable String message, String breaker) {
     }
 
     Prices prices(JsonNode r) throws Exception {
@@ -154,7 +156,7 @@ final class StoreLab implements AutoCloseable {
     }
 
     /** An order as the page shows it: placed with a receipt, or queued as a job. */
-    record Order(String order, boolean deferred, Long jobId, String receipt, String message) {
+    record Order(String order, boolean deferred, @Nullable Long jobId, @Nullable String receipt, String message) {
     }
 
     Order order(JsonNode r) throws Exception {
@@ -169,7 +171,7 @@ final class StoreLab implements AutoCloseable {
     }
 
     /** The account, or the user-facing message with when to try again. */
-    record Account(String account, String message, Long retryInMs) {
+    record Account(@Nullable String account, @Nullable String message, @Nullable Long retryInMs) {
     }
 
     Account account(JsonNode r) throws Exception {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /** Records one call's attempts and waits, in milliseconds from the call's start, for the page. */
 final class Timeline implements RetryListener {
@@ -88,7 +89,7 @@ final class Timeline implements RetryListener {
         }
     }
 
-    static String describe(Object result, Throwable failure) {
+    static String describe(@Nullable Object result, @Nullable Throwable failure) {
         if (failure != null) {
             return failure.getClass().getSimpleName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
         }

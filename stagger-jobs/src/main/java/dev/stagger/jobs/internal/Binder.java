@@ -5,6 +5,7 @@ import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binds a statement's parameters in order. {@link #now()} binds the store clock's time where the
@@ -41,7 +42,7 @@ public final class Binder {
         return this;
     }
 
-    public Binder nullableBigint(Long value) throws SQLException {
+    public Binder nullableBigint(@Nullable Long value) throws SQLException {
         if (value == null) {
             ps.setNull(index++, Types.BIGINT);
         } else {
@@ -55,7 +56,7 @@ public final class Binder {
         return this;
     }
 
-    public Binder text(String value) throws SQLException {
+    public Binder text(@Nullable String value) throws SQLException {
         if (value == null) {
             ps.setNull(index++, Types.VARCHAR);
         } else {

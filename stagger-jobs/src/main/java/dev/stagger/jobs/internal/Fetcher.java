@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pool's fetcher thread: claims due jobs and hands each to a handler. It claims only as many
@@ -39,7 +40,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
     private final Semaphore unstored;
     private final Consumer<JobStore.Claimed> dispatch;
     private final Statements statements = new Statements();
-    private volatile Completer completer;
+    private volatile @Nullable Completer completer;
     private volatile boolean waitingForRoom;
     /**
      * While {@link #waitingForRoom}, how many free handlers should wake this thread: written before
@@ -67,7 +68,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
      * a claim that comes up short (the floor's priority ran out, or the queue), and at least every
      * {@link #RESCAN_NANOS}. Null: from the head. Only the fetcher's thread uses it.
      */
-    private JobStore.Floor floor;
+    private JobStore.@Nullable Floor floor;
     /** When (the pool clock's {@code nanoTime}) a claim last started at the head of the queue. */
     private long scannedFromHead;
     /** Set by {@link #wake()}: a job may have arrived ahead of the floor. */
@@ -126,7 +127,7 @@ public final class Fetcher implements ReconnectingLoop.Step {
         if (completer != null) {
             heldOutcomes = completer.takeSuccesses(Completer.MAX_BATCH);
         }
-        if (heldOutcomes.isEmpty()) {
+        if (completer == null || heldOutcomes.isEmpty()) { // successes are held only with a completer
             claimed = store.claim(statements, c, wanted, leaseMillis, from);
         } else {
             JobStore.CompletedAndClaimed done = store.completeAndClaim(statements, c, heldOutcomes, wanted, leaseMillis,

@@ -17,8 +17,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one claimed attempt and returns what the core {@link RetryEngine} decides of it: success,
@@ -99,7 +101,7 @@ public final class JobRunner {
         LeaseExpiredException failure = new LeaseExpiredException(job.id(), job.attempt(), lost.owner());
         Outcome o = decide(claimed, policy, failure, 0);
         JobError error = new JobError(job.attempt(), Instant.ofEpochMilli(clock.currentTimeMillis()),
-                JobError.LEASE_EXPIRED, failure.getMessage(), "");
+                JobError.LEASE_EXPIRED, Objects.requireNonNullElse(failure.getMessage(), ""), "");
         return new Outcome(o.kind(), job, o.delayMillis(), error, 0, false, o.backoffState(), o.endReason());
     }
 

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements a worker pool runs on its queue, each given the connection to run on. Every
@@ -69,7 +70,7 @@ public final class JobStore {
      */
     public record Floor(int priority, long runAtMillis, long id) {
         /** The floor after the last of {@code claimed} (sorted best first), null for none. */
-        static Floor after(List<Claimed> claimed) {
+        static @Nullable Floor after(List<Claimed> claimed) {
             if (claimed.isEmpty()) {
                 return null;
             }
@@ -115,7 +116,7 @@ public final class JobStore {
      * {@link #claim(Statements, Connection, int, long)}, after {@code floor} when not null (see
      * {@link Floor}; the caller passes one only where {@link #floors()} says it saves work).
      */
-    public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis, Floor floor)
+    public List<Claimed> claim(Statements statements, Connection c, int limit, long leaseMillis, @Nullable Floor floor)
             throws SQLException {
         List<Claimed> claimed = new ArrayList<>(limit);
         PreparedStatement ps = statements.on(c, floor == null ? claimSql : claimAfterSql);
@@ -147,7 +148,7 @@ public final class JobStore {
 
     /** {@link #completeAndClaim(Statements, Connection, List, int, long)}, claiming after {@code floor} when not null. */
     public CompletedAndClaimed completeAndClaim(Statements statements, Connection c, List<Outcome> successes, int limit,
-                                                long leaseMillis, Floor floor) throws SQLException {
+                                                long leaseMillis, @Nullable Floor floor) throws SQLException {
         if (tables.dialect() != Dialect.POSTGRESQL) {
             return completeThenClaim(statements, c, successes, limit, leaseMillis);
         }
@@ -163,7 +164,7 @@ public final class JobStore {
                 if (rs.wasNull()) {
                     claimed.add(claimedRow(rs));
                 } else {
-                    completed[index.get(completedId)] = true;
+                    completed[position(index, completedId)] = true;
                 }
             }
         }
@@ -188,7 +189,7 @@ public final class JobStore {
     }
 
     /** Binds the parameters of {@link JobTables#claim(int, boolean)}. */
-    private void bindClaim(Binder b, int limit, long leaseMillis, Floor floor) throws SQLException {
+    private void bindClaim(Binder b, int limit, long leaseMillis, @Nullable Floor floor) throws SQLException {
         b.text(lockedBy).now().bigint(leaseMillis).now().now().text(queue).now();
         for (String type : types) {
             b.text(type);
@@ -273,7 +274,7 @@ public final class JobStore {
         Map<Long, Integer> index = bindSuccesses(new Binder(ps, tables, clock), c, successes);
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                applied[succeeded.get(index.get(rs.getLong(1)))] = true;
+                applied[succeeded.get(position(index, rs.getLong(1)))] = true;
             }
         }
     }
@@ -298,6 +299,15 @@ public final class JobStore {
         }
         b.array(c.createArrayOf("bigint", ids)).array(c.createArrayOf("integer", attempts)).text(lockedBy);
         return index;
+    }
+
+    /** The position {@link #bindSuccesses} gave a job id the database answered with. */
+    private static int position(Map<Long, Integer> index, long id) {
+        Integer k = index.get(id);
+        if (k == null) {
+            throw new IllegalStateException("the database answered with job " + id + ", which was not in the batch");
+        }
+        return k;
     }
 
     /**
@@ -427,7 +437,7 @@ public final class JobStore {
                         done = dead.executeUpdate() == 1;
                     }
                     if (done) {
-                        insertError(error, job.id(), o.error());
+                        insertError(error, job.id(), o.failure());
                         rescued.add(new Rescued(o, lost.owner()));
                     }
                 }
@@ -447,7 +457,7 @@ public final class JobStore {
      * most {@code batch} jobs. Returns how many were deleted.
      */
     public static int purge(Connection c, JobTables tables, Clock clock, JobState state, long retentionMillis,
-                            String queue, int batch) throws SQLException {
+                            @Nullable String queue, int batch) throws SQLException {
         int total = 0;
         while (true) {
             List<Long> ids = new ArrayList<>(batch);

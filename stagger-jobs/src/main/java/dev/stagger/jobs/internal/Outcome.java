@@ -3,6 +3,7 @@ package dev.stagger.jobs.internal;
 import dev.stagger.EndReason;
 import dev.stagger.jobs.Job;
 import dev.stagger.jobs.JobError;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What became of one claimed attempt, waiting to be stored.
@@ -14,8 +15,8 @@ import dev.stagger.jobs.JobError;
  * @param backoffState for RETRY, the backoff schedule's state to store for the next attempt
  * @param endReason for DEAD, why the job ended (as a core call would), else null
  */
-public record Outcome(Kind kind, Job job, long delayMillis, JobError error, long runNanos, boolean completedWithin,
-                      long backoffState, EndReason endReason) {
+public record Outcome(Kind kind, Job job, long delayMillis, @Nullable JobError error, long runNanos,
+                      boolean completedWithin, long backoffState, @Nullable EndReason endReason) {
 
     /** The kinds of outcome. RELEASE puts back a job the pool claimed but is giving up on while stopping. */
     public enum Kind { SUCCEEDED, RETRY, DEAD, SNOOZE, RELEASE }
@@ -34,6 +35,22 @@ public record Outcome(Kind kind, Job job, long delayMillis, JobError error, long
 
     static Outcome snooze(Job job, long delayMillis, long runNanos) {
         return new Outcome(Kind.SNOOZE, job, delayMillis, null, runNanos, false, 0, null);
+    }
+
+    /** The failure of a RETRY or DEAD outcome (or of a rescued job's lost lease). */
+    public JobError failure() {
+        if (error == null) {
+            throw new IllegalStateException(kind + " outcome of job " + job.id() + " has no error");
+        }
+        return error;
+    }
+
+    /** Why a DEAD outcome ended. */
+    public EndReason deadReason() {
+        if (endReason == null) {
+            throw new IllegalStateException(kind + " outcome of job " + job.id() + " has no end reason");
+        }
+        return endReason;
     }
 
     /** The job goes back at once, its attempt not counted. */

@@ -17,6 +17,7 @@ public final class PgWakeups implements ReconnectingLoop.Step {
     private final String queue;
     private final Runnable wake;
     private final int waitMillis;
+    @SuppressWarnings("NullAway.Init") // set by connected(), which the reconnecting loop calls before run()
     private PGConnection pg;
 
     /** @param waitMillis how long one wait for notifications lasts before the pool's state is checked again */

@@ -10,6 +10,7 @@ import dev.stagger.jobs.QueueStats;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pool's events, handed to the user's {@link JobListener}; an exception thrown by it is
@@ -33,8 +34,8 @@ public final class PoolEvents {
         Job job = o.job();
         switch (o.kind()) {
             case SUCCEEDED -> emit(l -> l.succeeded(job, Duration.ofNanos(o.runNanos())));
-            case RETRY -> emit(l -> l.retried(job, o.error(), later(o.delayMillis())));
-            case DEAD -> emit(l -> l.dead(job, o.error(), o.endReason()));
+            case RETRY -> emit(l -> l.retried(job, o.failure(), later(o.delayMillis())));
+            case DEAD -> emit(l -> l.dead(job, o.failure(), o.deadReason()));
             case SNOOZE -> emit(l -> l.snoozed(job, later(o.delayMillis())));
             case RELEASE -> emit(l -> l.released(job)); // put back unstarted or interrupted at shutdown
         }
@@ -43,10 +44,10 @@ public final class PoolEvents {
     /** A job of another (or this) worker taken back after its lease expired. */
     public void rescued(Outcome o) {
         JobState state = o.kind() == Outcome.Kind.DEAD ? JobState.DEAD : JobState.AVAILABLE;
-        emit(l -> l.rescued(o.job(), o.error(), state));
+        emit(l -> l.rescued(o.job(), o.failure(), state));
         if (state == JobState.DEAD) {
-            EndReason reason = o.endReason();
-            emit(l -> l.dead(o.job(), o.error(), reason));
+            EndReason reason = o.deadReason();
+            emit(l -> l.dead(o.job(), o.failure(), reason));
         }
     }
 
@@ -55,7 +56,7 @@ public final class PoolEvents {
     }
 
     /** The listener's scope around the handler's run of {@code job}, or null. */
-    public RetryListener.Scope running(Job job) {
+    public RetryListener.@Nullable Scope running(Job job) {
         try {
             return listener.running(job);
         } catch (RuntimeException ignored) {
@@ -64,7 +65,7 @@ public final class PoolEvents {
     }
 
     /** Closes what {@link #running} opened. */
-    public static void close(RetryListener.Scope scope) {
+    public static void close(RetryListener.@Nullable Scope scope) {
         if (scope == null) {
             return;
         }

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@code WorkerPool} runs: its threads (fetcher, handlers, completer, heartbeat,
@@ -87,15 +88,20 @@ public final class PoolRuntime {
     private final AtomicInteger activeHandlers = new AtomicInteger();
     private final Pacer stopping;
     private final List<Thread> threads = new ArrayList<>();
+    // the four threads' parts are made by start(), and read only once started
+    @SuppressWarnings("NullAway.Init")
     private ExecutorService workers;
+    @SuppressWarnings("NullAway.Init")
     private Fetcher fetcher;
+    @SuppressWarnings("NullAway.Init")
     private Completer completer;
+    @SuppressWarnings("NullAway.Init")
     private Thread fetcherThread;
     /** Pool threads whose loop has ended: set before their last wake, where isAlive() may still say true. */
     private final Set<Thread> ended = ConcurrentHashMap.newKeySet();
     /** The jobs this pool handed to a handler and has not stored the outcome of: the heartbeat extends exactly these. */
     private final Set<Long> held = ConcurrentHashMap.newKeySet();
-    private volatile Object localHandle;
+    private volatile @Nullable Object localHandle;
 
     /**
      * @param connections the queue's connections, in auto-commit
@@ -310,10 +316,20 @@ public final class PoolRuntime {
         events.started(job);
         RetryListener.Scope scope = events.running(job);
         try {
-            return runner.run(claimed, handlers.get(job.type()), policyFor(job.type()));
+            return runner.run(claimed, handler(job.type()), policyFor(job.type()));
         } finally {
             PoolEvents.close(scope);
         }
+    }
+
+    /** The handler of {@code type}: the pool claims only the types it has handlers for. */
+    private JobHandler handler(String type) {
+        JobHandler handler = handlers.get(type);
+        if (handler == null) {
+            throw new IllegalStateException("worker pool " + workerId() + " claimed a job of type " + type
+                    + ", which it has no handler for");
+        }
+        return handler;
     }
 
     private RetryPolicy policyFor(String type) {

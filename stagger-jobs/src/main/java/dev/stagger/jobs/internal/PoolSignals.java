@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pool's run state as its threads see it, and how they pause after a database failure: the
@@ -78,7 +79,7 @@ public final class PoolSignals {
      */
     public final class Reconnect {
         private final Pacer pacer;
-        private RetryState state;
+        private @Nullable RetryState state;
 
         private Reconnect(Pacer pacer) {
             this.pacer = pacer;

@@ -3,6 +3,7 @@ package dev.stagger.jobs.internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one loop every pool thread runs: a step, again and again, on a database connection of the
@@ -75,7 +76,7 @@ public final class ReconnectingLoop implements Runnable {
         }
     }
 
-    private static Connection closeQuietly(Connection c) {
+    private static @Nullable Connection closeQuietly(@Nullable Connection c) {
         if (c != null) {
             try {
                 c.close();

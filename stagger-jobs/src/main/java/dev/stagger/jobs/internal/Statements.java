@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The prepared statements one pool thread keeps on its connection, so a statement it runs again
@@ -14,7 +15,7 @@ import java.util.Map;
  * one thread.
  */
 public final class Statements {
-    private Connection connection;
+    private @Nullable Connection connection;
     private final Map<String, PreparedStatement> prepared = new HashMap<>();
 
     /** The statement for {@code sql} on {@code c}, prepared on first use on this connection. */

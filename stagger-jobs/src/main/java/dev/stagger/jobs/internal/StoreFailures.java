@@ -3,6 +3,7 @@ package dev.stagger.jobs.internal;
 import dev.stagger.jdbc.StoreException;
 import java.sql.BatchUpdateException;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a driver's {@link SQLException} into the unchecked {@link StoreException} of the public
@@ -31,7 +32,7 @@ public final class StoreFailures {
         return new SQLException(message, state, source.getErrorCode());
     }
 
-    private static String firstLine(String message) {
+    private static String firstLine(@Nullable String message) {
         if (message == null) {
             return "";
         }

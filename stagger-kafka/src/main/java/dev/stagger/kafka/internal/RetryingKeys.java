@@ -78,11 +78,11 @@ public final class RetryingKeys {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                    if (r.offset() < ends.get(tp) && r.key() != null) {
+                    if (r.offset() < Offsets.of(ends, tp) && r.key() != null) {
                         keys.add(ByteBuffer.wrap(r.key()));
                     }
                 }
-                left.removeIf(tp -> reader.position(tp) >= ends.get(tp));
+                left.removeIf(tp -> reader.position(tp) >= Offsets.of(ends, tp));
             }
         }
         return keys;

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes on one channel in confirm mode and tells each publisher when the broker has taken
@@ -89,7 +90,7 @@ public final class ConfirmingPublisher {
         }
     }
 
-    private void settle(long seq, boolean multiple, Exception failure) {
+    private void settle(long seq, boolean multiple, @Nullable Exception failure) {
         if (multiple) {
             ConcurrentNavigableMap<Long, CompletableFuture<Void>> upTo = pending.headMap(seq, true);
             for (Map.Entry<Long, CompletableFuture<Void>> e : upTo.entrySet()) {
@@ -105,7 +106,7 @@ public final class ConfirmingPublisher {
         }
     }
 
-    private static void complete(CompletableFuture<Void> f, Exception failure) {
+    private static void complete(CompletableFuture<Void> f, @Nullable Exception failure) {
         if (failure == null) {
             f.complete(null);
         } else {

@@ -39,6 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the handler for one delivery and settles it: acknowledged on success; on failure a copy
@@ -158,7 +159,14 @@ public final class DeliveryProcessor {
 
     /** One delivery being settled: what the listener is told and what is acknowledged. */
     private record Delivery(long tag, AMQP.BasicProperties properties, byte[] body, int attempt, long firstAt,
-                            Throwable failure, long handlerNanos) {
+                            @Nullable Throwable failure, long handlerNanos) {
+        /** The handler's failure, for a delivery whose handler failed. */
+        Throwable failed() {
+            if (failure == null) {
+                throw new IllegalStateException("delivery " + tag + " did not fail");
+            }
+            return failure;
+        }
     }
 
     /**
@@ -167,8 +175,8 @@ public final class DeliveryProcessor {
      * @param outcome RETRIED or DEAD_LETTERED; null for a delivery delayed again (not an attempt)
      * @param lastResort a dead letter already cut down after a failed copy: when it fails too, the original waits and goes back
      */
-    private record Copy(String queue, Map<String, Object> headers, MessageOutcome outcome, Duration delay,
-                        EndReason reason, boolean lastResort) {
+    private record Copy(String queue, Map<String, Object> headers, @Nullable MessageOutcome outcome, Duration delay,
+                        @Nullable EndReason reason, boolean lastResort) {
     }
 
     /**
@@ -185,7 +193,7 @@ public final class DeliveryProcessor {
     /** An in-place retry waiting for its time; whoever takes it from {@link #waiting} first deals with it. */
     private static final class InPlace {
         final Received received;
-        volatile Clock.Cancellable timer;
+        volatile Clock.@Nullable Cancellable timer;
 
         InPlace(Received received) {
             this.received = received;
@@ -384,7 +392,7 @@ public final class DeliveryProcessor {
     private Copy deferred(Delivery d, RetryScope.Outcome inner) {
         Map<String, Object> old = d.properties().getHeaders();
         Map<String, Object> headers = HeaderCodec.copyForRepublish(old);
-        HeaderCodec.appendError(old, headers, d.attempt(), clock.currentTimeMillis(), d.failure());
+        HeaderCodec.appendError(old, headers, d.attempt(), clock.currentTimeMillis(), d.failed());
         headers.put(MessageHeaders.FIRST_ATTEMPT_AT, d.firstAt());
         return dead(headers, d.attempt(), EndReason.NOT_RETRYABLE, DEFERRED + ": retry '" + inner.retry() + "' inside the handler "
                 + "decided on the failure (" + inner.reason() + " after " + inner.attempts() + " attempt(s))", false);
@@ -394,10 +402,10 @@ public final class DeliveryProcessor {
         Map<String, Object> old = d.properties().getHeaders();
         long backoffState = HeaderCodec.number(old, MessageHeaders.BACKOFF_STATE, 0);
         long now = clock.currentTimeMillis();
-        RetryStep.Outcome outcome = step.afterFailure(d.failure(),
+        RetryStep.Outcome outcome = step.afterFailure(d.failed(),
                 new RetryStep.Attempt(d.attempt(), d.firstAt(), backoffState));
         Map<String, Object> headers = HeaderCodec.copyForRepublish(old);
-        HeaderCodec.appendError(old, headers, d.attempt(), now, d.failure());
+        HeaderCodec.appendError(old, headers, d.attempt(), now, d.failed());
         headers.put(MessageHeaders.FIRST_ATTEMPT_AT, d.firstAt());
         if (outcome instanceof RetryStep.Retry retry) {
             long delayMillis = (retry.delayNanos() + 999_999) / 1_000_000;
@@ -415,7 +423,8 @@ public final class DeliveryProcessor {
     }
 
     /** {@code headers} made a dead letter's, for {@code reason} (and {@code cause}, when the consumer's own). */
-    private Copy dead(Map<String, Object> headers, int attempt, EndReason reason, String cause, boolean lastResort) {
+    private Copy dead(Map<String, Object> headers, int attempt, EndReason reason, @Nullable String cause,
+                      boolean lastResort) {
         headers.put(MessageHeaders.ATTEMPT, attempt);
         headers.put(MessageHeaders.END_REASON, reason.name());
         headers.put(MessageHeaders.DEAD_AT, clock.currentTimeMillis());
@@ -431,7 +440,7 @@ public final class DeliveryProcessor {
      * (plus a little clock skew), or further ahead than the longest wait a retry may have; null
      * when it is in range.
      */
-    private Copy dueAtOutOfRange(Map<String, Object> headers, long firstAt, long dueAt, long now) {
+    private @Nullable Copy dueAtOutOfRange(Map<String, Object> headers, long firstAt, long dueAt, long now) {
         Optional<Duration> deadline = step.deadline();
         String cause = null;
         EndReason reason = EndReason.NOT_RETRYABLE;
@@ -519,7 +528,8 @@ public final class DeliveryProcessor {
             headers.remove(MessageHeaders.BACKOFF_STATE);
             String what = copy.outcome() == MessageOutcome.DEAD_LETTERED ? "the dead letter" : "the retry";
             String cause = UNPUBLISHABLE + ": " + what + " could not be published: " + describe(why);
-            EndReason reason = copy.outcome() == MessageOutcome.DEAD_LETTERED ? copy.reason() : EndReason.NOT_RETRYABLE;
+            EndReason reason = copy.outcome() == MessageOutcome.DEAD_LETTERED && copy.reason() != null ? copy.reason()
+                    : EndReason.NOT_RETRYABLE; // a dead letter always has its reason
             settle(d, dead(headers, d.attempt(), reason, cause, true), redeclared);
             return;
         }
@@ -607,7 +617,7 @@ public final class DeliveryProcessor {
     }
 
     private void tell(AMQP.BasicProperties properties, int attempt, MessageOutcome outcome, long handlerNanos,
-                      long firstAtMillis, Duration delay, EndReason reason, Throwable failure) {
+                      long firstAtMillis, Duration delay, @Nullable EndReason reason, @Nullable Throwable failure) {
         if (listeners.length == 0) {
             return;
         }

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads and writes the {@link MessageHeaders}. Lenient when reading (a header of the wrong type is
@@ -33,26 +34,26 @@ public final class HeaderCodec {
     private HeaderCodec() {
     }
 
-    public static int attempt(Map<String, Object> headers) {
+    public static int attempt(@Nullable Map<String, Object> headers) {
         long n = number(headers, MessageHeaders.ATTEMPT, 1);
         return n < 1 || n > Integer.MAX_VALUE ? 1 : (int) n;
     }
 
-    public static long number(Map<String, Object> headers, String name, long fallback) {
+    public static long number(@Nullable Map<String, Object> headers, String name, long fallback) {
         Object v = headers == null ? null : headers.get(name);
         return v instanceof Number n ? n.longValue() : fallback;
     }
 
-    public static boolean has(Map<String, Object> headers, String name) {
+    public static boolean has(@Nullable Map<String, Object> headers, String name) {
         return headers != null && headers.get(name) instanceof Number;
     }
 
-    public static String text(Map<String, Object> headers, String name) {
+    public static @Nullable String text(@Nullable Map<String, Object> headers, String name) {
         Object v = headers == null ? null : headers.get(name);
         return v == null ? null : v.toString(); // LongString prints as its UTF-8 text
     }
 
-    public static List<MessageError> history(Map<String, Object> headers) {
+    public static List<MessageError> history(@Nullable Map<String, Object> headers) {
         Object v = headers == null ? null : headers.get(MessageHeaders.ERRORS);
         if (!(v instanceof List<?> entries)) {
             return List.of();
@@ -78,8 +79,8 @@ public final class HeaderCodec {
      * dropped oldest first and {@link MessageHeaders#ERRORS_DROPPED} counts them (with those
      * dropped before).
      */
-    public static void appendError(Map<String, Object> headers, Map<String, Object> copy, int attempt, long nowMillis,
-                                   Throwable failure) {
+    public static void appendError(@Nullable Map<String, Object> headers, Map<String, Object> copy, int attempt,
+                                   long nowMillis, Throwable failure) {
         List<Object> entries = new ArrayList<>();
         Object v = headers == null ? null : headers.get(MessageHeaders.ERRORS);
         if (v instanceof List<?> old) {
@@ -111,7 +112,7 @@ public final class HeaderCodec {
         }
     }
 
-    private static void putBounded(Map<String, Object> headers, Map<String, Object> copy, List<Object> entries,
+    private static void putBounded(@Nullable Map<String, Object> headers, Map<String, Object> copy, List<Object> entries,
                                    int maxEntries, int maxBytes) {
         long dropped = Math.max(0, number(headers, MessageHeaders.ERRORS_DROPPED, 0));
         while (entries.size() > 2 && (entries.size() > maxEntries || arrayBytes(entries) > maxBytes)) {
@@ -142,7 +143,7 @@ public final class HeaderCodec {
     }
 
     /** A mutable copy of {@code headers} without the broker's dead-lettering bookkeeping. */
-    public static Map<String, Object> copyForRepublish(Map<String, Object> headers) {
+    public static Map<String, Object> copyForRepublish(@Nullable Map<String, Object> headers) {
         Map<String, Object> copy = headers == null ? new HashMap<>() : new HashMap<>(headers);
         BROKER_DEATH_HEADERS.forEach(copy::remove);
         return copy;

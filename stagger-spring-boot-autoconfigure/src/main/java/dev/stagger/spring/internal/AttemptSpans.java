@@ -4,6 +4,7 @@ import dev.stagger.RetryListener;
 import java.net.URI;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes each HTTP attempt Spring's clients send through Stagger its own client span: the seam
@@ -21,14 +22,14 @@ public interface AttemptSpans {
      * Starts the span of one attempt about to be sent, writing its trace context through
      * {@code header}; null when there is none to start.
      */
-    Span start(String method, URI uri, BiConsumer<String, String> header);
+    @Nullable Span start(String method, URI uri, BiConsumer<String, String> header);
 
     /**
      * Makes the observation a Reactor context holds ({@code WebClient}'s own, under
      * {@link #REACTOR_KEY}) current on this thread until the returned scope closes, so a Stagger
      * call started inside is its child; null when there is none.
      */
-    default RetryListener.Scope resume(Function<String, Object> reactorContext) {
+    default RetryListener.@Nullable Scope resume(Function<String, Object> reactorContext) {
         return null;
     }
 
@@ -38,6 +39,6 @@ public interface AttemptSpans {
         RetryListener.Scope open();
 
         /** Ends it: {@code status} 0 when no response came. */
-        void stop(int status, Throwable failure);
+        void stop(int status, @Nullable Throwable failure);
     }
 }

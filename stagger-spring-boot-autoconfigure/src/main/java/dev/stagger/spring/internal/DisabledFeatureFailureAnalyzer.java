@@ -1,6 +1,7 @@
 package dev.stagger.spring.internal;
 
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -30,7 +31,7 @@ public final class DisabledFeatureFailureAnalyzer extends AbstractFailureAnalyze
     }
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, NoSuchBeanDefinitionException cause) {
         ResolvableType type = cause.getResolvableType();
         Class<?> required = type != null ? type.resolve() : cause.getBeanType();
         if (required == null || !SWITCHES.containsKey(required.getName())) {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -17,10 +18,10 @@ import org.springframework.util.ReflectionUtils;
  * the same return type; invoked on the target object when the call fails for good.
  */
 final class Fallback {
-    private final Method withoutFailure;
+    private final @Nullable Method withoutFailure;
     private final List<Method> withFailure;
 
-    private Fallback(Method withoutFailure, List<Method> withFailure) {
+    private Fallback(@Nullable Method withoutFailure, List<Method> withFailure) {
         this.withoutFailure = withoutFailure;
         this.withFailure = withFailure;
     }

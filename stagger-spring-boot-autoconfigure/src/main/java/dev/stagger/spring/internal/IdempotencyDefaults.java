@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -34,7 +35,7 @@ public final class IdempotencyDefaults {
      * The path prefixes the filter leaves alone: {@code excludePaths} as set, or else the actuator's
      * base path. Each is a path within the application, matched with everything under it.
      */
-    public static List<String> excluded(List<String> excludePaths, Environment environment) {
+    public static List<String> excluded(@Nullable List<String> excludePaths, Environment environment) {
         List<String> prefixes = new ArrayList<>();
         if (excludePaths == null) {
             String actuator = environment.getProperty("management.endpoints.web.base-path", "/actuator").trim();

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 
@@ -111,7 +112,7 @@ public final class InstanceFactory {
      * stays). Names, defaults and checks are stagger-core's {@link BackoffSpec}: a field not set keeps
      * {@link RetryPolicy#DEFAULT_BACKOFF}'s value.
      */
-    Backoff backoff(String at, BackoffProperties p) {
+    @Nullable Backoff backoff(String at, BackoffProperties p) {
         if (p.getType() == null && p.getBase() == null && p.getMultiplier() == null && p.getStep() == null
                 && p.getMaxDelay() == null && p.getJitter() == null && p.getJitterFactor() == null) {
             return null;

@@ -7,6 +7,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.net.URI;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link AttemptSpans} through {@link HttpClientObservation}: each attempt a client observation,
@@ -21,7 +22,7 @@ public final class ObservedAttemptSpans implements AttemptSpans {
     }
 
     @Override
-    public RetryListener.Scope resume(Function<String, Object> reactorContext) {
+    public RetryListener.@Nullable Scope resume(Function<String, Object> reactorContext) {
         return reactorContext.apply(REACTOR_KEY) instanceof Observation parent ? parent.openScope()::close : null;
     }
 
@@ -35,7 +36,7 @@ public final class ObservedAttemptSpans implements AttemptSpans {
             }
 
             @Override
-            public void stop(int status, Throwable failure) {
+            public void stop(int status, @Nullable Throwable failure) {
                 sent.stop(status, failure);
             }
         };

@@ -1,5 +1,6 @@
 package dev.stagger.spring.internal;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
@@ -17,7 +18,7 @@ public final class PropertyCheck {
     }
 
     /** Applies {@code value} (when set) through {@code setter}, reporting a refusal as property {@code name}. */
-    public static <V> void apply(String name, V value, Setter<V> setter) {
+    public static <V> void apply(String name, @Nullable V value, Setter<V> setter) {
         if (value == null) {
             return;
         }
@@ -28,12 +29,13 @@ public final class PropertyCheck {
         }
     }
 
-    public static InvalidConfigurationPropertyValueException invalid(String name, Object value, String reason) {
+    public static InvalidConfigurationPropertyValueException invalid(String name, @Nullable Object value,
+                                                                     @Nullable String reason) {
         return new InvalidConfigurationPropertyValueException(name, echo(value), reason);
     }
 
     /** A value as shown in a message: at most 64 characters, with the length when cut. */
-    public static String echo(Object value) {
+    public static String echo(@Nullable Object value) {
         String s = String.valueOf(value);
         return s.length() <= 64 ? s : s.substring(0, 64) + "... (" + s.length() + " chars)";
     }

@@ -5,6 +5,7 @@ import dev.stagger.Retry;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -59,14 +60,18 @@ public final class ReactorRetries {
         });
     }
 
-    static Mono<Object> mono(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
-        @SuppressWarnings("unchecked")
+    static Mono<Object> mono(Retry retry, @Nullable Object publisher, @Nullable Fallback fallback,
+                             MethodInvocation invocation) {
+        // a Mono method that returned null fails in each attempt, as it always has
+        @SuppressWarnings({"unchecked", "NullAway"})
         Mono<Object> retried = mono(retry, (Mono<Object>) publisher);
         return fallback == null ? retried : retried.onErrorResume(failure -> fallbackMono(fallback, invocation, failure));
     }
 
-    static Flux<Object> flux(Retry retry, Object publisher, Fallback fallback, MethodInvocation invocation) {
-        @SuppressWarnings("unchecked")
+    static Flux<Object> flux(Retry retry, @Nullable Object publisher, @Nullable Fallback fallback,
+                             MethodInvocation invocation) {
+        // a Flux method that returned null fails in each attempt, as it always has
+        @SuppressWarnings({"unchecked", "NullAway"})
         Flux<Object> retried = flux(retry, (Flux<Object>) publisher);
         if (fallback == null) {
             return retried;

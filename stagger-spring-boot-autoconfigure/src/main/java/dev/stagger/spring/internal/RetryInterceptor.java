@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -26,7 +27,7 @@ public final class RetryInterceptor implements MethodInterceptor {
             RetryInterceptor.class.getClassLoader());
 
     private final StaggerRegistry registry;
-    private final SpringRetryables springRetryables;
+    private final @Nullable SpringRetryables springRetryables;
     private final InsideTransaction insideTransaction;
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
@@ -35,12 +36,13 @@ public final class RetryInterceptor implements MethodInterceptor {
     }
 
     /** @param springRetryables also runs Spring's {@code @Retryable} methods (null: only {@code @StaggerRetry}) */
-    public RetryInterceptor(StaggerRegistry registry, SpringRetryables springRetryables) {
+    public RetryInterceptor(StaggerRegistry registry, @Nullable SpringRetryables springRetryables) {
         this(registry, springRetryables, InsideTransaction.of(InsideTransaction.Mode.FAIL));
     }
 
     /** @param insideTransaction what a call made inside a running transaction does (see {@link InsideTransaction}) */
-    public RetryInterceptor(StaggerRegistry registry, SpringRetryables springRetryables, InsideTransaction insideTransaction) {
+    public RetryInterceptor(StaggerRegistry registry, @Nullable SpringRetryables springRetryables,
+                            InsideTransaction insideTransaction) {
         this.registry = registry;
         this.springRetryables = springRetryables;
         this.insideTransaction = insideTransaction;
@@ -49,11 +51,11 @@ public final class RetryInterceptor implements MethodInterceptor {
     enum Kind { SYNC, STAGE, MONO, FLUX }
 
     /** What is decided once per method: the retry, the kind of return, the fallback, the annotated method. */
-    record Plan(Retry retry, Kind kind, Fallback fallback, Method specific) {
+    record Plan(Retry retry, Kind kind, @Nullable Fallback fallback, Method specific) {
     }
 
     @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Plan plan = plans.get(invocation.getMethod());
         if (plan == null) {
             plan = plans.computeIfAbsent(invocation.getMethod(), m -> plan(invocation));
@@ -99,7 +101,7 @@ public final class RetryInterceptor implements MethodInterceptor {
         return (CompletionStage<Object>) value;
     }
 
-    private static Object proceed(ProxyMethodInvocation proxied) throws Exception {
+    private static @Nullable Object proceed(ProxyMethodInvocation proxied) throws Exception {
         try {
             return proxied.invocableClone().proceed();
         } catch (Exception | Error e) {

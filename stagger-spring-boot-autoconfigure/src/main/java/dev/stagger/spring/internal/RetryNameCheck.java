@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -35,7 +36,7 @@ public final class RetryNameCheck implements BeanPostProcessor {
 
     private final Environment environment;
     private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
-    private volatile Set<String> configured;
+    private volatile @Nullable Set<String> configured;
 
     public RetryNameCheck(Environment environment) {
         this.environment = environment;
@@ -131,7 +132,7 @@ public final class RetryNameCheck implements BeanPostProcessor {
     }
 
     /** The configured name nearest to {@code name} by edit distance (null when none is configured). */
-    static String closest(String name, Set<String> names) {
+    static @Nullable String closest(String name, Set<String> names) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : names) {

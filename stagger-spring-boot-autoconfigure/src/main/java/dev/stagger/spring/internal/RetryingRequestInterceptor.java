@@ -8,6 +8,7 @@ import dev.stagger.http.StaggerHeaders;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
@@ -110,7 +111,7 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
     }
 
     /** Executes the rest of the chain inside {@code span}'s scope (none when null). */
-    private static ClientHttpResponse execute(AttemptSpans.Span span, HttpRequest request, byte[] body,
+    private static ClientHttpResponse execute(AttemptSpans.@Nullable Span span, HttpRequest request, byte[] body,
                                               ClientHttpRequestExecution execution) throws IOException {
         if (span == null) {
             return execution.execute(request, body);

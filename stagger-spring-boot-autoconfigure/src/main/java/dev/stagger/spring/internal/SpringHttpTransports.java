@@ -69,7 +69,7 @@ public final class SpringHttpTransports {
             int status = -1;
             if (result instanceof ClientHttpResponse r) {
                 status = BLOCKING.statusCode(r);
-            } else if (WEBFLUX && ReactiveHttp.TRANSPORT.owns(result)) {
+            } else if (WEBFLUX && result != null && ReactiveHttp.TRANSPORT.owns(result)) {
                 status = ReactiveHttp.TRANSPORT.statusCode(ReactiveHttp.cast(result));
             } else {
                 return jdk.isFailure(result, null);

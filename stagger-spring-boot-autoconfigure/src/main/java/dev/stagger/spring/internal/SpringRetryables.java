@@ -4,6 +4,7 @@ import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
 import dev.stagger.spring.StaggerRegistry;
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.resilience.annotation.Retryable;
 import org.springframework.resilience.retry.MethodRetryPredicate;
@@ -20,16 +21,16 @@ import org.springframework.resilience.retry.MethodRetryPredicate;
  */
 public final class SpringRetryables {
     private final StaggerRegistry registry;
-    private final String retryName;
+    private final @Nullable String retryName;
 
     /** @param retryName the Stagger retry every {@code @Retryable} uses; null: {@code Class.method} */
-    public SpringRetryables(StaggerRegistry registry, String retryName) {
+    public SpringRetryables(StaggerRegistry registry, @Nullable String retryName) {
         this.registry = registry;
         this.retryName = retryName;
     }
 
     /** The retry for {@code method}, or null when it has no {@code @Retryable}. */
-    public Retry retry(Method method, Class<?> targetClass, String defaultName) {
+    public @Nullable Retry retry(Method method, Class<?> targetClass, String defaultName) {
         Retryable annotation = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
         if (annotation == null) {
             annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, Retryable.class);

@@ -5,6 +5,7 @@ import dev.stagger.spring.StaggerHttp;
 import dev.stagger.spring.StaggerProperties;
 import dev.stagger.spring.cloud.StaggerFeignProperties;
 import feign.Capability;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,7 +37,8 @@ public class FeignClientRetries {
     }
 
     /** The Stagger HTTP client retrying Feign client {@code client}, or null for none. */
-    static String rulesFor(String client, StaggerFeignProperties feign, StaggerProperties stagger) {
+    static @Nullable String rulesFor(@Nullable String client, @Nullable StaggerFeignProperties feign,
+                                     @Nullable StaggerProperties stagger) {
         if (client == null) {
             return null;
         }
