@@ -114,7 +114,7 @@ final class HedgeWatch {
      * null for none) needs nothing from it: no deadline on the retry's clock to bound its attempts
      * by, no refused nesting. Such a call's frame then only marks it for the retries inside it.
      */
-    private static boolean frameless(Ambient.Frame around, Retry retry) {
+    private static boolean frameless(Ambient.@Nullable Frame around, Retry retry) {
         return around == null || around.nesting() != Nesting.REFUSE && around.deadlineOn(retry.clock) == Ambient.NO_DEADLINE;
     }
 

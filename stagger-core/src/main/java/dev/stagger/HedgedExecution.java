@@ -1,5 +1,6 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One hedged call ({@link HedgePolicy}), sync or async: rounds of attempts running side by side,
@@ -45,11 +47,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     private int inRound;
     /** Counts rounds, so a hedge armed in one never fires in the next. */
     private int round;
-    private Clock.Cancellable timer;
+    private Clock.@Nullable Cancellable timer;
     /** The first attempt of the current round (the one hedges back up); its latency feeds a percentile delay. */
-    private HedgeAttempt roundFirst;
+    private @Nullable HedgeAttempt roundFirst;
     /** The first attempt when the caller's thread runs it; set before any other thread sees this call. */
-    private HedgeAttempt adopted;
+    private @Nullable HedgeAttempt adopted;
     private long armedDelay;
     /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
     private int armedRound;
@@ -64,9 +66,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** @param promise the caller's future when a {@link PendingHedge} made it; null to make one owned by this */
-    HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync, Promise<T> promise) {
+    HedgedExecution(Retry retry, Object operation, boolean readsContext, boolean sync, @Nullable Promise<T> promise) {
         super(retry, operation, readsContext);
-        this.hedging = retry.hedging;
+        this.hedging = Checks.notNull("hedging", retry.hedging); // made only for a retry whose policy hedges
         this.running = new HedgeAttempt[hedging.policy.maxHedges() + 1]; // a round's attempts, the most running at once
         this.sync = sync;
         this.promise = promise != null ? promise : new Promise<>(this);
@@ -96,7 +98,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the first attempt, for the caller's thread to run, when the call is sync; else null
      */
-    private HedgeAttempt open() {
+    private @Nullable HedgeAttempt open() {
         begin();
         if (retry.policy.deadlineNanos() > 0) {
             Ambient.needFrames(); // retries inside its attempts are bounded by this call's deadline
@@ -135,20 +137,20 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * (this execution then made for the rest of the call), or, after {@link #adopt}, with either
      * outcome. Runs on the caller's thread and returns the call's answer.
      */
-    T callerEnded(Ambient.Local callerLocal, long attemptStart, Object result, Throwable failure,
-                  Ambient.Decided inner) throws Exception {
+    T callerEnded(Ambient.Local callerLocal, long attemptStart, @Nullable Object result, @Nullable Throwable failure,
+                  Ambient.@Nullable Decided inner) throws Exception {
         HedgeAttempt a = adopted;
         if (a == null) {
             sink = callerLocal.sink();
             lock.lock();
             try {
                 takeFirst(attemptStart, null);
-                a = adopted;
+                a = Checks.notNull("adopted", adopted); // takeFirst set it
             } finally {
                 lock.unlock();
             }
         } else {
-            ((CallerAttempt) a.handle).returned();
+            ((CallerAttempt) Checks.notNull("handle", a.handle)).returned(); // adopt() gave it the caller's
         }
         a.inner = inner;
         outcome(a, result, failure);
@@ -165,8 +167,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      * ({@code thrown}), begun at {@code attemptStart} on a thread whose decisions go to
      * {@code to}: adopted, its hedge armed, followed as {@link #start()} would.
      */
-    void adoptStarted(long attemptStart, Ambient.Sink to, CompletableFuture<T> future, Throwable thrown,
-                      Ambient.Decided inner) {
+    void adoptStarted(long attemptStart, Ambient.Sink to, @Nullable CompletableFuture<T> future,
+                      @Nullable Throwable thrown, Ambient.@Nullable Decided inner) {
         begin();
         sink = to;
         int r;
@@ -174,7 +176,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         lock.lock();
         try {
             r = takeFirst(attemptStart, null);
-            a = adopted;
+            a = Checks.notNull("adopted", adopted); // takeFirst set it
             a.handle = future;
         } finally {
             lock.unlock();
@@ -185,7 +187,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             return;
         }
         arm(r);
-        future.handle((value, failure) -> {
+        Checks.notNull("future", future).handle((value, failure) -> { // started: not thrown
             outcome(a, value, unwrap(failure));
             return null;
         });
@@ -211,12 +213,12 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** The adopted first attempt ended ({@link #adoptPending}). */
-    void firstEnded(Object value, Throwable failure) {
-        outcome(adopted, value, unwrap(failure));
+    void firstEnded(@Nullable Object value, @Nullable Throwable failure) {
+        outcome(Checks.notNull("adopted", adopted), value, unwrap(failure)); // adoptPending set it
     }
 
     /** Registers the running first attempt of the first round, begun at {@code attemptStart}; under the lock. */
-    private int takeFirst(long attemptStart, Future<?> handle) {
+    private int takeFirst(long attemptStart, @Nullable Future<?> handle) {
         int r = ++round;
         inRound = 0;
         attempt = 1;
@@ -231,9 +233,9 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         try {
             return promise.get();
         } catch (ExecutionException e) {
-            throw Retry.<Exception>sneaky(e.getCause());
+            throw Retry.<Exception>sneaky(Checks.notNull("cause", e.getCause())); // the promise failed with it
         } catch (InterruptedException e) {
-            Future<?>[] losers;
+            Future<?> @Nullable [] losers;
             Throwable last;
             lock.lock();
             try {
@@ -255,7 +257,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @param inline whether the caller's thread runs that attempt: it is then returned, not launched
      */
-    private HedgeAttempt startRound(boolean inline) {
+    private @Nullable HedgeAttempt startRound(boolean inline) {
         HedgeAttempt first = null;
         int r;
         lock.lock();
@@ -330,7 +332,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             if (!hedging.tryHedge()) {
                 return; // recent hedges have been losing: the slowness is shared, a hedge would only add load
             }
-            CircuitBreaker.Permit p = null;
+            CircuitBreaker.@Nullable Permit p = null;
             CircuitBreaker breaker = retry.breaker;
             if (breaker != null && !(p = breaker.tryAcquirePermission()).isGranted()) {
                 return; // no hedge while the breaker refuses; the running attempts go on
@@ -357,14 +359,14 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         launch(a);
     }
 
-    private void release(CircuitBreaker.Permit p) {
+    private void release(CircuitBreaker.@Nullable Permit p) {
         if (p != null) {
-            retry.breaker.releasePermission(p); // the hedge never happened
+            Checks.notNull("breaker", retry.breaker).releasePermission(p); // the hedge never happened; a permit is the breaker's
         }
     }
 
     /** Registers a new running attempt; under the lock. */
-    private HedgeAttempt track(int number, boolean isHedge, CircuitBreaker.Permit p, long startNanos) {
+    private HedgeAttempt track(int number, boolean isHedge, CircuitBreaker.@Nullable Permit p, long startNanos) {
         HedgeAttempt a = new HedgeAttempt(this, number, isHedge, p, startNanos);
         if (!isHedge) {
             roundFirst = a;
@@ -385,7 +387,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
             FutureTask<Void> task = new FutureTask<>(a, null);
             a.handle = task;
             try {
-                retry.hedging.policy.executor().execute(task);
+                hedging.policy.executor().execute(task);
             } catch (RuntimeException rejected) {
                 outcome(a, null, rejected);
             }
@@ -427,8 +429,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     }
 
     /** An attempt's outcome, on the thread it finished on. */
-    private void outcome(HedgeAttempt a, Object value, Throwable failure) {
-        Future<?>[] losers = null;
+    private void outcome(HedgeAttempt a, @Nullable Object value, @Nullable Throwable failure) {
+        Future<?> @Nullable [] losers = null;
         boolean ended = false;
         long wait = END;
         try {
@@ -527,7 +529,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
      *
      * @return the running attempts' handles, to cancel once the lock is released; null for none
      */
-    private Future<?>[] endNow(EndReason reason) {
+    private Future<?> @Nullable [] endNow(EndReason reason) {
         if (endReason != null) {
             return null;
         }
@@ -619,7 +621,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         return own > 0 ? Math.min(at, startNanos() + own) : at;
     }
 
-    static Throwable unwrap(Throwable t) {
+    static @Nullable Throwable unwrap(@Nullable Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
@@ -650,7 +652,7 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     @SuppressWarnings("unchecked")
     void runAttempt(HedgeAttempt a) {
         long serial = Ambient.serial();
-        Ambient.Local local = null;
+        Ambient.@Nullable Local local = null;
         Object result = null;
         Throwable failure = null;
         Object scopes = listeners.length > 0 ? openAttemptScopes(a.number) : null;

@@ -1,5 +1,6 @@
 package dev.stagger;
 
+import dev.stagger.internal.Checks;
 import dev.stagger.internal.TimerWheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -7,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The async hedged call's light path (a retry needing nothing per attempt: no listener, breaker,
@@ -60,12 +62,12 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
     /** Set by a caller ending the call while the hand-over runs; it then ends the execution. */
     private volatile boolean callerEnded;
     /** The first attempt's outcome, stored when it arrived during the hand-over (ARRIVED). */
-    private T value;
-    private Throwable failure;
+    private @Nullable T value;
+    private @Nullable Throwable failure;
     /** Published by HANDED. */
-    private HedgedExecution<T> execution;
+    private @Nullable HedgedExecution<T> execution;
     /** The next entry pushed onto the watch's incoming list. */
-    PendingHedge<?> nextIncoming;
+    @Nullable PendingHedge<?> nextIncoming;
 
     private PendingHedge(Retry retry, Supplier<? extends CompletionStage<T>> operation, CompletableFuture<T> first,
                          long start, long due) {
@@ -115,7 +117,7 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
     /** Follows the pending first attempt {@code first}, begun at {@code start}, its hedge armed on the watch. */
     static <T> PendingHedge<T> watched(Retry retry, Supplier<? extends CompletionStage<T>> operation,
                                        CompletableFuture<T> first, long start) {
-        PendingHedge<T> call = new PendingHedge<>(retry, operation, first, start, start + retry.hedging.delayNanos());
+        PendingHedge<T> call = new PendingHedge<>(retry, operation, first, start, start + hedging(retry).delayNanos());
         HedgeWatch.watch(call);
         first.handle(call);
         return call;
@@ -128,7 +130,7 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
 
     /** What a call answered by its first attempt tells, begun at {@code start} on the coarse clock. */
     private static void succeeded(Retry retry, long start) {
-        Hedging hedging = retry.hedging;
+        Hedging hedging = hedging(retry);
         if (hedging.timesAttempts()) {
             hedging.observed(retry.clock.coarseNanoTime() - start);
         }
@@ -138,6 +140,11 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
         }
     }
 
+    /** The retry's hedging: this path is taken only for a retry whose policy hedges. */
+    private static Hedging hedging(Retry retry) {
+        return Checks.notNull("hedging", retry.hedging);
+    }
+
     /** Whether the watch must still keep the entry (the first attempt has not ended and nothing fired). */
     boolean waiting() {
         return state == PENDING;
@@ -145,7 +152,7 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
 
     /** The first attempt's future completed: on whatever thread completed it. */
     @Override
-    public Void apply(T result, Throwable thrown) {
+    public Void apply(@Nullable T result, @Nullable Throwable thrown) {
         while (true) {
             int s = state;
             if (s == PENDING) {
@@ -176,9 +183,9 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
                 continue;
             }
             if (s == HANDED) {
-                execution.firstEnded(result, thrown);
+                Checks.notNull("execution", execution).firstEnded(result, thrown); // published by HANDED
             } else {
-                retry.hedging.policy.discard(result); // the caller ended the call: nobody receives it
+                hedging(retry).policy.discard(result); // the caller ended the call: nobody receives it
             }
             return null;
         }
@@ -231,7 +238,7 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
                 }
             } else {
                 if (s == HANDED) {
-                    execution.onCallerEnded(); // once ended, a second call does nothing
+                    Checks.notNull("execution", execution).onCallerEnded(); // published by HANDED; a second end does nothing
                 }
                 return; // FIRED or ARRIVED: the hand-over sees callerEnded
             }
