@@ -444,6 +444,10 @@ public final class RetryingHttpClient {
         return keyMode;
     }
 
+    public boolean hedgesIdempotentWrites() {
+        return hedgeIdempotentWrites;
+    }
+
     public String service() {
         return service;
     }

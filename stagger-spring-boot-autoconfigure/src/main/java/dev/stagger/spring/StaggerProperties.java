@@ -418,6 +418,8 @@ public class StaggerProperties {
         private @Nullable String idempotencyKeys;
         /** Whether the server honours Idempotency-Key, making keyed POSTs safe to repeat (default false). */
         private @Nullable Boolean keysHonoured;
+        /** Whether PUT and DELETE are hedged when the client's retry hedges (default false: two at once race). */
+        private @Nullable Boolean hedgeIdempotentWrites;
         /** Longest Retry-After honoured; longer hints are clamped (default 5 min). */
         private @Nullable Duration maxRetryAfter;
         /** Hosts whose Stagger-No-Retry is ignored: their answers are retried as if it were absent (default: none, every host is trusted). */
@@ -433,6 +435,8 @@ public class StaggerProperties {
         public void setIdempotencyKeys(@Nullable String idempotencyKeys) { this.idempotencyKeys = idempotencyKeys; }
         public @Nullable Boolean getKeysHonoured() { return keysHonoured; }
         public void setKeysHonoured(@Nullable Boolean keysHonoured) { this.keysHonoured = keysHonoured; }
+        public @Nullable Boolean getHedgeIdempotentWrites() { return hedgeIdempotentWrites; }
+        public void setHedgeIdempotentWrites(@Nullable Boolean hedge) { this.hedgeIdempotentWrites = hedge; }
         public @Nullable Duration getMaxRetryAfter() { return maxRetryAfter; }
         public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) { this.maxRetryAfter = maxRetryAfter; }
         public @Nullable List<String> getUntrustedHosts() { return untrustedHosts; }

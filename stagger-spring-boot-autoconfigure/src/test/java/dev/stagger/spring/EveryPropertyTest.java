@@ -527,6 +527,7 @@ class EveryPropertyTest {
             set(H + "idempotency-keys", "off", c -> assertThat(payments(c).idempotencyKeyMode()).isEqualTo(IdempotencyKeyMode.OFF)),
             set(H + "keys-honoured", "true", c -> assertThat(payments(c)
                     .exchange("POST", URI.create("http://127.0.0.1/charges"), header -> Optional.empty()).safe()).isTrue()),
+            set(H + "hedge-idempotent-writes", "true", c -> assertThat(payments(c).hedgesIdempotentWrites()).isTrue()),
             set(H + "max-retry-after", "9s", c -> {
                 RetryingHttpClient client = payments(c);
                 VirtualClock clock = clock(c);

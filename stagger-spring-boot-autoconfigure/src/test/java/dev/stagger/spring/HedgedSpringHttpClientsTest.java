@@ -258,6 +258,38 @@ class HedgedSpringHttpClientsTest {
     }
 
     @Test
+    void aPutIsNotHedgedByDefault() {
+        runner.run(context -> {
+            VirtualClock clock = context.getBean(VirtualClock.class);
+            CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> restClient(context.getBean(StaggerHttp.class))
+                    .put().uri("/slow/items/1").body("{}").retrieve().body(String.class));
+            awaitTrue(() -> received.size() == 1);
+            assertThat(clock.pendingTasks()).as("no hedge armed for a PUT by default").isZero();
+
+            slowMayAnswer.countDown();
+
+            assertThat(body.get(10, TimeUnit.SECONDS)).startsWith("slow");
+            assertThat(received).singleElement().extracting(Received::method).isEqualTo("PUT");
+        });
+    }
+
+    @Test
+    void aPutIsHedgedWhenTheClientSaysItsWritesMayRace() {
+        runner.withPropertyValues("stagger.http.clients.catalog.hedge-idempotent-writes=true").run(context -> {
+            VirtualClock clock = context.getBean(VirtualClock.class);
+            CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> restClient(context.getBean(StaggerHttp.class))
+                    .put().uri("/slow/items/1").body("{}").retrieve().body(String.class));
+            awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
+
+            clock.advance(DELAY);
+
+            assertThat(body.get(10, TimeUnit.SECONDS)).isEqualTo("fast");
+            assertThat(received).extracting(Received::method).containsExactly("PUT", "PUT");
+            loserAnswersAndIsReleased();
+        });
+    }
+
+    @Test
     void anUnkeyedPostIsNeverHedged() {
         runner.withPropertyValues("stagger.http.clients.catalog.keys-honoured=true",
                 "stagger.http.clients.catalog.idempotency-keys=off").run(context -> {

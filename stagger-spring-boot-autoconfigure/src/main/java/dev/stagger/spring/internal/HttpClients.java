@@ -101,6 +101,9 @@ public final class HttpClients {
             boolean honoured = p.getKeysHonoured();
             b.keysHonoured(uri -> honoured);
         }
+        if (p.getHedgeIdempotentWrites() != null) {
+            b.hedgeIdempotentWrites(p.getHedgeIdempotentWrites());
+        }
         PropertyCheck.apply(at + "max-retry-after", p.getMaxRetryAfter(), b::maxRetryAfter);
         if (p.getUntrustedHosts() != null) {
             Set<String> untrusted = new HashSet<>();
