@@ -1,13 +1,12 @@
 package dev.stagger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stagger.RetryPolicy;
 import dev.stagger.kafka.KafkaDeadLetters;
 import dev.stagger.kafka.KafkaHeaders;
 import dev.stagger.kafka.KafkaRetryConsumer;
+import dev.stagger.testsupport.kafka.TestKafka;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -40,20 +38,8 @@ class KafkaCommandTest {
 
     @BeforeEach
     void deadLetterTwoRecords() throws Exception {
-        String v = System.getenv("STAGGER_KAFKA_BOOTSTRAP");
-        bootstrap = v == null || v.isBlank() ? "127.0.0.1:9092" : v;
+        bootstrap = TestKafka.reachableBootstrap();
         Map<String, Object> config = Map.of("bootstrap.servers", bootstrap);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap, "request.timeout.ms", 3_000,
-                "default.api.timeout.ms", 5_000))) {
-            admin.describeCluster().clusterId().get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            String message = "Kafka is not reachable at " + bootstrap + " (" + e.getClass().getSimpleName()
-                    + "); start it with stagger-kafka/kafka-broker.sh start, or set STAGGER_KAFKA_BOOTSTRAP";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail("CI=true requires Kafka: " + message);
-            }
-            assumeTrue(false, message);
-        }
         consumer = KafkaRetryConsumer.builder(topic, config, m -> {
             if (m.headers().lastHeader(KafkaHeaders.REDRIVES) == null) {
                 throw new IllegalStateException("card declined");

@@ -1,8 +1,6 @@
 package dev.stagger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -10,6 +8,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.RetryPolicy;
 import dev.stagger.rabbitmq.RabbitConsumer;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -33,16 +32,8 @@ class RabbitMqCommandTest {
 
     @BeforeEach
     void deadLetterTwoMessages() throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        try {
-            connection = factory.newConnection("stagger-cli-test");
-        } catch (java.io.IOException | java.util.concurrent.TimeoutException e) {
-            String message = "RabbitMQ is not reachable at 127.0.0.1:5672 (" + e + "); start it with rabbitmq-server -detached";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail("CI=true requires RabbitMQ: " + message);
-            }
-            assumeTrue(false, message);
-        }
+        ConnectionFactory factory = TestBroker.factory();
+        connection = TestBroker.connect();
         consumer = RabbitConsumer.builder(queue, factory, m -> {
             if (m.headers().get("x-stagger-redrives") == null) {
                 throw new IllegalStateException("card declined");

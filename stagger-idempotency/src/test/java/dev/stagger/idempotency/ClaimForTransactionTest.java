@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;

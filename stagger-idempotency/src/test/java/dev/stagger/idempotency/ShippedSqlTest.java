@@ -10,7 +10,7 @@ import dev.stagger.jdbc.SchemaMode;
 import dev.stagger.jdbc.SchemaNotReadyException;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -9,7 +9,7 @@ import dev.stagger.EndReason;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.internal.SimpleDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

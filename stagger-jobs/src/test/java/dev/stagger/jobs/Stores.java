@@ -3,7 +3,7 @@ package dev.stagger.jobs;
 import dev.stagger.Clock;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -150,7 +150,7 @@ class StaggerJobsTest {
 
     @Test
     void onPostgresqlTheQueueIsCreatedAndAJobRunsAndTheContextStopsItsPools() throws Exception {
-        DataSource postgres = dev.stagger.jdbc.testsupport.TestDatabases.postgres();
+        DataSource postgres = dev.stagger.testsupport.jdbc.TestDatabases.postgres();
         String prefix = "spring_jobs_" + Long.toHexString(System.nanoTime()) + "_";
         Set<String> before = jobThreads();
         try {

@@ -7,7 +7,7 @@ import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.support.Http;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

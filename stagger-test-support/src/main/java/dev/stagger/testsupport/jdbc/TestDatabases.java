@@ -1,9 +1,6 @@
-package dev.stagger.jdbc.testsupport;
+package dev.stagger.testsupport.jdbc;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.stagger.jdbc.UrlDataSource;
+import dev.stagger.testsupport.Services;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -21,10 +18,6 @@ public final class TestDatabases {
     private TestDatabases() {
     }
 
-    public static boolean ci() {
-        return "true".equalsIgnoreCase(System.getenv("CI"));
-    }
-
     /** A reachable PostgreSQL, or the test is skipped (failed under CI). */
     public static DataSource postgres() {
         return require("PostgreSQL", env("STAGGER_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
@@ -38,7 +31,7 @@ public final class TestDatabases {
     }
 
     private static DataSource require(String what, String url, String user, String password, String variable) {
-        UrlDataSource ds = UrlDataSource.of(url, user, password);
+        UrlDataSource ds = new UrlDataSource(url, user, password);
         String problem = null;
         try (Connection c = ds.getConnection()) {
             if (!c.isValid(5)) {
@@ -47,14 +40,8 @@ public final class TestDatabases {
         } catch (SQLException e) {
             problem = e.getMessage();
         }
-        if (problem != null) {
-            String message = what + " is not reachable at " + url + " (" + problem + "); set " + variable
-                    + " to run this test";
-            if (ci()) {
-                fail("CI=true requires " + what + ": " + message);
-            }
-            assumeTrue(problem == null, message);
-        }
+        Services.require(what, problem == null, what + " is not reachable at " + url + " (" + problem + "); set "
+                + variable + " to run this test");
         return ds;
     }
 
