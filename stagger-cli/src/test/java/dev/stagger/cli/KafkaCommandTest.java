@@ -6,6 +6,7 @@ import dev.stagger.RetryPolicy;
 import dev.stagger.kafka.KafkaDeadLetters;
 import dev.stagger.kafka.KafkaHeaders;
 import dev.stagger.kafka.KafkaRetryConsumer;
+import dev.stagger.testsupport.Await;
 import dev.stagger.testsupport.kafka.TestKafka;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -67,11 +68,7 @@ class KafkaCommandTest {
 
     private void awaitDeadLetters(long n) throws Exception {
         KafkaDeadLetters dead = KafkaDeadLetters.of(Map.of("bootstrap.servers", bootstrap), topic);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (dead.count() != n) {
-            assertThat(System.nanoTime()).as("%d dead letters", n).isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        Await.until(n + " dead letters", Duration.ofSeconds(20), () -> dead.count() == n);
     }
 
     private int run(String... args) {
@@ -102,11 +99,7 @@ class KafkaCommandTest {
     void redriveSendsThemBackToTheWorkTopicOnce() throws Exception {
         assertThat(run("redrive", "--topic", topic, "--bootstrap", bootstrap, "--timeout", "5s")).as(err.toString()).isZero();
         assertThat(out.toString()).contains("re-drove 2 dead letter(s) to " + topic);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (handled.get() < 2) {
-            assertThat(System.nanoTime()).as("re-driven records handled").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until("re-driven records handled", Duration.ofSeconds(20), () -> handled.get() >= 2);
         awaitDeadLetters(0);
         assertThat(run("redrive", "--topic", topic, "--bootstrap", bootstrap)).isZero();
         assertThat(out.toString()).contains("re-drove 0 dead letter(s)");

@@ -8,6 +8,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.RetryPolicy;
 import dev.stagger.rabbitmq.RabbitConsumer;
+import dev.stagger.testsupport.Await;
 import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -68,11 +69,7 @@ class RabbitMqCommandTest {
     }
 
     private void awaitDeadLetters(long n) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (connection.createChannel().queueDeclarePassive(consumer.deadLetterQueue()).getMessageCount() != n) {
-            assertThat(System.nanoTime()).as("dead letters arrived").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until(n + " dead letters", () -> TestBroker.messageCount(connection, consumer.deadLetterQueue()) == n);
     }
 
     private int run(String... args) {
@@ -96,11 +93,7 @@ class RabbitMqCommandTest {
     void redriveSendsThemBackToTheWorkQueue() throws Exception {
         assertThat(run("redrive", "--queue", queue, "--timeout", "5s")).isZero();
         assertThat(out.toString()).contains("re-drove 2 dead letter(s) to " + queue);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (handled.get() < 2) {
-            assertThat(System.nanoTime()).as("re-driven messages handled").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until("re-driven messages handled", () -> handled.get() >= 2);
         awaitDeadLetters(0);
     }
 

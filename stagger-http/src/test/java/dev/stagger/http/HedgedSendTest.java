@@ -4,7 +4,7 @@ import static dev.stagger.http.HttpTesting.JDK_CLIENT;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.method;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
@@ -14,6 +14,7 @@ import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
 import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -55,7 +56,7 @@ import org.junit.jupiter.api.Test;
 class HedgedSendTest {
     private static final Duration DELAY = Duration.ofMillis(50);
 
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
     private final CountDownLatch slow = new CountDownLatch(1);
     /** Lets the first attempt through another transport answer. */
@@ -66,7 +67,7 @@ class HedgedSendTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -102,7 +103,7 @@ class HedgedSendTest {
     }
 
     /** Answers {@code status} once the test releases {@link #slow} (10 s at most). */
-    private ScriptedServer.Step held(int status, String body) {
+    private FaultServer.Step held(int status, String body) {
         return (request, response, callback) -> {
             slow.await(10, TimeUnit.SECONDS);
             status(status, body).answer(request, response, callback);
@@ -122,7 +123,7 @@ class HedgedSendTest {
         HttpResponse<String> response = future.get(10, TimeUnit.SECONDS);
 
         assertThat(response.body()).isEqualTo("fast");
-        assertThat(server.received()).extracting(ScriptedServer.Received::attemptHeader).containsExactly("1", "2");
+        assertThat(server.received()).extracting(FaultServer.Received::attemptHeader).containsExactly("1", "2");
         assertThat(events).hasSize(2);
         assertThat(events.get(0)).isInstanceOf(RetryEvent.HedgeSent.class);
         assertThat(events.get(1)).isInstanceOfSatisfying(RetryEvent.AttemptCancelled.class,
@@ -189,7 +190,7 @@ class HedgedSendTest {
         Await.until(() -> server.received().size() == 1);
         clock.advance(DELAY);
         assertThat(future.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-        assertThat(server.received()).hasSize(2).extracting(ScriptedServer.Received::idempotencyKey)
+        assertThat(server.received()).hasSize(2).extracting(FaultServer.Received::idempotencyKey)
                 .doesNotContainNull().containsOnly(server.received().get(0).idempotencyKey());
     }
 

@@ -90,14 +90,19 @@ public final class Await {
      * ({@code clock.pendingTasks() > 0}, {@code clock::runUntilIdle}).
      */
     public static void runUntilDone(Future<?> future, BooleanSupplier pending, Runnable runPending) {
-        long deadline = System.nanoTime() + LIMIT.toNanos();
+        runUntilDone(future, LIMIT, pending, runPending);
+    }
+
+    /** {@link #runUntilDone(Future, BooleanSupplier, Runnable)} for at most {@code limit} of real time. */
+    public static void runUntilDone(Future<?> future, Duration limit, BooleanSupplier pending, Runnable runPending) {
+        long deadline = System.nanoTime() + limit.toNanos();
         long pause = FIRST_PAUSE_NANOS;
         while (!future.isDone()) {
             if (pending.getAsBoolean()) {
                 runPending.run();
                 pause = FIRST_PAUSE_NANOS;
             } else if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("the asynchronous call did not finish within " + LIMIT.toMillis() + " ms: "
+                throw new AssertionError("the asynchronous call did not finish within " + limit.toMillis() + " ms: "
                         + future);
             } else {
                 pause(pause);
