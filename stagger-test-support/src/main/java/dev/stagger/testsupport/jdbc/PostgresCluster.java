@@ -167,8 +167,8 @@ public final class PostgresCluster implements AutoCloseable {
     }
 
     /** A connection per call to the database {@code postgres} as {@code postgres}. */
-    public DataSource dataSource(String... extraUrlParameters) {
-        return new UrlDataSource(url(extraUrlParameters), "postgres", "");
+    public TestDataSource dataSource(String... extraUrlParameters) {
+        return new TestDataSource(url(extraUrlParameters), "postgres", "");
     }
 
     /** Waits until a connection succeeds again, for at most {@code timeoutMillis}. */

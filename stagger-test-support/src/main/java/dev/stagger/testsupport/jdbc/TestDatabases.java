@@ -3,7 +3,6 @@ package dev.stagger.testsupport.jdbc;
 import dev.stagger.testsupport.Services;
 import java.sql.Connection;
 import java.sql.SQLException;
-import javax.sql.DataSource;
 
 /**
  * Finds the local test databases. Where one is unreachable a test is skipped with a message
@@ -19,19 +18,19 @@ public final class TestDatabases {
     }
 
     /** A reachable PostgreSQL, or the test is skipped (failed under CI). */
-    public static DataSource postgres() {
+    public static TestDataSource postgres() {
         return require("PostgreSQL", env("STAGGER_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
                 env("STAGGER_PG_USER", "postgres"), env("STAGGER_PG_PASSWORD", ""), "STAGGER_PG_URL");
     }
 
     /** A reachable MariaDB, or the test is skipped (failed under CI). */
-    public static DataSource mariadb() {
+    public static TestDataSource mariadb() {
         return require("MariaDB", env("STAGGER_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"),
                 env("STAGGER_MARIADB_USER", "root"), env("STAGGER_MARIADB_PASSWORD", ""), "STAGGER_MARIADB_URL");
     }
 
-    private static DataSource require(String what, String url, String user, String password, String variable) {
-        UrlDataSource ds = new UrlDataSource(url, user, password);
+    private static TestDataSource require(String what, String url, String user, String password, String variable) {
+        TestDataSource ds = new TestDataSource(url, user, password);
         String problem = null;
         try (Connection c = ds.getConnection()) {
             if (!c.isValid(5)) {

@@ -9,20 +9,33 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * A connection per call from {@link DriverManager}, for the tests' databases. The test support
- * depends on no Stagger module (stagger-jdbc's own tests use it), so it does not use stagger-jdbc's
- * {@code UrlDataSource}. Thread-safe: it holds no state but its URL and credentials.
+ * A connection per call from {@link DriverManager}, for the tests' databases; its URL and login
+ * are readable, for a test that builds another data source on them (stagger-jdbc's
+ * {@code UrlDataSource}, a pool). The test support depends on no Stagger module (stagger-jdbc's own
+ * tests use it), hence this class. Thread-safe: it holds no state but its URL and login.
  */
-final class UrlDataSource implements DataSource {
+public final class TestDataSource implements DataSource {
     private final String url;
     private final String user;
     private final String password;
     private volatile int loginTimeoutSeconds;
 
-    UrlDataSource(String url, String user, String password) {
+    TestDataSource(String url, String user, String password) {
         this.url = url;
         this.user = user;
         this.password = password;
+    }
+
+    public String url() {
+        return url;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String password() {
+        return password;
     }
 
     @Override
@@ -75,6 +88,6 @@ final class UrlDataSource implements DataSource {
 
     @Override
     public String toString() {
-        return "UrlDataSource{" + url + "}";
+        return "TestDataSource{" + url + "}";
     }
 }
