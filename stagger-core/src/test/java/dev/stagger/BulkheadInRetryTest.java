@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -148,7 +149,7 @@ class BulkheadInRetryTest {
                 result.completeExceptionally(e);
             }
         });
-        awaitWaiting(bulkhead, 1);
+        Await.until("a caller queued for a permit", () -> bulkhead.waiting() >= 1);
 
         holder.complete("done");
 
@@ -169,7 +170,7 @@ class BulkheadInRetryTest {
             stillInterrupted.set(Thread.currentThread().isInterrupted());
             done.countDown();
         });
-        awaitWaiting(bulkhead, 1);
+        Await.until("a caller queued for a permit", () -> bulkhead.waiting() >= 1);
 
         caller.interrupt();
 
@@ -263,16 +264,6 @@ class BulkheadInRetryTest {
 
         assertThat(thrown).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxConcurrent must be at least minConcurrent 3, got 2");
-    }
-
-    private static void awaitWaiting(Bulkhead bulkhead, int waiting) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (bulkhead.waiting() < waiting) {
-            if (System.nanoTime() > until) {
-                throw new AssertionError("no caller queued for a permit");
-            }
-            Thread.sleep(1); // polls for a state another thread reaches; no delay is checked
-        }
     }
 
     private static Thread start(Runnable r) {

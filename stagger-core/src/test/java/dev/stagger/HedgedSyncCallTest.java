@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -192,23 +193,15 @@ class HedgedSyncCallTest {
 
     /** Bounded polls for what the events say has happened on another thread (no delay is checked by them). */
     private void awaitWon() throws InterruptedException {
-        poll(() -> !events.won.isEmpty(), "a hedge won");
+        Await.until("a hedge won", () -> !events.won.isEmpty());
     }
 
     private void awaitPending() throws InterruptedException {
-        poll(() -> clock.pendingTasks() > 0, "the hedge armed");
+        Await.until("the hedge armed", () -> clock.pendingTasks() > 0);
     }
 
     private void awaitAttemptFinished() throws InterruptedException {
-        poll(() -> !events.attempts.isEmpty(), "the first attempt finished");
-    }
-
-    private static void poll(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!done.getAsBoolean()) {
-            assertThat(System.nanoTime() - until).as(what + " in time").isNegative();
-            Thread.sleep(1);
-        }
+        Await.until("the first attempt finished", () -> !events.attempts.isEmpty());
     }
 
     @Test

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.SqliteDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import dev.stagger.jobs.JobQueue;
 import dev.stagger.jobs.JobState;
 import dev.stagger.jobs.WorkerPool;

@@ -1,13 +1,13 @@
 package dev.stagger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.stagger.RetryPolicy;
 import dev.stagger.kafka.KafkaDeadLetters;
 import dev.stagger.kafka.KafkaHeaders;
 import dev.stagger.kafka.KafkaRetryConsumer;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.kafka.TestKafka;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -40,20 +39,8 @@ class KafkaCommandTest {
 
     @BeforeEach
     void deadLetterTwoRecords() throws Exception {
-        String v = System.getenv("STAGGER_KAFKA_BOOTSTRAP");
-        bootstrap = v == null || v.isBlank() ? "127.0.0.1:9092" : v;
+        bootstrap = TestKafka.reachableBootstrap();
         Map<String, Object> config = Map.of("bootstrap.servers", bootstrap);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap, "request.timeout.ms", 3_000,
-                "default.api.timeout.ms", 5_000))) {
-            admin.describeCluster().clusterId().get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            String message = "Kafka is not reachable at " + bootstrap + " (" + e.getClass().getSimpleName()
-                    + "); start it with stagger-kafka/kafka-broker.sh start, or set STAGGER_KAFKA_BOOTSTRAP";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail("CI=true requires Kafka: " + message);
-            }
-            assumeTrue(false, message);
-        }
         consumer = KafkaRetryConsumer.builder(topic, config, m -> {
             if (m.headers().lastHeader(KafkaHeaders.REDRIVES) == null) {
                 throw new IllegalStateException("card declined");
@@ -81,11 +68,7 @@ class KafkaCommandTest {
 
     private void awaitDeadLetters(long n) throws Exception {
         KafkaDeadLetters dead = KafkaDeadLetters.of(Map.of("bootstrap.servers", bootstrap), topic);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (dead.count() != n) {
-            assertThat(System.nanoTime()).as("%d dead letters", n).isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        Await.until(n + " dead letters", Duration.ofSeconds(20), () -> dead.count() == n);
     }
 
     private int run(String... args) {
@@ -116,11 +99,7 @@ class KafkaCommandTest {
     void redriveSendsThemBackToTheWorkTopicOnce() throws Exception {
         assertThat(run("redrive", "--topic", topic, "--bootstrap", bootstrap, "--timeout", "5s")).as(err.toString()).isZero();
         assertThat(out.toString()).contains("re-drove 2 dead letter(s) to " + topic);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (handled.get() < 2) {
-            assertThat(System.nanoTime()).as("re-driven records handled").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until("re-driven records handled", Duration.ofSeconds(20), () -> handled.get() >= 2);
         awaitDeadLetters(0);
         assertThat(run("redrive", "--topic", topic, "--bootstrap", bootstrap)).isZero();
         assertThat(out.toString()).contains("re-drove 0 dead letter(s)");

@@ -1,9 +1,8 @@
 package dev.stagger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.stagger.testsupport.Services;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,10 +29,7 @@ class LauncherTest {
 
     @BeforeAll
     static void firstRunOnAFreshCopy() throws Exception {
-        if (!onPath("mvn") && "true".equalsIgnoreCase(System.getenv("CI"))) {
-            fail("CI=true requires mvn on the PATH to test the launcher's first build");
-        }
-        assumeTrue(onPath("mvn"), "mvn is not on the PATH: the launcher cannot build");
+        Services.require("mvn on the PATH", onPath("mvn"), "mvn is not on the PATH: the launcher cannot build");
         Path root = Path.of("").toAbsolutePath().getParent();
         assertThat(root.resolve("stagger")).as("the launcher, next to the root pom").exists();
         copySources(root, copy);

@@ -1,8 +1,6 @@
 package dev.stagger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -10,6 +8,8 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.RetryPolicy;
 import dev.stagger.rabbitmq.RabbitConsumer;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -33,16 +33,8 @@ class RabbitMqCommandTest {
 
     @BeforeEach
     void deadLetterTwoMessages() throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        try {
-            connection = factory.newConnection("stagger-cli-test");
-        } catch (java.io.IOException | java.util.concurrent.TimeoutException e) {
-            String message = "RabbitMQ is not reachable at 127.0.0.1:5672 (" + e + "); start it with rabbitmq-server -detached";
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail("CI=true requires RabbitMQ: " + message);
-            }
-            assumeTrue(false, message);
-        }
+        ConnectionFactory factory = TestBroker.factory();
+        connection = TestBroker.connect();
         consumer = RabbitConsumer.builder(queue, factory, m -> {
             if (m.headers().get("x-stagger-redrives") == null) {
                 throw new IllegalStateException("card declined");
@@ -77,11 +69,7 @@ class RabbitMqCommandTest {
     }
 
     private void awaitDeadLetters(long n) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (connection.createChannel().queueDeclarePassive(consumer.deadLetterQueue()).getMessageCount() != n) {
-            assertThat(System.nanoTime()).as("dead letters arrived").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until(n + " dead letters", () -> TestBroker.messageCount(connection, consumer.deadLetterQueue()) == n);
     }
 
     private int run(String... args) {
@@ -105,11 +93,7 @@ class RabbitMqCommandTest {
     void redriveSendsThemBackToTheWorkQueue() throws Exception {
         assertThat(run("redrive", "--queue", queue, "--timeout", "5s")).isZero();
         assertThat(out.toString()).contains("re-drove 2 dead letter(s) to " + queue);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (handled.get() < 2) {
-            assertThat(System.nanoTime()).as("re-driven messages handled").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until("re-driven messages handled", () -> handled.get() >= 2);
         awaitDeadLetters(0);
     }
 

@@ -1,9 +1,10 @@
 package dev.stagger.conformance;
 
-import static dev.stagger.conformance.FaultServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.stagger.testsupport.http.FaultServer;
 import dev.stagger.spring.StaggerAutoConfiguration;
 import dev.stagger.spring.StaggerHttpAutoConfiguration;
 import dev.stagger.spring.StaggerHttpComponentsAutoConfiguration;

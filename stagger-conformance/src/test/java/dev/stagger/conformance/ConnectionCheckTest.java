@@ -1,6 +1,6 @@
 package dev.stagger.conformance;
 
-import static dev.stagger.conformance.FaultServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.conformance.clients.ApacheClassicClient;
@@ -8,6 +8,7 @@ import dev.stagger.conformance.clients.OkHttpClientKind;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.okhttp.RetryingInterceptor;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;

@@ -1,8 +1,9 @@
 package dev.stagger.conformance;
 
-import static dev.stagger.conformance.FaultServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.testsupport.http.FaultServer;
 import dev.stagger.Backoff;
 import dev.stagger.HedgePolicy;
 import dev.stagger.RetryEvent;
@@ -100,7 +101,7 @@ class HedgingConformanceTest {
             clock.advance(DELAY);
 
             assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(new ClientUnderTest.Answer(200, "hedge"));
-            assertThat(server.received()).extracting(FaultServer.Received::attempt).contains("2").isSubsetOf("1", "2");
+            assertThat(server.received()).extracting(FaultServer.Received::attemptHeader).contains("2").isSubsetOf("1", "2");
             assertThat(hedges).hasSize(1);
             assertLoserReleased(http);
         }
@@ -118,7 +119,7 @@ class HedgingConformanceTest {
 
             assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(new ClientUnderTest.Answer(200, "hedge"));
             List<FaultServer.Received> received = server.received();
-            assertThat(received).extracting(FaultServer.Received::attempt).contains("2").isSubsetOf("1", "2");
+            assertThat(received).extracting(FaultServer.Received::attemptHeader).contains("2").isSubsetOf("1", "2");
             assertThat(received).extracting(FaultServer.Received::body).containsOnly("{\"sku\":7}");
             assertThat(received.get(0).idempotencyKey()).isNotBlank();
             assertThat(received).extracting(FaultServer.Received::idempotencyKey).containsOnly(received.get(0).idempotencyKey());

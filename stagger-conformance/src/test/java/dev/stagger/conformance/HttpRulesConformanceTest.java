@@ -1,6 +1,6 @@
 package dev.stagger.conformance;
 
-import static dev.stagger.conformance.FaultServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -10,6 +10,7 @@ import dev.stagger.http.HttpRetryEvent;
 import dev.stagger.http.IdempotencyKeyMode;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -156,7 +157,7 @@ class HttpRulesConformanceTest {
             List<FaultServer.Received> received = server.received();
             assertThat(received).hasSize(3);
             assertThat(received).extracting(FaultServer.Received::body).containsOnly("{\"amount\":5}");
-            assertThat(received).extracting(FaultServer.Received::attempt).containsExactly("1", "2", "3");
+            assertThat(received).extracting(FaultServer.Received::attemptHeader).containsExactly("1", "2", "3");
             assertThat(received.get(0).idempotencyKey()).isNotBlank();
             assertThat(received).extracting(FaultServer.Received::idempotencyKey).containsOnly(received.get(0).idempotencyKey());
             assertNoConnectionHeld(http);

@@ -2,7 +2,7 @@ package dev.stagger.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stagger.cli.readme.ReadmeSnippets;
+import dev.stagger.testsupport.readme.ReadmeSnippets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;

@@ -3,6 +3,7 @@ package dev.stagger.grpc;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
@@ -13,8 +14,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /** Makes calls in tests: gRPC in real time, Stagger's waits on a virtual clock run as they fall due. */
 final class Calls {
@@ -46,18 +45,9 @@ final class Calls {
         }
     }
 
-    /** Runs due waits as they are scheduled until {@code future} completes (10 s real-time guard). */
+    /** Runs due waits as they are scheduled until {@code future} completes ({@link Await#LIMIT} real-time guard). */
     static void drive(VirtualClock clock, Future<?> future) {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!future.isDone()) {
-            if (clock.pendingTasks() > 0) {
-                clock.runUntilIdle();
-            } else if (System.nanoTime() > giveUp) {
-                throw new AssertionError("call did not finish: " + future);
-            } else {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-            }
-        }
+        Await.runUntilDone(future, () -> clock.pendingTasks() > 0, clock::runUntilIdle);
     }
 
     /** The status a blocking call ended with. */

@@ -23,6 +23,7 @@ import dev.stagger.grpc.Calls.Events;
 import dev.stagger.grpc.ScriptedServer.Seen;
 import dev.stagger.grpc.ScriptedServer.Transport;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import io.grpc.CallOptions;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
@@ -33,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -370,11 +370,7 @@ class RetryingClientInterceptorTest {
     }
 
     private void awaitScheduledWait() {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (clock.pendingTasks() == 0) {
-            assertThat(System.nanoTime()).as("a retry wait was scheduled").isLessThan(giveUp);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
+        Await.until("a retry wait scheduled", () -> clock.pendingTasks() > 0);
     }
 
     /** A server-streaming call's messages and end, driven on the virtual clock. */

@@ -4,15 +4,16 @@ import static dev.stagger.http.HttpTesting.WAIT;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.closeMidResponse;
-import static dev.stagger.http.ScriptedServer.retryAfter;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.dropMidResponse;
+import static dev.stagger.testsupport.http.FaultServer.retryAfter;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static dev.stagger.http.VirtualTime.awaitScheduledWait;
 import static dev.stagger.http.VirtualTime.drive;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -23,12 +24,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class AsyncSendTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -70,7 +71,7 @@ class AsyncSendTest {
         server.then(status(503, "down"), status(504, "timeout"));
         drive(clock, client(clock, 5).keysHonoured(uri -> true).build().sendAsync(post(server.uri("/orders"), "{}"),
                 HttpResponse.BodyHandlers.ofString()));
-        assertThat(server.received()).extracting(ScriptedServer.Received::idempotencyKey)
+        assertThat(server.received()).extracting(FaultServer.Received::idempotencyKey)
                 .hasSize(3).doesNotContainNull().containsOnly(server.received().get(0).idempotencyKey());
     }
 
@@ -85,7 +86,7 @@ class AsyncSendTest {
 
     @Test
     void failsWithTheNetworkErrorOfAnUnkeyedPostWithoutRetrying() throws Exception {
-        server.then(closeMidResponse());
+        server.then(dropMidResponse());
         CompletableFuture<HttpResponse<String>> future = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.OFF)
                 .build().sendAsync(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         assertThatThrownBy(() -> drive(clock, future)).isInstanceOf(ExecutionException.class)

@@ -3,13 +3,14 @@ package dev.stagger.http;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static dev.stagger.http.VirtualTime.drive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -26,12 +27,12 @@ import org.junit.jupiter.api.Test;
  * is not retried, unless its host is not trusted.
  */
 class AttemptHeaderTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -40,7 +41,7 @@ class AttemptHeaderTest {
     }
 
     private List<String> attemptsReceived() {
-        return server.received().stream().map(ScriptedServer.Received::attemptHeader).toList();
+        return server.received().stream().map(FaultServer.Received::attemptHeader).toList();
     }
 
     @Test
@@ -67,7 +68,7 @@ class AttemptHeaderTest {
     }
 
     private List<String> deadlinesReceived() {
-        return server.received().stream().map(ScriptedServer.Received::deadlineHeader).toList();
+        return server.received().stream().map(FaultServer.Received::deadlineHeader).toList();
     }
 
     private static RetryPolicy withDeadline(Duration deadline) {

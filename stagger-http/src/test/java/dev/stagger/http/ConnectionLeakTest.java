@@ -1,12 +1,13 @@
 package dev.stagger.http;
 
 import static dev.stagger.http.HttpTesting.get;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -24,13 +25,13 @@ class ConnectionLeakTest {
     private static final String LARGE_ERROR_BODY = "x".repeat(512 * 1024);
     private static final String ERROR_BODY = "{\"error\":\"unavailable\",\"detail\":\"" + "x".repeat(2000) + "\"}";
 
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
     private final RetryPolicy noWaits = RetryPolicy.builder().maxAttempts(3).backoff(Backoff.none()).build();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach

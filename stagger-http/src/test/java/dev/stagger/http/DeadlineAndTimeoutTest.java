@@ -1,14 +1,15 @@
 package dev.stagger.http;
 
 import static dev.stagger.http.HttpTesting.get;
-import static dev.stagger.http.ScriptedServer.retryAfter;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.retryAfter;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static dev.stagger.http.VirtualTime.drive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
@@ -17,13 +18,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class DeadlineAndTimeoutTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
     private final RecordingHttpClient recording = new RecordingHttpClient();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach

@@ -4,7 +4,7 @@ import static dev.stagger.http.HttpTesting.JDK_CLIENT;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.method;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
@@ -13,6 +13,8 @@ import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,7 +40,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -55,7 +56,7 @@ import org.junit.jupiter.api.Test;
 class HedgedSendTest {
     private static final Duration DELAY = Duration.ofMillis(50);
 
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
     private final CountDownLatch slow = new CountDownLatch(1);
     /** Lets the first attempt through another transport answer. */
@@ -66,7 +67,7 @@ class HedgedSendTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -102,7 +103,7 @@ class HedgedSendTest {
     }
 
     /** Answers {@code status} once the test releases {@link #slow} (10 s at most). */
-    private ScriptedServer.Step held(int status, String body) {
+    private FaultServer.Step held(int status, String body) {
         return (request, response, callback) -> {
             slow.await(10, TimeUnit.SECONDS);
             status(status, body).answer(request, response, callback);
@@ -114,7 +115,7 @@ class HedgedSendTest {
         server.then(held(200, "slow")).otherwise(status(200, "fast"));
         CompletableFuture<HttpResponse<String>> future = client(JDK_CLIENT).build()
                 .sendAsync(get(server.uri("/items/1")), HttpResponse.BodyHandlers.ofString());
-        awaitTrue(() -> server.received().size() == 1);
+        Await.until(() -> server.received().size() == 1);
         assertThat(clock.pendingTasks()).isEqualTo(1); // the hedge, armed, not sent before the delay
         assertThat(server.received()).hasSize(1);
 
@@ -122,7 +123,7 @@ class HedgedSendTest {
         HttpResponse<String> response = future.get(10, TimeUnit.SECONDS);
 
         assertThat(response.body()).isEqualTo("fast");
-        assertThat(server.received()).extracting(ScriptedServer.Received::attemptHeader).containsExactly("1", "2");
+        assertThat(server.received()).extracting(FaultServer.Received::attemptHeader).containsExactly("1", "2");
         assertThat(events).hasSize(2);
         assertThat(events.get(0)).isInstanceOf(RetryEvent.HedgeSent.class);
         assertThat(events.get(1)).isInstanceOfSatisfying(RetryEvent.AttemptCancelled.class,
@@ -145,7 +146,7 @@ class HedgedSendTest {
         server.then(held(200, "slow"), status(400, "bad"));
         CompletableFuture<HttpResponse<String>> future = client(JDK_CLIENT).build()
                 .sendAsync(get(server.uri("/items/1")), HttpResponse.BodyHandlers.ofString());
-        awaitTrue(() -> server.received().size() == 1);
+        Await.until(() -> server.received().size() == 1);
         clock.advance(DELAY);
         HttpResponse<String> response = future.get(10, TimeUnit.SECONDS);
         assertThat(response.statusCode()).isEqualTo(400);
@@ -158,7 +159,7 @@ class HedgedSendTest {
         server.then(held(200, "created"));
         CompletableFuture<HttpResponse<String>> future = client(JDK_CLIENT).build()
                 .sendAsync(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
-        awaitTrue(() -> server.received().size() == 1);
+        Await.until(() -> server.received().size() == 1);
         assertThat(clock.pendingTasks()).isZero(); // no hedge armed
         clock.advance(DELAY.multipliedBy(10));
         slow.countDown();
@@ -173,7 +174,7 @@ class HedgedSendTest {
         CompletableFuture<HttpResponse<String>> future = client(JDK_CLIENT).idempotencyKeys(IdempotencyKeyMode.OFF)
                 .keysHonoured(uri -> true).build()
                 .sendAsync(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
-        awaitTrue(() -> server.received().size() == 1);
+        Await.until(() -> server.received().size() == 1);
         assertThat(clock.pendingTasks()).isZero();
         slow.countDown();
         assertThat(future.get(10, TimeUnit.SECONDS).body()).isEqualTo("created");
@@ -186,10 +187,10 @@ class HedgedSendTest {
         server.then(held(200, "slow")).otherwise(status(201, "created"));
         CompletableFuture<HttpResponse<String>> future = client(JDK_CLIENT).keysHonoured(uri -> true).build()
                 .sendAsync(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
-        awaitTrue(() -> server.received().size() == 1);
+        Await.until(() -> server.received().size() == 1);
         clock.advance(DELAY);
         assertThat(future.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-        assertThat(server.received()).hasSize(2).extracting(ScriptedServer.Received::idempotencyKey)
+        assertThat(server.received()).hasSize(2).extracting(FaultServer.Received::idempotencyKey)
                 .doesNotContainNull().containsOnly(server.received().get(0).idempotencyKey());
     }
 
@@ -198,7 +199,7 @@ class HedgedSendTest {
         server.then(held(200, "slow")).otherwise(status(200, "fast"));
         CompletableFuture<HttpResponse<String>> unhedged = client(JDK_CLIENT).build()
                 .sendAsync(method("PUT", server.uri("/items/1")), HttpResponse.BodyHandlers.ofString());
-        awaitTrue(() -> server.received().size() == 1);
+        Await.until(() -> server.received().size() == 1);
         assertThat(clock.pendingTasks()).isZero();
         slow.countDown();
         assertThat(unhedged.get(10, TimeUnit.SECONDS).body()).isEqualTo("slow");
@@ -211,7 +212,7 @@ class HedgedSendTest {
         try {
             CompletableFuture<HttpResponse<String>> hedgedPut = client(JDK_CLIENT).hedgeIdempotentWrites(true).build()
                     .sendAsync(method("PUT", server.uri("/items/1")), HttpResponse.BodyHandlers.ofString());
-            awaitTrue(() -> server.received().size() == 2);
+            Await.until(() -> server.received().size() == 2);
             clock.advance(DELAY);
             assertThat(hedgedPut.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
             assertThat(server.received()).hasSize(3);
@@ -239,9 +240,9 @@ class HedgedSendTest {
                 throw new IllegalStateException(e);
             }
         }, task -> new Thread(task, "caller").start());
-        awaitTrue(() -> http.sent.get() && clock.pendingTasks() == 1);
+        Await.until(() -> http.sent.get() && clock.pendingTasks() == 1);
         clock.advance(DELAY);
-        awaitTrue(() -> finished.size() == 1); // the hedge answered first
+        Await.until(() -> finished.size() == 1); // the hedge answered first
         // the first attempt runs on the caller's thread and ignores the interrupt the winning hedge
         // sends it: the caller answers with the hedge's response once that attempt returns
         loserMayAnswer.countDown();
@@ -249,7 +250,7 @@ class HedgedSendTest {
         try (InputStream body = response.body()) {
             assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("winner");
         }
-        awaitTrue(() -> loserBody.closed);
+        Await.until(() -> loserBody.closed);
     }
 
     @Test
@@ -264,15 +265,15 @@ class HedgedSendTest {
         http.answers.add(() -> response(503, unavailable));
         CompletableFuture<HttpResponse<InputStream>> call = client(http).build()
                 .sendAsync(get(URI.create("http://127.0.0.1:9/items/1")), HttpResponse.BodyHandlers.ofInputStream());
-        awaitTrue(() -> http.sent.get() && clock.pendingTasks() == 1);
+        Await.until(() -> http.sent.get() && clock.pendingTasks() == 1);
         clock.advance(DELAY);
-        awaitTrue(() -> finished.size() == 1); // the 503, while the first attempt still runs
+        Await.until(() -> finished.size() == 1); // the 503, while the first attempt still runs
         assertThat(finished.get(0).result()).isNotNull();
         firstMayAnswer.countDown();
         HttpResponse<InputStream> response = call.get(10, TimeUnit.SECONDS);
         assertThat(response.statusCode()).isEqualTo(200);
         response.body().close();
-        awaitTrue(() -> unavailable.closed);
+        Await.until(() -> unavailable.closed);
     }
 
     /** A response of the other stack: a status and whether its body was released. */
@@ -335,16 +336,16 @@ class HedgedSendTest {
                 throw new IllegalStateException(e);
             }
         }, task -> new Thread(task, "caller").start());
-        awaitTrue(() -> sent.get() == 1 && clock.pendingTasks() == 1);
+        Await.until(() -> sent.get() == 1 && clock.pendingTasks() == 1);
 
         clock.advance(DELAY);
-        awaitTrue(() -> sent.get() == 2);
+        Await.until(() -> sent.get() == 2);
         // the first attempt runs on the caller's thread and ignores the interrupt the winner sends
         foreignMayAnswer.countDown();
 
         assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
         assertThat(sent).hasValue(2);
-        awaitTrue(() -> late.released().get());
+        Await.until(() -> late.released().get());
     }
 
     /**
@@ -383,7 +384,7 @@ class HedgedSendTest {
                 throw new IllegalStateException(e);
             }
         }, task -> new Thread(task, "caller").start());
-        awaitTrue(() -> sent.get() == 1);
+        Await.until(() -> sent.get() == 1);
         assertThat(clock.pendingTasks()).as("no hedge armed").isZero();
 
         foreignMayAnswer.countDown();
@@ -408,7 +409,7 @@ class HedgedSendTest {
                 throw new IllegalStateException(e);
             }
         }, task -> new Thread(task, "caller").start());
-        awaitTrue(() -> sent.get() == 1);
+        Await.until(() -> sent.get() == 1);
         assertThat(clock.pendingTasks()).as("no hedge armed").isZero();
 
         foreignMayAnswer.countDown();
@@ -417,16 +418,10 @@ class HedgedSendTest {
         assertThat(sent).hasValue(1);
     }
 
-    private static void awaitTrue(BooleanSupplier condition) {
-        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > giveUp) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
-    }
-
+    /**
+     * Waits, at most 10 s, for {@code latch} on a thread that has been interrupted: a blocked read
+     * that ignores the interrupt. Not {@code Await}, which ends a wait when interrupted.
+     */
     private static void awaitQuietly(CountDownLatch latch) {
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (latch.getCount() > 0 && System.nanoTime() < giveUp) {

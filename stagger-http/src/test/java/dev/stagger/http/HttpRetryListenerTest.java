@@ -4,15 +4,16 @@ import static dev.stagger.http.HttpTesting.WAIT;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.closeMidResponse;
-import static dev.stagger.http.ScriptedServer.retryAfter;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.dropMidResponse;
+import static dev.stagger.testsupport.http.FaultServer.retryAfter;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.EndReason;
 import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,13 +25,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class HttpRetryListenerTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
     private final List<HttpRetryEvent> events = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -85,7 +86,7 @@ class HttpRetryListenerTest {
 
     @Test
     void reportsAnExceptionWithStatusMinusOneAndItsCause() throws Exception {
-        server.then(closeMidResponse());
+        server.then(dropMidResponse());
         client(clock, 3).httpListener(events::add).build().send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(events).singleElement().satisfies(e -> {
             assertThat(e.status()).isEqualTo(-1);

@@ -4,10 +4,11 @@ import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.method;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -20,12 +21,12 @@ class IdempotencyKeyTest {
     private static final String QUOTED_UUID_V4 =
             "\"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\"";
 
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -34,7 +35,7 @@ class IdempotencyKeyTest {
     }
 
     private List<String> keysReceived() {
-        return server.received().stream().map(ScriptedServer.Received::idempotencyKey).toList();
+        return server.received().stream().map(FaultServer.Received::idempotencyKey).toList();
     }
 
     @Test
@@ -91,7 +92,7 @@ class IdempotencyKeyTest {
         http.send(post(server.uri("/payments"), "{}"), HttpResponse.BodyHandlers.ofString());
         http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
 
-        assertThat(server.received()).extracting(ScriptedServer.Received::path)
+        assertThat(server.received()).extracting(FaultServer.Received::path)
                 .containsExactly("/payments", "/payments", "/orders");
         assertThat(keysReceived()).doesNotContainNull();
     }

@@ -3,12 +3,13 @@ package dev.stagger.http;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.closeMidResponse;
+import static dev.stagger.testsupport.http.FaultServer.dropMidResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
@@ -21,12 +22,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class NetworkFailureTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -61,7 +62,7 @@ class NetworkFailureTest {
 
     @Test
     void retriesAGetWhoseConnectionDroppedMidResponse() throws Exception {
-        server.then(closeMidResponse());
+        server.then(dropMidResponse());
         HttpResponse<String> response = client(clock, 3).build()
                 .send(get(server.uri("/items")), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
@@ -70,7 +71,7 @@ class NetworkFailureTest {
 
     @Test
     void doesNotRetryAnUnkeyedPostWhoseConnectionDroppedMidResponse() throws Exception {
-        server.then(closeMidResponse());
+        server.then(dropMidResponse());
         RetryingHttpClient http = client(clock, 3).idempotencyKeys(IdempotencyKeyMode.OFF).build();
         assertThatThrownBy(() -> http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(IOException.class);
@@ -79,7 +80,7 @@ class NetworkFailureTest {
 
     @Test
     void retriesAKeyedPostWhoseConnectionDroppedMidResponseWhenTheServerHonoursKeys() throws Exception {
-        server.then(closeMidResponse());
+        server.then(dropMidResponse());
         HttpResponse<String> response = client(clock, 3).keysHonoured(uri -> true).build()
                 .send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
@@ -88,7 +89,7 @@ class NetworkFailureTest {
 
     @Test
     void doesNotRetryAKeyedPostWhoseConnectionDroppedMidResponseWhenTheServersKeySupportIsUnknown() throws Exception {
-        server.then(closeMidResponse());
+        server.then(dropMidResponse());
         RetryingHttpClient http = client(clock, 3).build();
         assertThatThrownBy(() -> http.send(post(server.uri("/orders"), "{}"), HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(IOException.class);

@@ -3,12 +3,13 @@ package dev.stagger.http;
 import static dev.stagger.http.HttpTesting.WAIT;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
-import static dev.stagger.http.ScriptedServer.retryAfter;
+import static dev.stagger.testsupport.http.FaultServer.retryAfter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,12 +21,12 @@ import org.junit.jupiter.api.Test;
 
 /** Retry-After as seen through a real server: the hint is a minimum, the backoff's wait goes on top. */
 class RetryAfterTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach

@@ -3,7 +3,7 @@ package dev.stagger.http;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -12,6 +12,7 @@ import dev.stagger.RetryEvent;
 import dev.stagger.RetryListener;
 import dev.stagger.UserFacingException;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -30,14 +31,14 @@ import org.junit.jupiter.api.Test;
 class StaleIfErrorTest {
     private static final Map<String, String> STALE_10_MIN = Map.of("Cache-Control", "max-age=0, stale-if-error=600");
 
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
     private final StaleResponseCache cache = StaleResponseCache.builder().clock(clock).build();
     private final List<RetryEvent.CallFinished> ends = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach
@@ -245,7 +246,7 @@ class StaleIfErrorTest {
 
     @Test
     void withNothingStoredTheUserMessageSaysWhenToTryAgainFromRetryAfter() {
-        server.otherwise(ScriptedServer.retryAfter(503, "30"));
+        server.otherwise(FaultServer.retryAfter(503, "30"));
         RetryingHttpClient http = client(clock, 2).fallback(StaleResponseCache.builder().clock(clock)
                 .userMessage("Prices are unavailable right now.").build()).build();
 

@@ -4,10 +4,11 @@ import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.method;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,12 +17,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class StatusClassificationTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach

@@ -3,8 +3,8 @@ package dev.stagger.http;
 import static dev.stagger.http.HttpTesting.client;
 import static dev.stagger.http.HttpTesting.get;
 import static dev.stagger.http.HttpTesting.post;
-import static dev.stagger.http.ScriptedServer.retryAfter;
-import static dev.stagger.http.ScriptedServer.status;
+import static dev.stagger.testsupport.http.FaultServer.retryAfter;
+import static dev.stagger.testsupport.http.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -13,6 +13,7 @@ import dev.stagger.EndReason;
 import dev.stagger.RandomSource;
 import dev.stagger.ThrottledException;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.FaultServer;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,12 +21,12 @@ import org.junit.jupiter.api.Test;
 
 /** The adaptive throttle on the HTTP client: what the server said decides what counts as accepted. */
 class ThrottleTest {
-    private ScriptedServer server;
+    private FaultServer server;
     private final VirtualClock clock = new VirtualClock();
 
     @BeforeEach
     void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterEach

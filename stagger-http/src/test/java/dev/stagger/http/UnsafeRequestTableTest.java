@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.http.FaultServer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -29,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class UnsafeRequestTableTest {
     private static final Set<String> IDEMPOTENT = Set.of("GET", "PUT");
     private static final AtomicInteger ROW = new AtomicInteger();
-    private static ScriptedServer server;
+    private static FaultServer server;
 
     enum Outcome {
         CONNECT_REFUSED(true), S429(true), S503(true), S408(true),
@@ -42,18 +44,18 @@ class UnsafeRequestTableTest {
             this.notProcessed = notProcessed;
         }
 
-        ScriptedServer.Step step() {
+        FaultServer.Step step() {
             return switch (this) {
                 case TIMEOUT -> server.stall(200);
-                case RESET -> ScriptedServer.closeMidResponse();
-                default -> ScriptedServer.status(Integer.parseInt(name().substring(1)), "no");
+                case RESET -> FaultServer.dropMidResponse();
+                default -> FaultServer.status(Integer.parseInt(name().substring(1)), "no");
             };
         }
     }
 
     @BeforeAll
     static void start() throws Exception {
-        server = new ScriptedServer();
+        server = new FaultServer();
     }
 
     @AfterAll
@@ -129,10 +131,7 @@ class UnsafeRequestTableTest {
         if (outcome != Outcome.CONNECT_REFUSED) {
             // a request the client gave up on after its timeout may reach the handler a moment later
             int expected = expectRetry ? 2 : 1;
-            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (received(path) < expected && System.nanoTime() < until) {
-                Thread.sleep(10);
-            }
+            Await.within(Await.LIMIT, () -> received(path) >= expected);
             assertThat(received(path)).as("requests the server received").isEqualTo(expected);
         }
     }

@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagger.idempotency.support.PostgresTables;
-import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +24,7 @@ class ClaimForTransactionTest {
 
     @Test
     void aClaimForATransactionIsSeenByRepeatsAndLeavesTheConnectionsCommitSettingAlone() throws Exception {
-        UrlDataSource pg = (UrlDataSource) TestDatabases.postgres();
+        DataSource pg = TestDatabases.postgres();
         String prefix = PostgresTables.uniquePrefix();
         HikariConfig config = new HikariConfig();
         config.setDataSource(pg);

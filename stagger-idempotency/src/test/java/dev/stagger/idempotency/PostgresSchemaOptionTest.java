@@ -2,7 +2,7 @@ package dev.stagger.idempotency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.stagger.idempotency;
 
 import dev.stagger.idempotency.support.PostgresTables;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import dev.stagger.testing.VirtualClock;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.StoreException;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import dev.stagger.testing.VirtualClock;
 import java.nio.file.Path;
 import java.sql.Connection;

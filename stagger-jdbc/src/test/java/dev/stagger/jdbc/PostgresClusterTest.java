@@ -3,7 +3,7 @@ package dev.stagger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stagger.jdbc.testsupport.PostgresCluster;
+import dev.stagger.testsupport.jdbc.PostgresCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -5,7 +5,7 @@ import dev.stagger.jdbc.internal.SchemaMigrations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

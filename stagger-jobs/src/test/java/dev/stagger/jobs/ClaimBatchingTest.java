@@ -3,6 +3,7 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.jdbc.SqliteDataSource;
+import dev.stagger.testsupport.Await;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -65,7 +66,7 @@ class ClaimBatchingTest {
         AtomicInteger ran = new AtomicInteger();
         pool = WorkerPool.builder(jobs, "q").workerId("w").concurrency(CONCURRENCY)
                 .handler("work", ctx -> ran.incrementAndGet()).build().start();
-        Waits.until("every job done", Duration.ofSeconds(60),
+        Await.until("every job done", Duration.ofSeconds(60),
                 () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == JOBS);
 
         assertThat(ran.get()).isEqualTo(JOBS);

@@ -3,6 +3,7 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ class ClaimFloorTest {
                 onFirst.run();
             }
         }).build().start();
-        Waits.until(expected + " jobs run", Duration.ofSeconds(30), () -> ran.size() == expected);
+        Await.until(expected + " jobs run", Duration.ofSeconds(30), () -> ran.size() == expected);
     }
 
     /** A job of priority 10, inserted the way another process's enqueue would be: nothing wakes this pool. */

@@ -6,6 +6,7 @@ import dev.stagger.Backoff;
 import dev.stagger.Clock;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.UrlDataSource;
+import dev.stagger.testsupport.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +110,7 @@ class ClockSkewTest {
         // each job runs for three leases, so only heartbeats keep it; both pools rescue every 100 ms
         started(behind, "behind", 3 * LEASE.toMillis());
         started(ahead, "ahead", 3 * LEASE.toMillis());
-        Waits.until("every job done", Duration.ofSeconds(60),
+        Await.until("every job done", Duration.ofSeconds(60),
                 () -> behind.admin().countByState("q").get(JobState.SUCCEEDED) == ids.size());
 
         SoftAssertions soft = new SoftAssertions();
@@ -132,7 +133,7 @@ class ClockSkewTest {
         started(behind, "behind", 0);
 
         // about a lease plus a rescue interval; a minute late with the worker's own clock
-        Waits.until("the orphan ran again", Duration.ofSeconds(20), () -> runs.containsKey(id));
+        Await.until("the orphan ran again", Duration.ofSeconds(20), () -> runs.containsKey(id));
         assertThat(behind.admin().find(id).orElseThrow().attempt()).isEqualTo(2);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.Clock;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -29,7 +30,7 @@ class GracefulShutdownTest {
 
     /** Waits until every running handler sees the pool shutting down: the shutdown has begun. */
     private void awaitShutdownBegun() throws Exception {
-        Waits.until("the shutdown to begin", Duration.ofSeconds(10),
+        Await.until("the shutdown to begin", Duration.ofSeconds(10),
                 () -> !running.isEmpty() && running.stream().allMatch(JobContext::isShuttingDown));
     }
 
@@ -147,7 +148,7 @@ class GracefulShutdownTest {
         stopped.get(20, TimeUnit.SECONDS);
 
         // a thread may still be finishing its last instructions when shutdown returns; a leaked one stays
-        Waits.until("every pool thread ended", Duration.ofSeconds(5), () -> poolThreads("leaks").isEmpty());
+        Await.until("every pool thread ended", Duration.ofSeconds(5), () -> poolThreads("leaks").isEmpty());
     }
 
     private static List<String> poolThreads(String queue) {
@@ -157,7 +158,7 @@ class GracefulShutdownTest {
 
     /** Waits until the pool's fetcher found nothing to claim and waits for a wake-up or its next poll. */
     static void awaitIdleFetcher(String queue) throws Exception {
-        Waits.until("the fetcher to go idle", Duration.ofSeconds(10), () -> Thread.getAllStackTraces().keySet().stream()
+        Await.until("the fetcher to go idle", Duration.ofSeconds(10), () -> Thread.getAllStackTraces().keySet().stream()
                 .anyMatch(t -> t.getName().equals("stagger-jobs-" + queue + "-fetcher")
                         && t.getState() == Thread.State.WAITING));
     }
@@ -181,7 +182,7 @@ class GracefulShutdownTest {
             for (int i = 0; i < 100; i++) {
                 jobs.enqueue("q", "t", "n" + i);
             }
-            Waits.until("100 jobs done", Duration.ofSeconds(20),
+            Await.until("100 jobs done", Duration.ofSeconds(20),
                     () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == 100);
         }
     }

@@ -6,6 +6,7 @@ import dev.stagger.Clock;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.internal.SimpleDataSource;
+import dev.stagger.testsupport.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -59,7 +60,7 @@ class ManualCommitDataSourceTest {
         }
         try (WorkerPool pool = WorkerPool.builder(jobs, "q").concurrency(2).pollInterval(Duration.ofMillis(20))
                 .shutdownTimeout(Duration.ofSeconds(5)).handler("t", ctx -> { }).build().start()) {
-            Waits.until("20 jobs done", Duration.ofSeconds(20),
+            Await.until("20 jobs done", Duration.ofSeconds(20),
                     () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == 20);
         }
     }

@@ -3,6 +3,7 @@ package dev.stagger.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,10 +96,10 @@ class PoolTimingTest {
                 .heartbeatInterval(Duration.ofSeconds(10)).rescueInterval(Duration.ofSeconds(1))
                 .statsInterval(Duration.ofHours(1)).jobListener(recorder).build().start();
         // maintenance measures the queue right after its first rescue pass: the pool is under way at time 0
-        Waits.until("the first maintenance pass", Duration.ofSeconds(10), () -> measured.size() == 1);
+        Await.until("the first maintenance pass", Duration.ofSeconds(10), () -> measured.size() == 1);
 
         clock.advance(Duration.ofSeconds(6)); // the lease ended at 5 s; no heartbeat is due before 10 s
-        Waits.until("the rescue", Duration.ofSeconds(10), () -> !rescuedAt.isEmpty());
+        Await.until("the rescue", Duration.ofSeconds(10), () -> !rescuedAt.isEmpty());
 
         assertThat(rescuedAt).singleElement().isEqualTo(start.plusSeconds(6));
         assertThat(jobs.admin().errors(id)).singleElement()
@@ -124,7 +125,7 @@ class PoolTimingTest {
         AtomicInteger ran = new AtomicInteger();
         pool = WorkerPool.builder(jobs, "q").concurrency(4).batchSize(batch).handler("t", ctx -> ran.incrementAndGet())
                 .build().start();
-        Waits.until("every job stored as succeeded", Duration.ofSeconds(30),
+        Await.until("every job stored as succeeded", Duration.ofSeconds(30),
                 () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == n);
         assertThat(ran.get()).isEqualTo(n);
         assertThat(now()).as("the clock never moved").isEqualTo(start);
@@ -145,10 +146,10 @@ class PoolTimingTest {
         for (int second = 1; second <= 10; second++) {
             clock.advance(Duration.ofSeconds(1));
             long expected = clock.currentTimeMillis() + 3_000;
-            Waits.until("the heartbeat at " + second + " s", Duration.ofSeconds(10), () -> leaseUntil(id) == expected);
+            Await.until("the heartbeat at " + second + " s", Duration.ofSeconds(10), () -> leaseUntil(id) == expected);
         }
         release.countDown();
-        Waits.until("the job done", Duration.ofSeconds(10),
+        Await.until("the job done", Duration.ofSeconds(10),
                 () -> jobs.admin().find(id).orElseThrow().state() == JobState.SUCCEEDED);
         assertThat(rescuedAt).as("never rescued").isEmpty();
         assertThat(jobs.admin().find(id).orElseThrow().attempt()).isEqualTo(1);
@@ -168,12 +169,12 @@ class PoolTimingTest {
         long ok = jobs.enqueue("q", "t", "ok");
         long bad = jobs.enqueue("q", "t", "bad");
         assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
-        Waits.until("both stored", Duration.ofSeconds(10), () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == 1
+        Await.until("both stored", Duration.ofSeconds(10), () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == 1
                 && jobs.admin().countByState("q").get(JobState.DEAD) == 1);
 
         clock.advance(Duration.ofMinutes(50)); // purges at 10, 20, ... 50 minutes find nothing old enough
         clock.advance(Duration.ofMinutes(20)); // the one at 70 minutes finds the succeeded job past its hour
-        Waits.until("the purge", Duration.ofSeconds(10), () -> !purged.isEmpty());
+        Await.until("the purge", Duration.ofSeconds(10), () -> !purged.isEmpty());
 
         assertThat(purged).containsExactly("q SUCCEEDED 1");
         assertThat(jobs.admin().find(ok)).isEmpty();
@@ -187,10 +188,10 @@ class PoolTimingTest {
         abandoned(Duration.ofHours(1));
         pool = WorkerPool.builder(jobs, "q").handler("t", ctx -> { }).statsInterval(Duration.ofSeconds(30))
                 .jobListener(recorder).build().start();
-        Waits.until("the first measurement, at start", Duration.ofSeconds(10), () -> measured.size() == 1);
+        Await.until("the first measurement, at start", Duration.ofSeconds(10), () -> measured.size() == 1);
 
         clock.advance(Duration.ofSeconds(30));
-        Waits.until("the second", Duration.ofSeconds(10), () -> measured.size() == 2);
+        Await.until("the second", Duration.ofSeconds(10), () -> measured.size() == 2);
 
         assertThat(measured.get(0)).isEqualTo(new QueueStats("q", 2, 1, 0, Duration.ZERO));
         assertThat(measured.get(1)).as("the due job has waited 30 s")

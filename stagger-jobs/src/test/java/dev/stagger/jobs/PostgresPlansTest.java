@@ -2,6 +2,7 @@ package dev.stagger.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.testsupport.Await;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -126,7 +127,7 @@ class PostgresPlansTest {
         AtomicInteger ran = new AtomicInteger();
         pool = WorkerPool.builder(jobs, "q").workerId("w").concurrency(8).handler("work", ctx -> ran.incrementAndGet())
                 .pollInterval(Duration.ofMillis(200)).build().start();
-        Waits.until(n + " jobs done", Duration.ofSeconds(60),
+        Await.until(n + " jobs done", Duration.ofSeconds(60),
                 () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == n);
         pool.shutdown(Duration.ofSeconds(5));
         pool = null;

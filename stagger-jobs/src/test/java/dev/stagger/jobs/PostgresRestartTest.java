@@ -2,7 +2,8 @@ package dev.stagger.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stagger.jdbc.testsupport.PostgresCluster;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.jdbc.PostgresCluster;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -66,18 +67,18 @@ class PostgresRestartTest {
                         }).build().start());
             }
             try {
-                Waits.until("a third of the jobs done", Duration.ofSeconds(60), () -> effects(ds) >= JOBS / 3);
+                Await.until("a third of the jobs done", Duration.ofSeconds(60), () -> effects(ds) >= JOBS / 3);
                 long doneBeforeStop = effects(ds);
                 long stopped = System.nanoTime();
                 pg.stop(how.equals("crash")); // a crash is pg_ctl's immediate mode: no clean shutdown, recovery at start
                 Thread.sleep(3_000); // the outage
                 pg.start();
                 long back = System.nanoTime();
-                Waits.until("the first job done after the restart", Duration.ofSeconds(60),
+                Await.until("the first job done after the restart", Duration.ofSeconds(60),
                         () -> lastSuccessNanos.get() > back);
                 long resumedMillis = (lastSuccessNanos.get() - back) / 1_000_000;
                 try {
-                    Waits.until("every job done", Duration.ofSeconds(120),
+                    Await.until("every job done", Duration.ofSeconds(120),
                             () -> jobs.admin().countByState("q").get(JobState.SUCCEEDED) == JOBS);
                 } catch (AssertionError stalled) {
                     throw new AssertionError(stalled.getMessage() + "; jobs by state " + jobs.admin().countByState("q")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.UrlDataSource;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
@@ -154,7 +155,7 @@ class PostgresWorkersTest {
                 }
             }).build());
         }
-        Waits.until("300 jobs done", Duration.ofSeconds(60), () -> succeeded() == 300);
+        Await.until("300 jobs done", Duration.ofSeconds(60), () -> succeeded() == 300);
         assertThat(overlapped).isEmpty();
         List<RunLog.Run> runs = log.runs();
         assertEveryJobRanExactlyOnce(ids, runs);
@@ -166,7 +167,7 @@ class PostgresWorkersTest {
         workerProcess("jvm-2", 10_000, 10);
         started(pool("jvm-1", log.recording("jvm-1", 10)).build());
         List<Long> ids = enqueue(400);
-        Waits.until("400 jobs done", Duration.ofSeconds(60), () -> succeeded() == 400);
+        Await.until("400 jobs done", Duration.ofSeconds(60), () -> succeeded() == 400);
         List<RunLog.Run> runs = log.runs();
         assertEveryJobRanExactlyOnce(ids, runs);
         assertThat(runs).extracting(RunLog.Run::worker).contains("jvm-1", "jvm-2");
@@ -179,12 +180,12 @@ class PostgresWorkersTest {
         Process doomed = workerProcess("doomed", 5_000, 120_000);
         List<Long> ids = enqueue(4);
         // one job per handler: a pool claims no job it cannot start
-        Waits.until("the doomed worker holds every job", Duration.ofSeconds(20),
+        Await.until("the doomed worker holds every job", Duration.ofSeconds(20),
                 () -> jobs.admin().countByState("q").get(JobState.RUNNING) == 4);
         doomed.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 
         started(pool("survivor", log.recording("survivor", 0)).lease(Duration.ofSeconds(2)).build());
-        Waits.until("every job done", Duration.ofSeconds(30), () -> succeeded() == 4);
+        Await.until("every job done", Duration.ofSeconds(30), () -> succeeded() == 4);
         assertEveryJobRanExactlyOnce(ids, log.runs());
         for (Job j : jobs.admin().list(JobState.SUCCEEDED, "q", 10)) {
             assertThat(j.attempt()).as("the lost attempt is counted").isEqualTo(2);
@@ -199,13 +200,13 @@ class PostgresWorkersTest {
         // with claimed jobs running and finished ones not yet stored
         Process doomed = workerProcess("doomed", 2_000, 1);
         List<Long> ids = enqueue(600);
-        Waits.until("the doomed worker is mid-drain", Duration.ofSeconds(60), () -> succeeded() >= 100);
+        Await.until("the doomed worker is mid-drain", Duration.ofSeconds(60), () -> succeeded() >= 100);
         doomed.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         Set<Long> storedBeforeTheKill = jobs.admin().list(JobState.SUCCEEDED, "q", 1000).stream().map(Job::id)
                 .collect(Collectors.toSet());
 
         started(pool("survivor", log.recording("survivor", 0)).lease(Duration.ofSeconds(2)).build());
-        Waits.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 600);
+        Await.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 600);
 
         List<RunLog.Run> runs = log.runs();
         assertThat(runs.stream().map(RunLog.Run::jobId).collect(Collectors.toSet()))
@@ -251,13 +252,13 @@ class PostgresWorkersTest {
         started(pool);
         for (int i = 0; i < thresholds.length; i++) {
             int threshold = thresholds[i];
-            Waits.until(threshold + " jobs done", Duration.ofSeconds(60), () -> succeeded() >= threshold);
+            Await.until(threshold + " jobs done", Duration.ofSeconds(60), () -> succeeded() >= threshold);
             int killed = terminateBackends(app);
             assertThat(killed).as("backends of %s terminated", app).isPositive();
             assertThat(succeeded()).as("terminated mid-run").isLessThan(500);
             cut[i].countDown();
         }
-        Waits.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 500);
+        Await.until("every job done", Duration.ofSeconds(60), () -> succeeded() == 500);
         assertThat(dbErrors).isNotEmpty();
         Set<Long> ran = log.runs().stream().map(RunLog.Run::jobId).collect(Collectors.toSet());
         assertThat(ran).containsExactlyInAnyOrderElementsOf(ids);
@@ -281,12 +282,12 @@ class PostgresWorkersTest {
         // the pool's polls run on a virtual clock that never moves: only a NOTIFY can wake it
         JobQueue listening = JobQueue.builder(Stores.postgres(app)).tablePrefix(prefix).clock(new VirtualClock()).build();
         started(WorkerPool.builder(listening, "woken").concurrency(1).handler("work", ctx -> { }).build());
-        Waits.until("the pool listens", Duration.ofSeconds(10), () -> Stores.count(ds,
+        Await.until("the pool listens", Duration.ofSeconds(10), () -> Stores.count(ds,
                 "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = '" + app
                         + "' AND query LIKE 'LISTEN%'") == 1);
         GracefulShutdownTest.awaitIdleFetcher("woken");
         jobs.enqueue("woken", "work", "wake up"); // through another JobQueue object: no in-process wake-up
-        Waits.until("the job ran without a poll", Duration.ofSeconds(10),
+        Await.until("the job ran without a poll", Duration.ofSeconds(10),
                 () -> jobs.admin().countByState("woken").get(JobState.SUCCEEDED) == 1);
     }
 }

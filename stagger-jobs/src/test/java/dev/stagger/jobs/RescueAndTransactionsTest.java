@@ -8,6 +8,7 @@ import dev.stagger.RandomSource;
 import dev.stagger.RetryPolicy;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -105,7 +106,7 @@ class RescueAndTransactionsTest {
         pool.start();
         try {
             // a second of the pool's time every 50 ms: a heartbeat (every 10 s) has half a second to run
-            Waits.until("the orphaned job rescued and run", Duration.ofSeconds(30), () -> {
+            Await.until("the orphaned job rescued and run", Duration.ofSeconds(30), () -> {
                 clock.advance(Duration.ofSeconds(1));
                 return jobs.admin().find(id).orElseThrow().state() == JobState.SUCCEEDED;
             });

@@ -3,7 +3,8 @@ package dev.stagger.jobs;
 import dev.stagger.Clock;
 import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDataSource;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,7 +52,8 @@ final class Stores {
     }
 
     static UrlDataSource postgres() {
-        return (UrlDataSource) TestDatabases.postgres();
+        TestDataSource pg = TestDatabases.postgres();
+        return UrlDataSource.of(pg.url(), pg.user(), pg.password());
     }
 
     /** The test PostgreSQL with the given ApplicationName, so a test can find its own backends. */

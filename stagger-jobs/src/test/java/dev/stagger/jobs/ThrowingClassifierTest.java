@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagger.Clock;
 import dev.stagger.EndReason;
 import dev.stagger.RetryPolicy;
+import dev.stagger.testsupport.Await;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class ThrowingClassifierTest {
         }
         pool.start();
         try {
-            Waits.until("every job to go dead", Duration.ofSeconds(20), () -> dead.size() == ids.length);
+            Await.until("every job to go dead", Duration.ofSeconds(20), () -> dead.size() == ids.length);
         } finally {
             pool.shutdown(Duration.ofSeconds(5));
         }

@@ -1,109 +1,11 @@
 package dev.stagger.kafka;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-
 /**
- * The Kafka broker for tests: {@code STAGGER_KAFKA_BOOTSTRAP} (default 127.0.0.1:9092), started
- * with {@code stagger-kafka/kafka-broker.sh start}. Where it is unreachable a test is skipped with
- * a message saying how to start it, except under {@code CI=true}, where it fails instead. Topic
- * names are unique to the run.
+ * The Kafka broker for tests: stagger-test-support's {@link dev.stagger.testsupport.kafka.TestKafka}
+ * (the broker's address, topics unique to the run, producing, reading back), whose static methods
+ * this package's tests call under this name.
  */
-final class TestKafka {
+final class TestKafka extends dev.stagger.testsupport.kafka.TestKafka {
     private TestKafka() {
-    }
-
-    static String bootstrap() {
-        String v = System.getenv("STAGGER_KAFKA_BOOTSTRAP");
-        return v == null || v.isBlank() ? "127.0.0.1:9092" : v;
-    }
-
-    /** Client settings for the test broker, after checking it answers; else the test is skipped (failed under CI). */
-    static Map<String, Object> config() {
-        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap());
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap(), "request.timeout.ms", 3_000,
-                "default.api.timeout.ms", 5_000))) {
-            admin.describeCluster().clusterId().get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            String message = "Kafka is not reachable at " + bootstrap() + " (" + e.getClass().getSimpleName()
-                    + "); start it with stagger-kafka/kafka-broker.sh start, or set STAGGER_KAFKA_BOOTSTRAP";
-            if ("true".equals(System.getenv("CI"))) {
-                fail("CI=true requires Kafka: " + message);
-            }
-            assumeTrue(false, message);
-        }
-        return config;
-    }
-
-    static String uniqueTopic(String what) {
-        return "stagger-test-" + what + "-" + ProcessHandle.current().pid() + "-" + Long.toHexString(System.nanoTime());
-    }
-
-    static void createTopic(Map<String, Object> config, String topic, int partitions) throws Exception {
-        try (Admin admin = Admin.create(config)) {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all()
-                    .get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    static KafkaProducer<byte[], byte[]> producer(Map<String, Object> config) {
-        return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-    }
-
-    static void send(KafkaProducer<byte[], byte[]> producer, ProducerRecord<byte[], byte[]> record) throws Exception {
-        producer.send(record).get(30, TimeUnit.SECONDS);
-    }
-
-    /** Every record in {@code topic} now, read from the start by a consumer of no group. */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(Map<String, Object> config, String topic, int atLeast,
-                                                         Duration within) {
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = c.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            long end = System.nanoTime() + within.toNanos();
-            while (out.size() < atLeast && System.nanoTime() < end) {
-                c.poll(Duration.ofMillis(100)).forEach(out::add);
-            }
-        }
-        return out;
-    }
-
-    static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
-    }
-
-    /** Polls {@code condition} until it holds or {@code within} passes; never a fixed sleep. */
-    static boolean await(Duration within, Supplier<Boolean> condition) throws InterruptedException {
-        long end = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < end) {
-            if (condition.get()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return condition.get();
     }
 }

@@ -13,6 +13,7 @@ import dev.stagger.jobs.JobQueue;
 import dev.stagger.jobs.JobState;
 import dev.stagger.jobs.WorkerPool;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -117,11 +118,11 @@ class JobTelemetryTest {
         jobs.enqueue("mail", "later", "not run by this pool");
         long dead = jobs.enqueue("mail", "send", "bad once", dev.stagger.jobs.EnqueueOptions.defaults().maxAttempts(1));
         try (WorkerPool pool = pool().statsInterval(Duration.ofSeconds(15)).build().start()) {
-            waitFor(() -> jobs.admin().find(dead).orElseThrow().state() == JobState.DEAD);
+            Await.until("the bad job dead", () -> jobs.admin().find(dead).orElseThrow().state() == JobState.DEAD);
             // a measurement taken after an advance: the first one, at start, may already have seen the
             // dead job (it races the pool's first run), so a dead count alone cannot tell them apart; and
             // the pool may schedule its next measurement only after a first advance, so advance until one shows
-            waitFor(() -> {
+            Await.until("a measurement showing the available job 15 s old", () -> {
                 if (oldestAvailableAgeSeconds() >= 15) {
                     return true;
                 }
@@ -147,13 +148,6 @@ class JobTelemetryTest {
         return gauge == null ? -1 : gauge.value();
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waited 10 s").isLessThan(deadline);
-            Thread.sleep(20);
-        }
-    }
 
     private static Map<String, Object> keyValues(ILoggingEvent e) {
         Map<String, Object> kv = new LinkedHashMap<>();

@@ -17,6 +17,8 @@ import dev.stagger.rabbitmq.MessageEvent;
 import dev.stagger.rabbitmq.MessageOutcome;
 import dev.stagger.shedding.LoadSheddingFilter;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.Services;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -36,9 +38,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,12 +64,7 @@ class PrometheusAlertRulesTest {
                 return p;
             }
         }
-        String message = name + " is not installed (Debian package prometheus; .ci/run installs it)";
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new IllegalStateException(message);
-        }
-        Assumptions.abort(message);
-        return null;
+        throw Services.unavailable("prometheus", name + " is not installed (Debian package prometheus; .ci/run installs it)");
     }
 
     private Path rules() throws IOException {
@@ -242,20 +239,20 @@ class PrometheusAlertRulesTest {
     /** Polls {@code url} until {@code done} holds of its body (at most 90 s): a real server evaluating on its own clock. */
     private static String await(HttpClient http, String url, Process server, String log,
                                 java.util.function.Predicate<String> done) throws Exception {
-        String body = "";
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
+        AtomicReference<String> body = new AtomicReference<>("");
+        boolean seen = Await.within(Duration.ofSeconds(90), Duration.ofMillis(500), () -> {
             try {
-                body = get(http, url);
-                if (done.test(body)) {
-                    return body;
-                }
+                body.set(get(http, url));
+                return done.test(body.get());
             } catch (IOException notUpYet) {
                 assertThat(server.isAlive()).as("prometheus runs; its log:%n%s", Files.readString(Path.of(log))).isTrue();
+                return false;
             }
-            Thread.sleep(500);
+        });
+        if (seen) {
+            return body.get();
         }
-        throw new AssertionError("not seen within 90 s at " + url + "; last answer: " + body + "\nprometheus log:\n"
+        throw new AssertionError("not seen within 90 s at " + url + "; last answer: " + body.get() + "\nprometheus log:\n"
                 + Files.readString(Path.of(log)));
     }
 

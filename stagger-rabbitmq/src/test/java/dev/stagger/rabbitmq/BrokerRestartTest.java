@@ -6,6 +6,9 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.DedicatedBroker;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Set;
@@ -44,11 +47,11 @@ class BrokerRestartTest {
                 TestBroker.publishPersistent(publisher, queue, MESSAGES);
             }
             consumer.start();
-            TestBroker.await("a fifth handled", Duration.ofSeconds(60), () -> handled.size() >= MESSAGES / 5);
+            Await.until("a fifth handled", Duration.ofSeconds(60), () -> handled.size() >= MESSAGES / 5);
             broker.stopApp();
             int handledWhileDown = handled.size(); // plus at most the prefetched few still finishing
             broker.startApp();
-            TestBroker.await("every message handled after the restart", Duration.ofSeconds(120),
+            Await.until("every message handled after the restart", Duration.ofSeconds(120),
                     () -> handled.size() == MESSAGES);
             consumer.close();
             System.out.printf("broker restart: %d messages, %d handled before the restart, all %d after it,"

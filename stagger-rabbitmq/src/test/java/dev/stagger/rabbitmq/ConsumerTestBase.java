@@ -2,6 +2,7 @@ package dev.stagger.rabbitmq;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +35,8 @@ abstract class ConsumerTestBase {
     void cleanUp() throws IOException {
         for (RabbitConsumer c : consumers) {
             c.close();
-            TestBroker.deleteQueues(connection, c);
+            TestBroker.deleteQueues(connection, c.queue(), c.deadLetterQueue());
+            TestBroker.deleteQueues(connection, c.delayQueues().toArray(String[]::new));
         }
         connection.close();
     }

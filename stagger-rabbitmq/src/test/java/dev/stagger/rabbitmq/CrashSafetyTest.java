@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Connection;
 import dev.stagger.jdbc.SqliteDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;

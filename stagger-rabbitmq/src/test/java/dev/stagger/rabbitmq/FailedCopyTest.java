@@ -7,6 +7,8 @@ import dev.stagger.Backoff;
 import dev.stagger.EndReason;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -39,7 +41,7 @@ class FailedCopyTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(60).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .delayLevels(FAST_LEVELS).concurrency(1));
         TestBroker.publish(channel, queue, "h1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(60), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(60), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         assertThat(calls).hasValue(60);
         assertThat(count(MessageOutcome.RETURNED)).isZero();
         DeadLetter d = DeadLetters.of(connection, queue).list(1).get(0);
@@ -76,7 +78,7 @@ class FailedCopyTest extends ConsumerTestBase {
             TestBroker.deleteQueues(connection, q);
         }
         TestBroker.publish(channel, queue, "g1", "x");
-        TestBroker.await("the retry handled", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
+        Await.until("the retry handled", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
         assertThat(calls).hasValue(2);
         assertThat(count(MessageOutcome.RETRIED)).isEqualTo(1);
         assertThat(count(MessageOutcome.RETURNED) + count(MessageOutcome.DEAD_LETTERED)).isZero();
@@ -103,7 +105,7 @@ class FailedCopyTest extends ConsumerTestBase {
         channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId("big").headers(headers).build(),
                 "x".getBytes(StandardCharsets.UTF_8));
 
-        TestBroker.await("the message returned", Duration.ofSeconds(10), () -> count(MessageOutcome.RETURNED) == 1);
+        Await.until("the message returned", Duration.ofSeconds(10), () -> count(MessageOutcome.RETURNED) == 1);
         Duration firstWait = events(MessageOutcome.RETURNED).get(0).delay();
         assertThat(firstWait).isBetween(Duration.ofMillis(50), Duration.ofMillis(100));
         assertThat(clock.pendingTasks()).as("the give-back, waiting on the clock").isEqualTo(1);
@@ -111,7 +113,7 @@ class FailedCopyTest extends ConsumerTestBase {
         assertThat(calls).hasValue(1);
 
         clock.advance(firstWait);
-        TestBroker.await("the second try returned", Duration.ofSeconds(10), () -> count(MessageOutcome.RETURNED) == 2);
+        Await.until("the second try returned", Duration.ofSeconds(10), () -> count(MessageOutcome.RETURNED) == 2);
         Duration secondWait = events(MessageOutcome.RETURNED).get(1).delay();
         assertThat(secondWait).isBetween(Duration.ofMillis(100), Duration.ofMillis(200));
         assertThat(clock.pendingTasks()).isEqualTo(1);
@@ -137,7 +139,7 @@ class FailedCopyTest extends ConsumerTestBase {
         TestBroker.deleteQueues(connection, delayQueue);
         channel.queueDeclare(delayQueue, true, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
         TestBroker.publish(channel, queue, "r1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         assertThat(calls).hasValue(1);
         MessageEvent dead = events(MessageOutcome.DEAD_LETTERED).get(0);
         assertThat(dead.endReason()).contains(EndReason.NOT_RETRYABLE);
@@ -161,7 +163,7 @@ class FailedCopyTest extends ConsumerTestBase {
                 .policy(RetryPolicy.builder().maxAttempts(5).build()).delayLevels(FAST_LEVELS)); // no deadline
         long now = System.currentTimeMillis();
         publishDue(queue, "f1", now, now + Duration.ofDays(30).toMillis());
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         assertThat(calls).hasValue(0);
         assertThat(events(MessageOutcome.DEAD_LETTERED).get(0).endReason()).contains(EndReason.NOT_RETRYABLE);
         DeadLetter d = DeadLetters.of(connection, queue).list(1).get(0);
@@ -181,7 +183,7 @@ class FailedCopyTest extends ConsumerTestBase {
                 .delayLevels(FAST_LEVELS));
         long now = System.currentTimeMillis();
         publishDue(queue, "l1", now - 1_000, now + Duration.ofHours(1).toMillis());
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         assertThat(calls).hasValue(0);
         assertThat(events(MessageOutcome.DEAD_LETTERED).get(0).endReason()).contains(EndReason.DEADLINE);
         DeadLetter d = DeadLetters.of(connection, queue).list(1).get(0);
@@ -200,7 +202,7 @@ class FailedCopyTest extends ConsumerTestBase {
                 .delayLevels(TestBroker.levels(10, 20, 60_000)));
         long now = System.currentTimeMillis();
         publishDue(queue, "n1", now, now + Duration.ofMinutes(30).toMillis());
-        TestBroker.await("the message delayed again", Duration.ofSeconds(10),
+        Await.until("the message delayed again", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, consumer.delayQueues().get(2)) == 1);
         assertThat(calls).hasValue(0);
         assertThat(count(MessageOutcome.DEAD_LETTERED)).isZero();
@@ -230,15 +232,15 @@ class FailedCopyTest extends ConsumerTestBase {
         for (int i = 0; i < messages; i++) {
             TestBroker.publish(channel, queue, "m-" + i, "x");
         }
-        TestBroker.await("the dead letters", Duration.ofSeconds(30), () -> count(MessageOutcome.DEAD_LETTERED) == messages);
+        Await.until("the dead letters", Duration.ofSeconds(30), () -> count(MessageOutcome.DEAD_LETTERED) == messages);
         DeadLetters dead = DeadLetters.of(connection, queue);
-        TestBroker.await("all in the dead-letter queue", Duration.ofSeconds(10), () -> dead.count() == messages);
+        Await.until("all in the dead-letter queue", Duration.ofSeconds(10), () -> dead.count() == messages);
 
         assertThat(dead.redrive(DeadLetters.MAX_BATCH)).isEqualTo(messages);
 
-        TestBroker.await("the re-driven messages dead again", Duration.ofSeconds(30),
+        Await.until("the re-driven messages dead again", Duration.ofSeconds(30),
                 () -> count(MessageOutcome.DEAD_LETTERED) == 2L * messages);
-        TestBroker.await("all back in the dead-letter queue", Duration.ofSeconds(10), () -> dead.count() == messages);
+        Await.until("all back in the dead-letter queue", Duration.ofSeconds(10), () -> dead.count() == messages);
         List<DeadLetter> all = dead.list(DeadLetters.MAX_BATCH);
         assertThat(all).hasSize(messages);
         assertThat(all).extracting(DeadLetter::redrives).containsOnly(1);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagger.Backoff;
 import dev.stagger.RetryListener;
 import dev.stagger.RetryPolicy;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -46,7 +48,7 @@ class HandlingHookTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .delayLevels(FAST_LEVELS).messageListener(hook));
         TestBroker.publish(channel, queue, "h1", "x");
-        TestBroker.await("the message handled", Duration.ofSeconds(20), () -> count(MessageOutcome.SUCCEEDED) == 1);
+        Await.until("the message handled", Duration.ofSeconds(20), () -> count(MessageOutcome.SUCCEEDED) == 1);
 
         // a RETRIED outcome is told when the broker confirms the copy, on another thread: it may come
         // after the copy's next attempt started, but never before its own scope closed

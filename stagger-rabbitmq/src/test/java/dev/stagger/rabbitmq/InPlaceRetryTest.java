@@ -10,6 +10,8 @@ import dev.stagger.EndReason;
 import dev.stagger.RetryPolicy;
 import dev.stagger.rabbitmq.internal.HeaderCodec;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -61,7 +63,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
     }
 
     private void awaitRetried(int n) throws Exception {
-        TestBroker.await(n + " retries decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == n);
+        Await.until(n + " retries decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == n);
     }
 
     private String delayQueue(RabbitConsumer consumer) {
@@ -81,7 +83,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         clock.advance(Duration.ofMillis(1));
         awaitRetried(2);
         clock.advance(Duration.ofMillis(20));
-        TestBroker.await("the third attempt succeeded", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
+        Await.until("the third attempt succeeded", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
 
         assertThat(seen).containsExactly("1/0", "2/1", "3/2");
         assertThat(events(MessageOutcome.SUCCEEDED).get(0).attempt()).isEqualTo(3);
@@ -101,7 +103,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         clock.advance(Duration.ofMillis(20));
         awaitRetried(2);
         clock.advance(Duration.ofMillis(20));
-        TestBroker.await("the copy in the delay queue", Duration.ofSeconds(10),
+        Await.until("the copy in the delay queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, delayQueue(consumer)) == 1);
 
         assertThat(seen).containsExactly("1/0", "2/1", "3/2");
@@ -109,7 +111,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         assertThat(HeaderCodec.attempt(copy.getProps().getHeaders())).isEqualTo(4);
         assertThat(HeaderCodec.history(copy.getProps().getHeaders())).extracting(MessageError::attempt)
                 .containsExactly(1, 2, 3);
-        TestBroker.await("the third retry told once its copy is confirmed", Duration.ofSeconds(10),
+        Await.until("the third retry told once its copy is confirmed", Duration.ofSeconds(10),
                 () -> count(MessageOutcome.RETRIED) == 3);
         assertThat(clock.pendingTasks()).as("nothing left waiting in place").isZero();
     }
@@ -131,7 +133,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.none()).build()).delayLevels(ONE_MINUTE)
                 .concurrency(1));
         TestBroker.publish(channel, queue, "c1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
 
         assertThat(calls).hasValue(10);
         assertThat(count(MessageOutcome.RETRIED)).isEqualTo(9);
@@ -155,7 +157,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         TestBroker.publish(channel, queue, "d1", "x");
         awaitRetried(1);
         clock.advance(Duration.ofMillis(20));
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         assertThat(seen).containsExactly("1/0", "2/1");
         assertThat(events(MessageOutcome.DEAD_LETTERED).get(0).endReason()).contains(EndReason.DEADLINE);
         assertThat(DeadLetters.of(connection, queue).list(1).get(0).attempts()).isEqualTo(2);
@@ -171,14 +173,14 @@ class InPlaceRetryTest extends ConsumerTestBase {
         channel.queueDeclare(queue, true, false, false, null);
         TestBroker.publish(channel, queue, "r1", "x");
         Channel taker = connection.createChannel(); // takes the message and closes without acknowledging it
-        TestBroker.await("the message taken", Duration.ofSeconds(10), () -> taker.basicGet(queue, false) != null);
+        Await.until("the message taken", Duration.ofSeconds(10), () -> taker.basicGet(queue, false) != null);
         TestBroker.close(taker);
         List<Boolean> redelivered = new CopyOnWriteArrayList<>();
         RabbitConsumer consumer = start(RabbitConsumer.builder(queue, TestBroker.factory(), m -> {
             redelivered.add(m.redelivered());
             throw new IOException("fails");
         }).policy(fixed(5, 20)).delayLevels(ONE_MINUTE).clock(clock).concurrency(1));
-        TestBroker.await("the copy in the delay queue", Duration.ofSeconds(10),
+        Await.until("the copy in the delay queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, delayQueue(consumer)) == 1);
         assertThat(redelivered).containsExactly(true);
         assertThat(HeaderCodec.attempt(channel.basicGet(delayQueue(consumer), true).getProps().getHeaders())).isEqualTo(2);
@@ -227,7 +229,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
 
         assertThat(seen).containsExactly("1/0", "2/1");
         assertThat(count(MessageOutcome.RETURNED)).isEqualTo(1);
-        TestBroker.await("the retry back in the work queue", Duration.ofSeconds(10),
+        Await.until("the retry back in the work queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, queue) == 1);
         GetResponse back = channel.basicGet(queue, true);
         assertThat(HeaderCodec.attempt(back.getProps().getHeaders())).isEqualTo(2);
@@ -242,7 +244,7 @@ class InPlaceRetryTest extends ConsumerTestBase {
         RabbitConsumer consumer = start(RabbitConsumer.builder(queue, TestBroker.factory(), failingUntil(0))
                 .policy(fixed(5, 20)).delayLevels(ONE_MINUTE).clock(clock).concurrency(1).retryInPlace(Duration.ZERO));
         TestBroker.publish(channel, queue, "z1", "x");
-        TestBroker.await("the copy in the delay queue", Duration.ofSeconds(10),
+        Await.until("the copy in the delay queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, delayQueue(consumer)) == 1);
         assertThat(seen).containsExactly("1/0");
     }

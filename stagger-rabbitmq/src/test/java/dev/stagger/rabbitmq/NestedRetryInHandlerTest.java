@@ -9,6 +9,8 @@ import dev.stagger.Nesting;
 import dev.stagger.Retry;
 import dev.stagger.RetryPolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,7 +40,7 @@ class NestedRetryInHandlerTest extends ConsumerTestBase {
                 .policy(CONSUMER_POLICY).delayLevels(FAST_LEVELS));
         TestBroker.publish(channel, queue, "n1", "x");
 
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
 
         assertThat(downstreamCalls).as("the inner retry's 3 attempts, once").hasValue(3);
         assertThat(count(MessageOutcome.RETRIED)).isZero();
@@ -56,7 +58,7 @@ class NestedRetryInHandlerTest extends ConsumerTestBase {
                 .policy(CONSUMER_POLICY).delayLevels(FAST_LEVELS).nesting(Nesting.RETRY_AGAIN));
         TestBroker.publish(channel, queue, "n2", "x");
 
-        TestBroker.await("the dead letter", Duration.ofSeconds(20), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(20), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
 
         assertThat(count(MessageOutcome.RETRIED)).isEqualTo(3);
         assertThat(downstreamCalls).as("3 inner attempts in each of the consumer's 4").hasValue(12);

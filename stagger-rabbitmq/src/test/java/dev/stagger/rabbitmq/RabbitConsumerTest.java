@@ -6,6 +6,8 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.stagger.Backoff;
 import dev.stagger.Decision;
 import dev.stagger.RetryPolicy;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.rabbitmq.TestBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,7 +34,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
         RabbitConsumer consumer = start(RabbitConsumer.builder(queue, TestBroker.factory(),
                 m -> seen.add(m.id().orElseThrow() + "@" + m.attempt())));
         TestBroker.publish(channel, queue, "m1", "hello");
-        TestBroker.await("the message handled", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
+        Await.until("the message handled", Duration.ofSeconds(10), () -> count(MessageOutcome.SUCCEEDED) == 1);
         consumer.close();
         assertThat(seen).containsExactly("m1@1");
         assertThat(TestBroker.messageCount(connection, queue)).isZero();
@@ -52,7 +54,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
             throw new IOException("attempt " + m.attempt());
         }).policy(policy));
         TestBroker.publish(channel, queue, "t1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(20), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(20), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         long[] delays = {0, 100, 400, 700};
         long[] levels = {0, 100, 500, 1000};
         for (int k = 1; k <= 3; k++) {
@@ -91,9 +93,9 @@ class RabbitConsumerTest extends ConsumerTestBase {
             secondAttempts.add(id);
         }).policy(policy).concurrency(1).retryInPlace(Duration.ZERO)); // both through their delay queues
         TestBroker.publish(channel, queue, "long", "l");
-        TestBroker.await("the long retry scheduled", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
+        Await.until("the long retry scheduled", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == 1);
         TestBroker.publish(channel, queue, "short", "s");
-        TestBroker.await("both retried", Duration.ofSeconds(20), () -> secondAttempts.size() == 2);
+        Await.until("both retried", Duration.ofSeconds(20), () -> secondAttempts.size() == 2);
         assertThat(secondAttempts).containsExactly("short", "long");
         assertThat(gap.get("short")).isBetween(50L, 50 + LATENCY_SLACK_MILLIS);
         assertThat(gap.get("long")).isGreaterThanOrEqualTo(3_000L);
@@ -132,18 +134,18 @@ class RabbitConsumerTest extends ConsumerTestBase {
             }).policy(RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMinutes(5))).build())
                     .concurrency(1).prefetch(1));
             TestBroker.publish(channel, queue, "slow", "x");
-            TestBroker.await("the slow message's retry scheduled", Duration.ofSeconds(10),
+            Await.until("the slow message's retry scheduled", Duration.ofSeconds(10),
                     () -> count(MessageOutcome.RETRIED) == 1);
 
             TestBroker.publish(channel, queue, "next", "y");
-            TestBroker.await("the next message handled while the retry waits (5 minutes)", Duration.ofSeconds(10),
+            Await.until("the next message handled while the retry waits (5 minutes)", Duration.ofSeconds(10),
                     () -> count(MessageOutcome.SUCCEEDED) == 1);
 
             assertThat(handled).containsExactly("slow@1", "next@1");
             assertThat(TestBroker.messageCount(connection, queue + ".stagger.delay-300000ms"))
                     .as("the retry's copy, waiting on the broker").isEqualTo(1);
             assertThat(TestBroker.messageCount(connection, queue)).isZero();
-            TestBroker.await("the handler and dispatch threads idle in their pools", Duration.ofSeconds(10),
+            Await.until("the handler and dispatch threads idle in their pools", Duration.ofSeconds(10),
                     () -> allIdle(handlerPrefix) && allIdle(dispatchPrefix));
             assertThat(handled).as("no second attempt yet").hasSize(2);
         } finally {
@@ -184,7 +186,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .delayLevels(FAST_LEVELS));
         TestBroker.publish(channel, queue, "d1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         List<DeadLetter> dead = DeadLetters.of(connection, queue).list(10);
         assertThat(calls).hasValue(3);
         assertThat(count(MessageOutcome.RETRIED)).isEqualTo(2);
@@ -211,7 +213,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(5).abortOn(IllegalArgumentException.class).build())
                 .delayLevels(FAST_LEVELS));
         TestBroker.publish(channel, queue, "p1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         DeadLetter d = DeadLetters.of(connection, queue).list(10).get(0);
         assertThat(calls).hasValue(1);
         assertThat(count(MessageOutcome.RETRIED)).isZero();
@@ -234,11 +236,11 @@ class RabbitConsumerTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .delayLevels(FAST_LEVELS));
         TestBroker.publish(channel, queue, "r1", "x");
-        TestBroker.await("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
+        Await.until("the dead letter", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 1);
         fixed.set(true);
         DeadLetters dead = DeadLetters.of(connection, queue);
         assertThat(dead.redrive(10)).isEqualTo(1);
-        TestBroker.await("the re-driven message handled", Duration.ofSeconds(10), () -> seen.size() == 1);
+        Await.until("the re-driven message handled", Duration.ofSeconds(10), () -> seen.size() == 1);
         assertThat(seen).containsExactly("attempt 1, history 2, redrives 1");
         assertThat(dead.count()).isZero();
         assertThat(TestBroker.messageCount(connection, consumer.queue())).isZero();
@@ -252,7 +254,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
         }).policy(RetryPolicy.builder().maxAttempts(1).build()).delayLevels(FAST_LEVELS));
         TestBroker.publish(channel, queue, "a", "x");
         TestBroker.publish(channel, queue, "b", "x");
-        TestBroker.await("two dead letters", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 2);
+        Await.until("two dead letters", Duration.ofSeconds(10), () -> count(MessageOutcome.DEAD_LETTERED) == 2);
         DeadLetters dead = DeadLetters.of(connection, queue);
         assertThat(dead.purge()).isEqualTo(2);
         assertThat(dead.count()).isZero();
@@ -276,16 +278,16 @@ class RabbitConsumerTest extends ConsumerTestBase {
             TestBroker.publish(channel, queue, "later-" + i, "x");
         }
         channel.waitForConfirmsOrDie(10_000);
-        TestBroker.await("the later messages prefetched", Duration.ofSeconds(10),
+        Await.until("the later messages prefetched", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, queue) == 0);
         Thread closer = new Thread(consumer::close);
         closer.start();
-        TestBroker.await("the consumer closing", Duration.ofSeconds(10), () -> closer.getState() == Thread.State.TIMED_WAITING);
+        Await.until("the consumer closing", Duration.ofSeconds(10), () -> closer.getState() == Thread.State.TIMED_WAITING);
         release.countDown();
         closer.join(20_000);
         assertThat(count(MessageOutcome.SUCCEEDED)).isEqualTo(1);
         assertThat(count(MessageOutcome.RETURNED)).isEqualTo(3);
-        TestBroker.await("the returned messages back in the queue", Duration.ofSeconds(10),
+        Await.until("the returned messages back in the queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, queue) == 3);
     }
 
@@ -303,7 +305,7 @@ class RabbitConsumerTest extends ConsumerTestBase {
         consumer.close();
         assertThat(count(MessageOutcome.RETURNED)).isEqualTo(1);
         assertThat(count(MessageOutcome.RETRIED) + count(MessageOutcome.DEAD_LETTERED)).isZero();
-        TestBroker.await("the message back in the queue", Duration.ofSeconds(10),
+        Await.until("the message back in the queue", Duration.ofSeconds(10),
                 () -> TestBroker.messageCount(connection, queue) == 1);
         assertThat(new String(channel.basicGet(queue, true).getBody(), StandardCharsets.UTF_8)).isEqualTo("x");
     }

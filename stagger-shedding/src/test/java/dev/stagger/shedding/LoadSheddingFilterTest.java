@@ -3,9 +3,9 @@ package dev.stagger.shedding;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.shedding.overload.LoopbackServer;
-import dev.stagger.shedding.support.Await;
 import dev.stagger.shedding.support.Gate;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import jakarta.servlet.AsyncContext;
 import java.net.URI;
 import java.net.http.HttpClient;

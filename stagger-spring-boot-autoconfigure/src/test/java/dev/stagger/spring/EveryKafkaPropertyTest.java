@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stagger.kafka.KafkaHandler;
 import dev.stagger.kafka.KafkaMessage;
 import dev.stagger.kafka.KafkaRetryConsumer;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,8 +140,8 @@ class EveryKafkaPropertyTest {
             set(C + "group", "other", (c, b, n) -> {
                 send(b, record(n, 0, "k", "v"));
                 assertThat(next(handler(c, n), 1)).containsExactly("v");
-                try (Admin admin = KafkaBroker.admin(b)) {
-                    assertThat(KafkaBroker.await(Duration.ofSeconds(10), () -> {
+                try (Admin admin = TestKafka.admin(b)) {
+                    assertThat(Await.within(Duration.ofSeconds(10), () -> {
                         try {
                             Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(n + "-other")
                                     .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
@@ -193,16 +195,16 @@ class EveryKafkaPropertyTest {
 
     @TestFactory
     Stream<DynamicTest> eachPropertyChangesWhatTheConsumerDoesAndNothingElseDoes() {
-        String bootstrap = KafkaBroker.bootstrap();
+        String bootstrap = TestKafka.reachableBootstrap();
         return CASES.stream().map(c -> DynamicTest.dynamicTest(c.toString(), () -> {
             List<String> properties = new ArrayList<>(c.with());
             properties.add(c.property() + "=" + c.value()); // after the runner's delay levels: wins over them
-            String name = KafkaBroker.uniqueTopic("prop");
-            KafkaBroker.createTopic(bootstrap, name, 2);
+            String name = TestKafka.uniqueTopic("prop");
+            TestKafka.createTopic(Map.of("bootstrap.servers", bootstrap), name, 2);
             runner(bootstrap, name, properties).run(context -> c.check().verify(context, bootstrap, name));
             // the control: the same check, without the property, fails
-            String control = KafkaBroker.uniqueTopic("ctl");
-            KafkaBroker.createTopic(bootstrap, control, 2);
+            String control = TestKafka.uniqueTopic("ctl");
+            TestKafka.createTopic(Map.of("bootstrap.servers", bootstrap), control, 2);
             runner(bootstrap, control, c.with()).run(context -> assertThatThrownBy(() -> c.check().verify(context, bootstrap,
                     control)).as("the check without " + c.property()).isNotNull());
         }));

@@ -3,8 +3,8 @@ package dev.stagger.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.stagger.cli.readme.ReadmeSnippets;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.readme.ReadmeSnippets;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.io.File;
 import java.net.URI;
 import java.net.URL;

@@ -1,6 +1,6 @@
 package dev.stagger.spring;
 
-import static dev.stagger.spring.Eventually.awaitTrue;
+import dev.stagger.testsupport.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.observability.CallerContext;
@@ -101,7 +101,7 @@ class HedgeCallerContextTest {
         }, "caller");
         caller.start();
         assertThat(catalog.firstStarted().await(10, TimeUnit.SECONDS)).isTrue();
-        awaitTrue(() -> clock.pendingTasks() == 1); // the hedge, armed
+        Await.until(() -> clock.pendingTasks() == 1); // the hedge, armed
         clock.advance(Duration.ofMillis(50));
         String value = answer.get(10, TimeUnit.SECONDS);
         caller.join(TimeUnit.SECONDS.toMillis(10));

@@ -1,10 +1,10 @@
 package dev.stagger.spring;
 
-import static dev.stagger.spring.Eventually.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.HedgePolicy;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -188,12 +188,12 @@ class HedgePropertiesTest {
                     VirtualClock clock = context.getBean(VirtualClock.class);
                     CompletableFuture<String> answer = CompletableFuture.supplyAsync(catalog::read);
                     assertThat(catalog.started().await(10, TimeUnit.SECONDS)).isTrue();
-                    awaitTrue(() -> clock.pendingTasks() == 1); // the hedge, armed
+                    Await.until(() -> clock.pendingTasks() == 1); // the hedge, armed
 
                     clock.advance(Duration.ofMillis(50));
 
                     assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo("hedge 2");
-                    awaitTrue(catalog::interrupted);
+                    Await.until(catalog::interrupted);
                 });
     }
 

@@ -1,9 +1,9 @@
 package dev.stagger.spring;
 
-import static dev.stagger.spring.Eventually.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -169,7 +169,7 @@ class HedgedSpringHttpClientsTest {
     private void loserAnswersAndIsReleased() throws InterruptedException {
         slowMayAnswer.countDown();
         assertThat(slowEnded.await(10, TimeUnit.SECONDS)).as("the server finished the loser's answer").isTrue();
-        awaitTrue(() -> answered.get() >= 1 && closed.get() == answered.get());
+        Await.until(() -> answered.get() >= 1 && closed.get() == answered.get());
     }
 
     @Test
@@ -178,7 +178,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(
                     () -> restClient(context.getBean(StaggerHttp.class)).get().uri("/slow/items/1").retrieve().body(String.class));
-            awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
+            Await.until(() -> received.size() == 1 && clock.pendingTasks() == 1);
 
             clock.advance(DELAY);
 
@@ -199,7 +199,7 @@ class HedgedSpringHttpClientsTest {
             template.getInterceptors().add(closes);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(
                     () -> template.getForObject(base() + "/slow/items/1", String.class));
-            awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
+            Await.until(() -> received.size() == 1 && clock.pendingTasks() == 1);
 
             clock.advance(DELAY);
 
@@ -215,7 +215,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = webClient(context.getBean(StaggerWebClient.class)).get().uri("/slow/items/1")
                     .retrieve().bodyToMono(String.class).toFuture();
-            awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
+            Await.until(() -> received.size() == 1 && clock.pendingTasks() == 1);
 
             clock.advance(DELAY);
 
@@ -230,7 +230,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> restClient(context.getBean(StaggerHttp.class))
                     .post().uri("/slow/orders").body("{}").retrieve().body(String.class));
-            awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
+            Await.until(() -> received.size() == 1 && clock.pendingTasks() == 1);
 
             clock.advance(DELAY);
 
@@ -247,7 +247,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = webClient(context.getBean(StaggerWebClient.class)).post().uri("/slow/orders")
                     .bodyValue("{}").retrieve().bodyToMono(String.class).toFuture();
-            awaitTrue(() -> received.size() == 1);
+            Await.until(() -> received.size() == 1);
             assertThat(clock.pendingTasks()).as("no hedge armed").isZero();
 
             slowMayAnswer.countDown();
@@ -263,7 +263,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> restClient(context.getBean(StaggerHttp.class))
                     .put().uri("/slow/items/1").body("{}").retrieve().body(String.class));
-            awaitTrue(() -> received.size() == 1);
+            Await.until(() -> received.size() == 1);
             assertThat(clock.pendingTasks()).as("no hedge armed for a PUT by default").isZero();
 
             slowMayAnswer.countDown();
@@ -279,7 +279,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> restClient(context.getBean(StaggerHttp.class))
                     .put().uri("/slow/items/1").body("{}").retrieve().body(String.class));
-            awaitTrue(() -> received.size() == 1 && clock.pendingTasks() == 1);
+            Await.until(() -> received.size() == 1 && clock.pendingTasks() == 1);
 
             clock.advance(DELAY);
 
@@ -296,7 +296,7 @@ class HedgedSpringHttpClientsTest {
             VirtualClock clock = context.getBean(VirtualClock.class);
             CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> restClient(context.getBean(StaggerHttp.class))
                     .post().uri("/slow/orders").body("{}").retrieve().body(String.class));
-            awaitTrue(() -> received.size() == 1);
+            Await.until(() -> received.size() == 1);
             assertThat(clock.pendingTasks()).as("no hedge armed").isZero();
 
             slowMayAnswer.countDown();

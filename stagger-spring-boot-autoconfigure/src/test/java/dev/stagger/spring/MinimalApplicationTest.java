@@ -3,7 +3,7 @@ package dev.stagger.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;

@@ -6,10 +6,12 @@ import dev.stagger.jdbc.SqliteDataSource;
 import dev.stagger.jobs.JobContext;
 import dev.stagger.jobs.JobHandler;
 import dev.stagger.jobs.JobQueue;
+import dev.stagger.testsupport.Await;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
@@ -150,7 +152,7 @@ class StaggerJobsTest {
 
     @Test
     void onPostgresqlTheQueueIsCreatedAndAJobRunsAndTheContextStopsItsPools() throws Exception {
-        DataSource postgres = dev.stagger.jdbc.testsupport.TestDatabases.postgres();
+        DataSource postgres = dev.stagger.testsupport.jdbc.TestDatabases.postgres();
         String prefix = "spring_jobs_" + Long.toHexString(System.nanoTime()) + "_";
         Set<String> before = jobThreads();
         try {
@@ -266,10 +268,8 @@ class StaggerJobsTest {
                     context.getBean(JobQueue.class).enqueue("mail", "receipt", "order-2");
                     assertThat(context.getBean(Mailer.class).sent.poll(20, TimeUnit.SECONDS)).isEqualTo("order-2");
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
-                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (registry.find("stagger.jobs").counters().isEmpty() && System.nanoTime() < until) {
-                        Thread.sleep(10); // the outcome is stored, then reported, after the handler returns
-                    }
+                    // the outcome is stored, then reported, after the handler returns
+                    Await.within(Duration.ofSeconds(20), () -> !registry.find("stagger.jobs").counters().isEmpty());
                     assertThat(registry.find("stagger.jobs").tag("queue", "mail").counters()).isNotEmpty();
                 });
     }

@@ -6,6 +6,8 @@ import dev.stagger.kafka.KafkaDeadLetter;
 import dev.stagger.kafka.KafkaDeadLetters;
 import dev.stagger.kafka.KafkaHandler;
 import dev.stagger.kafka.KafkaMessage;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.kafka.TestKafka;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -48,8 +50,8 @@ class StaggerKafkaConsumersTest {
 
     @BeforeEach
     void broker() {
-        bootstrap = KafkaBroker.bootstrap();
-        topic = KafkaBroker.uniqueTopic("consumers");
+        bootstrap = TestKafka.reachableBootstrap();
+        topic = TestKafka.uniqueTopic("consumers");
     }
 
     static void send(String bootstrap, String topic, String key, String value) throws Exception {
@@ -101,7 +103,7 @@ class StaggerKafkaConsumersTest {
             send(bootstrap, topic, "k", "counted");
             assertThat(context.getBean(topic, Received.class).values.poll(30, TimeUnit.SECONDS)).isEqualTo("counted");
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(KafkaBroker.await(Duration.ofSeconds(10), () -> registry.find("stagger.messages")
+            assertThat(Await.within(Duration.ofSeconds(10), () -> registry.find("stagger.messages")
                     .tag("name", topic).tag("outcome", "succeeded").counters().stream()
                     .mapToDouble(c -> c.count()).sum() == 1.0)).isTrue();
         });
@@ -153,7 +155,7 @@ class StaggerKafkaConsumersTest {
     /** The dead letters of work topic {@code topic}, once there are at least {@code atLeast} (or 30 s passed). */
     static List<KafkaDeadLetter> deadLetters(String bootstrap, String topic, int atLeast) throws InterruptedException {
         KafkaDeadLetters dead = KafkaDeadLetters.of(Map.of("bootstrap.servers", bootstrap), topic);
-        KafkaBroker.await(Duration.ofSeconds(30), () -> dead.count() >= atLeast);
+        Await.within(Duration.ofSeconds(30), () -> dead.count() >= atLeast);
         return dead.list(100);
     }
 }

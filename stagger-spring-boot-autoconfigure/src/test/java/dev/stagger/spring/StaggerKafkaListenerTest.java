@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.kafka.KafkaHandler;
 import dev.stagger.kafka.KafkaMessage;
+import dev.stagger.testsupport.kafka.TestKafka;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +24,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * a consumer without a property entry, a proxied bean; startup errors naming the method.
  */
 class StaggerKafkaListenerTest {
-    private final String bootstrap = KafkaBroker.bootstrap();
-    private final String values = KafkaBroker.uniqueTopic("listener-values");
-    private final String records = KafkaBroker.uniqueTopic("listener-records");
-    private final String messages = KafkaBroker.uniqueTopic("listener-messages");
+    private final String bootstrap = TestKafka.reachableBootstrap();
+    private final String values = TestKafka.uniqueTopic("listener-values");
+    private final String records = TestKafka.uniqueTopic("listener-records");
+    private final String messages = TestKafka.uniqueTopic("listener-messages");
 
     /** Three listener methods, moved over from {@code @KafkaListener} by swapping the annotation. */
     static class OrderListeners {
@@ -100,7 +101,7 @@ class StaggerKafkaListenerTest {
         }).run(context -> {
             assertThat(context).hasNotFailed();
             StaggerKafkaConsumersTest.send(bootstrap, values, "k", "through the proxy");
-            assertThat(KafkaBroker.await(java.time.Duration.ofSeconds(30), () -> {
+            assertThat(TestKafka.await(java.time.Duration.ofSeconds(30), () -> {
                 synchronized (advised) {
                     return advised.contains("onValue");
                 }

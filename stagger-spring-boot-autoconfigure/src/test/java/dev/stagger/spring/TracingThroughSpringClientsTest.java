@@ -2,6 +2,7 @@ package dev.stagger.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.testsupport.Await;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -127,15 +128,9 @@ class TracingThroughSpringClientsTest {
      * (WebClient stops its own observation once the response is released): waited for, 10 s at most,
      * polling the exporter (no delay is being checked).
      */
-    private static SpanData finished(AssertableApplicationContext context, String spanId) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            List<SpanData> spans = spans(context);
-            if (spans.stream().anyMatch(s -> s.getSpanId().equals(spanId)) || System.nanoTime() > deadline) {
-                return byId(spans, spanId);
-            }
-            Thread.sleep(10);
-        }
+    private static SpanData finished(AssertableApplicationContext context, String spanId) {
+        Await.within(Await.LIMIT, () -> spans(context).stream().anyMatch(s -> s.getSpanId().equals(spanId)));
+        return byId(spans(context), spanId);
     }
 
     /** The stub saw three requests, each its own span, all in one trace. */

@@ -2,7 +2,7 @@ package dev.stagger.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,8 +1,6 @@
 package dev.stagger.cli.demo;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import dev.stagger.testsupport.Services;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +28,7 @@ final class Browser {
         boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
         String message = "Chromium not found at " + CHROMIUM + " / " + DRIVER
                 + " (install the Debian packages chromium and chromium-driver)";
-        if (!present && "true".equalsIgnoreCase(System.getenv("CI"))) {
-            fail("CI=true requires Chromium: " + message);
-        }
-        assumeTrue(present, message);
+        Services.require("Chromium", present, message);
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -2,6 +2,7 @@ package dev.stagger.cli.readme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.testsupport.readme.ReadmeSnippets;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package dev.stagger.cli.readme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.testsupport.readme.ReadmeSnippets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -55,8 +56,8 @@ class ReadmeSnippetsTest {
                 .as("%s: 'compiled-by: %s' names a module of the build", place, module)
                 .contains("<module>" + module + "</module>");
         assertThat(Files.readString(root.resolve(module).resolve("pom.xml")))
-                .as("%s: %s has stagger-cli's test jar on its test class path", place, module)
-                .contains("<artifactId>stagger-cli</artifactId><type>test-jar</type>");
+                .as("%s: %s has stagger-test-support on its test class path", place, module)
+                .contains("<artifactId>stagger-test-support</artifactId>");
         Path tests = root.resolve(module).resolve("src/test/java");
         try (Stream<Path> files = Files.walk(tests)) {
             assertThat(files.filter(f -> f.toString().endsWith(".java")).filter(f -> read(f).contains(

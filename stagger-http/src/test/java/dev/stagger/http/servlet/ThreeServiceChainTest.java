@@ -6,6 +6,7 @@ import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.RetryRefusedException;
 import dev.stagger.http.RetryingHttpClient;
+import dev.stagger.testsupport.Await;
 import jakarta.servlet.Filter;
 import java.io.IOException;
 import java.net.URI;
@@ -175,10 +176,7 @@ class ThreeServiceChainTest {
         } catch (HttpTimeoutException expected) {
             // the user gave up; the tiers go on
         }
-        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (bottomArrivals.size() < 9 && System.nanoTime() < until) {
-            Thread.sleep(20);
-        }
+        Await.within(Duration.ofSeconds(30), () -> bottomArrivals.size() >= 9);
         assertThat(bottomArrivals).hasSize(9);
         assertThat(bottomArrivals.stream().filter(arrival -> arrival > deadline).count())
                 .as("requests reaching the bottom after the user gave up").isGreaterThanOrEqualTo(6);

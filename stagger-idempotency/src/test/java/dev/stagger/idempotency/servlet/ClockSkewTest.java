@@ -8,7 +8,7 @@ import dev.stagger.jdbc.internal.ConnectionPool;
 import dev.stagger.idempotency.support.Http;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.idempotency.support.TestServer;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

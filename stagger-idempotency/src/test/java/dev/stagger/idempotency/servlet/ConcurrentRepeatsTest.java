@@ -8,7 +8,7 @@ import dev.stagger.jdbc.internal.ConnectionPool;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.idempotency.support.TestServer;
 import dev.stagger.jdbc.SqliteDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import jakarta.servlet.Filter;
 import java.net.URI;
 import java.net.http.HttpResponse;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.support.Http;
 import dev.stagger.idempotency.support.PostgresTables;
-import dev.stagger.jdbc.UrlDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDataSource;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -45,11 +45,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CrashAtEveryPointTest {
     private final String prefix = PostgresTables.uniquePrefix();
     private final List<Process> processes = new ArrayList<>();
-    private UrlDataSource ds;
+    private TestDataSource ds;
 
     @BeforeEach
     void setUp() throws Exception {
-        ds = (UrlDataSource) TestDatabases.postgres();
+        ds = TestDatabases.postgres();
         JdbcIdempotencyStore.builder(ds).tablePrefix(prefix).build().close();
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + prefix + "effects (idem_key VARCHAR(64) NOT NULL)");

@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagger.idempotency.JdbcIdempotencyStore;
 import dev.stagger.idempotency.support.Http;
 import dev.stagger.idempotency.support.TestServer;
-import dev.stagger.jdbc.testsupport.PostgresCluster;
+import dev.stagger.testsupport.jdbc.PostgresCluster;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;

@@ -10,7 +10,7 @@ import dev.stagger.idempotency.support.Http;
 import dev.stagger.idempotency.support.PostgresTables;
 import dev.stagger.idempotency.support.TestServer;
 import dev.stagger.jdbc.SqliteDataSource;
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import jakarta.servlet.ServletException;
 import java.net.URI;
 import java.net.http.HttpResponse;

@@ -1,6 +1,6 @@
 package dev.stagger.spring.app;
 
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import dev.stagger.spring.StaggerRetry;
 import dev.stagger.testing.VirtualClock;
 import java.util.List;

@@ -7,6 +7,7 @@ import dev.stagger.spring.StaggerHttp;
 import dev.stagger.spring.StaggerWebClient;
 import dev.stagger.spring.TestAutoConfigurations;
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -186,10 +187,7 @@ class ShopApplicationTest {
         assertThat(connector.received).hasValue(2);
         // the 503's body is released by the filter (nobody else ever sees it), the 201's by bodyToMono;
         // a body nobody subscribes to holds its connection forever
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (connector.released.size() < 2 && System.nanoTime() < until) {
-            Thread.sleep(10);
-        }
+        Await.within(Await.LIMIT, () -> connector.released.size() >= 2);
         assertThat(connector.released).containsExactlyInAnyOrder(1, 2);
     }
 
@@ -224,11 +222,7 @@ class ShopApplicationTest {
 
     /** Waits for {@code result}, moving the virtual clock on which the retries' waits are scheduled. */
     private <T> T awaitMovingTheClock(CompletableFuture<T> result) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!result.isDone() && System.nanoTime() < until) {
-            clock.runUntilIdle();
-            Thread.sleep(5);
-        }
+        Await.runUntilDone(result, Duration.ofSeconds(20), () -> clock.pendingTasks() > 0, clock::runUntilIdle);
         return result.get(1, TimeUnit.SECONDS);
     }
 

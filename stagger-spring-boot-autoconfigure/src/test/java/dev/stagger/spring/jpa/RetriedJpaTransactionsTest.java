@@ -3,7 +3,7 @@ package dev.stagger.spring.jpa;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.jdbc.TestDatabases;
 import dev.stagger.spring.RetryingTransactionTemplate;
 import dev.stagger.spring.StaggerAutoConfiguration;
 import dev.stagger.spring.StaggerTransactionAutoConfiguration;

@@ -1,6 +1,6 @@
 package dev.stagger.spring.cloud;
 
-import dev.stagger.cli.readme.ReadmeSnippets;
+import dev.stagger.testsupport.readme.ReadmeSnippets;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;

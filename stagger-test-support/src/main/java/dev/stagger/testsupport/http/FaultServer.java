@@ -1,4 +1,4 @@
-package dev.stagger.conformance;
+package dev.stagger.testsupport.http;
 
 import java.io.IOException;
 import java.net.URI;
@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.ConnectionStatistics;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -18,15 +20,17 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The one scripted fault server every client of the suite runs against: Jetty on 127.0.0.1
- * (ephemeral port), answering each request with the next scripted step or, when the script is
- * empty, 200. It records what each request carried and counts the connections open server-side, so
- * a client that holds a connection it should have released shows in the count.
+ * A scripted fault server for HTTP clients: Jetty on 127.0.0.1 (ephemeral port) answering each
+ * request with the next scripted step or, when the script is empty, the default step (200 unless
+ * {@link #otherwise} says). It records what each request carried and counts the connections open
+ * server-side, so a client that holds a connection it should have released shows in the count.
+ * Thread-safe: the script and the records are concurrent collections.
  */
 public final class FaultServer implements AutoCloseable {
 
     /** What the server received. */
-    public record Received(String method, String path, String idempotencyKey, String attempt, String body) {
+    public record Received(String method, String path, String idempotencyKey, String requestId, String body,
+                    String attemptHeader, String deadlineHeader) {
     }
 
     /** One scripted answer. */
@@ -39,6 +43,8 @@ public final class FaultServer implements AutoCloseable {
     private final ConnectionStatistics connections = new ConnectionStatistics();
     private final ConcurrentLinkedQueue<Step> script = new ConcurrentLinkedQueue<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
+    private volatile Step fallback = status(200, "ok");
+    private final CountDownLatch closing = new CountDownLatch(1);
 
     public FaultServer() throws Exception {
         connector.setHost("127.0.0.1");
@@ -50,9 +56,10 @@ public final class FaultServer implements AutoCloseable {
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
                 String body = Content.Source.asString(request);
                 received.add(new Received(request.getMethod(), request.getHttpURI().getPath(),
-                        request.getHeaders().get("Idempotency-Key"), request.getHeaders().get("Stagger-Attempt"), body));
+                        request.getHeaders().get("Idempotency-Key"), request.getHeaders().get("X-Request-Id"), body,
+                        request.getHeaders().get("Stagger-Attempt"), request.getHeaders().get("Stagger-Deadline-Ms")));
                 Step step = script.poll();
-                (step != null ? step : status(200, "ok")).answer(request, response, callback);
+                (step != null ? step : fallback).answer(request, response, callback);
                 return true;
             }
         });
@@ -69,6 +76,12 @@ public final class FaultServer implements AutoCloseable {
         return this;
     }
 
+    /** The answer once the script is used up. */
+    public FaultServer otherwise(Step step) {
+        fallback = step;
+        return this;
+    }
+
     public List<Received> received() {
         return List.copyOf(received);
     }
@@ -76,6 +89,11 @@ public final class FaultServer implements AutoCloseable {
     /** Connections open right now, server side. */
     public long openConnections() {
         return connections.getConnections();
+    }
+
+    /** Connections ever accepted. */
+    public long acceptedConnections() {
+        return connections.getConnectionsTotal();
     }
 
     /** Answers {@code status} with a short body (long enough that an unread one is noticed). */
@@ -92,6 +110,10 @@ public final class FaultServer implements AutoCloseable {
         };
     }
 
+    public static Step retryAfter(int status, String retryAfter) {
+        return status(status, Map.of("Retry-After", retryAfter), "busy");
+    }
+
     /** Promises a 1000-byte body, sends 10 bytes, then drops the connection: the request was processed. */
     public static Step dropMidResponse() {
         return (request, response, callback) -> {
@@ -104,8 +126,20 @@ public final class FaultServer implements AutoCloseable {
         };
     }
 
+    /**
+     * Answers {@code status} only once the server is closing (at most 30 s later): a response that
+     * no request timeout can wait for, however slowly a loaded machine runs the rest of the test.
+     */
+    public Step stall(int status) {
+        return (request, response, callback) -> {
+            closing.await(30, TimeUnit.SECONDS);
+            status(status, "late").answer(request, response, callback);
+        };
+    }
+
     @Override
     public void close() throws Exception {
+        closing.countDown();
         server.stop();
     }
 }

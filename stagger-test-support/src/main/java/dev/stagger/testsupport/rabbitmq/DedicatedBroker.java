@@ -1,9 +1,7 @@
-package dev.stagger.rabbitmq;
+package dev.stagger.testsupport.rabbitmq;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.stagger.jdbc.testsupport.TestDatabases;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.Services;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -12,6 +10,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +23,7 @@ import java.util.stream.Stream;
  * {@code rabbitmq-server} and {@code rabbitmqctl} on the PATH; without them the test is skipped
  * with a message (failed under {@code CI=true}).
  */
-final class DedicatedBroker implements AutoCloseable {
+public final class DedicatedBroker implements AutoCloseable {
     private final String node;
     private final int port;
     private final Path dir;
@@ -37,14 +36,9 @@ final class DedicatedBroker implements AutoCloseable {
         this.env = env;
     }
 
-    static DedicatedBroker start() throws Exception {
-        if (!onPath("rabbitmq-server") || !onPath("rabbitmqctl")) {
-            String message = "rabbitmq-server is not on the PATH; install RabbitMQ (apt-get install rabbitmq-server) to run this test";
-            if (TestDatabases.ci()) {
-                fail("CI=true requires RabbitMQ: " + message);
-            }
-            assumeTrue(false, message);
-        }
+    public static DedicatedBroker start() throws Exception {
+        Services.require("RabbitMQ", onPath("rabbitmq-server") && onPath("rabbitmqctl"),
+                "rabbitmq-server is not on the PATH; install RabbitMQ (apt-get install rabbitmq-server) to run this test");
         int port = freePort();
         int distPort = freePort();
         String node = "stagger-test-" + ProcessHandle.current().pid() + "-" + port + "@localhost";
@@ -68,18 +62,18 @@ final class DedicatedBroker implements AutoCloseable {
         return broker;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Stops the RabbitMQ application (every connection drops; durable queues and persistent messages stay on disk). */
-    void stopApp() throws Exception {
+    public void stopApp() throws Exception {
         run(60, "rabbitmqctl", "-n", node, "stop_app");
         awaitPort(false, 30);
     }
 
     /** Starts the application again, recovering the queues from disk. */
-    void startApp() throws Exception {
+    public void startApp() throws Exception {
         run(60, "rabbitmqctl", "-n", node, "start_app");
         awaitPort(true, 60);
     }
@@ -108,16 +102,9 @@ final class DedicatedBroker implements AutoCloseable {
         }
     }
 
-    private void awaitPort(boolean open, int seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            if (listening() == open) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("node " + node + " port " + port + (open ? " did not open" : " did not close")
-                + " within " + seconds + " s; logs in " + dir.resolve("log"));
+    private void awaitPort(boolean open, int seconds) {
+        Await.until("node " + node + " port " + port + (open ? " to open" : " to close") + " (logs in " + dir.resolve("log")
+                + ")", Duration.ofSeconds(seconds), Duration.ofMillis(200), () -> listening() == open);
     }
 
     private boolean listening() {

@@ -1,4 +1,4 @@
-package dev.stagger.cli.readme;
+package dev.stagger.testsupport.readme;
 
 import java.io.File;
 import java.io.IOException;
@@ -37,7 +37,8 @@ record Imports(List<String> lines) {
         }
         Set<String> projectPackages = new TreeSet<>();
         for (String pkg : classesByPackage.keySet()) {
-            if (pkg.startsWith("dev.stagger") && !pkg.contains(".internal") && !pkg.startsWith("dev.stagger.cli")) {
+            if (pkg.startsWith("dev.stagger") && !pkg.contains(".internal") && !pkg.startsWith("dev.stagger.cli")
+                    && !pkg.startsWith("dev.stagger.testsupport")) {
                 projectPackages.add(pkg);
             }
         }

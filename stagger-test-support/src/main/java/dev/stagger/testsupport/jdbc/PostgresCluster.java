@@ -1,9 +1,7 @@
-package dev.stagger.jdbc.testsupport;
+package dev.stagger.testsupport.jdbc;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.stagger.jdbc.UrlDataSource;
+import dev.stagger.testsupport.Await;
+import dev.stagger.testsupport.Services;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -12,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -60,14 +59,9 @@ public final class PostgresCluster implements AutoCloseable {
      */
     public static PostgresCluster start(Path parent) throws IOException, InterruptedException {
         Optional<Path> bin = binaries();
-        if (bin.isEmpty()) {
-            String message = "PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql/*/bin;"
-                    + " install the server package or set STAGGER_PG_BIN to run this test";
-            if (TestDatabases.ci()) {
-                fail("CI=true requires them: " + message);
-            }
-            assumeTrue(false, message);
-        }
+        Services.require("the PostgreSQL server binaries", bin.isPresent(),
+                "PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql/*/bin;"
+                        + " install the server package or set STAGGER_PG_BIN to run this test");
         boolean root = "root".equals(System.getProperty("user.name"));
         Files.createDirectories(parent);
         Path dir = Files.createTempDirectory(parent.toAbsolutePath(), "pg-cluster-");
@@ -173,24 +167,20 @@ public final class PostgresCluster implements AutoCloseable {
     }
 
     /** A connection per call to the database {@code postgres} as {@code postgres}. */
-    public DataSource dataSource(String... extraUrlParameters) {
-        return UrlDataSource.of(url(extraUrlParameters), "postgres", "");
+    public TestDataSource dataSource(String... extraUrlParameters) {
+        return new TestDataSource(url(extraUrlParameters), "postgres", "");
     }
 
     /** Waits until a connection succeeds again, for at most {@code timeoutMillis}. */
-    public boolean awaitAccepting(long timeoutMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    public boolean awaitAccepting(long timeoutMillis) {
         DataSource ds = dataSource("connectTimeout=2");
-        while (System.nanoTime() < deadline) {
+        return Await.within(Duration.ofMillis(timeoutMillis), () -> {
             try (Connection c = ds.getConnection()) {
-                if (c.isValid(2)) {
-                    return true;
-                }
+                return c.isValid(2);
             } catch (SQLException notYet) {
-                Thread.sleep(50);
+                return false;
             }
-        }
-        return false;
+        });
     }
 
     private void server(List<String> command, String logName) throws IOException, InterruptedException {

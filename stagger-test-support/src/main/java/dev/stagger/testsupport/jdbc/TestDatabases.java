@@ -1,12 +1,8 @@
-package dev.stagger.jdbc.testsupport;
+package dev.stagger.testsupport.jdbc;
 
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.stagger.jdbc.UrlDataSource;
+import dev.stagger.testsupport.Services;
 import java.sql.Connection;
 import java.sql.SQLException;
-import javax.sql.DataSource;
 
 /**
  * Finds the local test databases. Where one is unreachable a test is skipped with a message
@@ -21,24 +17,20 @@ public final class TestDatabases {
     private TestDatabases() {
     }
 
-    public static boolean ci() {
-        return "true".equalsIgnoreCase(System.getenv("CI"));
-    }
-
     /** A reachable PostgreSQL, or the test is skipped (failed under CI). */
-    public static DataSource postgres() {
+    public static TestDataSource postgres() {
         return require("PostgreSQL", env("STAGGER_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
                 env("STAGGER_PG_USER", "postgres"), env("STAGGER_PG_PASSWORD", ""), "STAGGER_PG_URL");
     }
 
     /** A reachable MariaDB, or the test is skipped (failed under CI). */
-    public static DataSource mariadb() {
+    public static TestDataSource mariadb() {
         return require("MariaDB", env("STAGGER_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"),
                 env("STAGGER_MARIADB_USER", "root"), env("STAGGER_MARIADB_PASSWORD", ""), "STAGGER_MARIADB_URL");
     }
 
-    private static DataSource require(String what, String url, String user, String password, String variable) {
-        UrlDataSource ds = UrlDataSource.of(url, user, password);
+    private static TestDataSource require(String what, String url, String user, String password, String variable) {
+        TestDataSource ds = new TestDataSource(url, user, password);
         String problem = null;
         try (Connection c = ds.getConnection()) {
             if (!c.isValid(5)) {
@@ -47,14 +39,8 @@ public final class TestDatabases {
         } catch (SQLException e) {
             problem = e.getMessage();
         }
-        if (problem != null) {
-            String message = what + " is not reachable at " + url + " (" + problem + "); set " + variable
-                    + " to run this test";
-            if (ci()) {
-                fail("CI=true requires " + what + ": " + message);
-            }
-            assumeTrue(problem == null, message);
-        }
+        Services.require(what, problem == null, what + " is not reachable at " + url + " (" + problem + "); set "
+                + variable + " to run this test");
         return ds;
     }
 

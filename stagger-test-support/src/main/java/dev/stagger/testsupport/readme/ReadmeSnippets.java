@@ -1,4 +1,4 @@
-package dev.stagger.cli.readme;
+package dev.stagger.testsupport.readme;
 
 import java.io.IOException;
 import java.net.URI;
@@ -53,7 +53,7 @@ import org.junit.jupiter.api.DynamicTest;
  * <p>A snippet using a module whose classes cannot be on stagger-cli's test class path (the Spring
  * Boot starter, which brings Spring Boot's own versions) says which module compiles it:
  * {@code compiled-by: stagger-spring-boot-autoconfigure}. That module's tests run
- * {@link #compiledBy} on its own class path (through stagger-cli's test jar);
+ * {@link #compiledBy} on its own class path (through stagger-test-support, a test dependency);
  * {@code ReadmeSnippetsTest} checks that the module exists and does so.
  */
 public final class ReadmeSnippets {
