@@ -264,7 +264,7 @@ final class Lane implements RecordProcessor.Acks {
             } finally {
                 lock.unlock();
             }
-            ByteBuffer key = keyOrder != null && next.key() != null ? ByteBuffer.wrap(next.key()) : null;
+            ByteBuffer key = next.key() != null ? ByteBuffer.wrap(next.key()) : null; // key order is on here
             if (key != null) {
                 lock.lock();
                 try {
