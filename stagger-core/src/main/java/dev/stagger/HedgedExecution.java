@@ -4,7 +4,6 @@ import dev.stagger.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -619,13 +618,6 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         long at = outerDeadlineAt();
         long own = retry.policy.deadlineNanos();
         return own > 0 ? Math.min(at, startNanos() + own) : at;
-    }
-
-    static @Nullable Throwable unwrap(@Nullable Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     /** The armed hedge is due (the clock's task): sends it, unless the tick is a stale one. */

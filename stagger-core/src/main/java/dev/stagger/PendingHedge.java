@@ -165,7 +165,7 @@ final class PendingHedge<T> extends TimerWheel.Node implements BiFunction<T, Thr
                 } else {
                     // a failure before the delay: the engine decides on it as on any hedged call's
                     HedgedExecution<T> e = new HedgedExecution<>(retry, operation, false, false, promise);
-                    e.adoptStarted(start, sink, null, HedgedExecution.unwrap(thrown), null);
+                    e.adoptStarted(start, sink, null, RetryExecution.unwrap(thrown), null);
                     execution = e;
                     state = HANDED; // a cancel from now on goes to the execution
                     if (callerEnded) {

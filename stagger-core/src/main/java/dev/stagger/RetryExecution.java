@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.Collections;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -667,5 +669,13 @@ class RetryExecution<T> extends RetryEngine.Work {
         }
         endReason = reason;
         return true;
+    }
+
+    /** The failure a future reports, without the {@code CompletionException}/{@code ExecutionException} wrappers. */
+    static @Nullable Throwable unwrap(@Nullable Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 }
