@@ -35,9 +35,10 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li><b>Overload.</b> With a delay at the p-th percentile, about (100 &minus; p) % of first
  *       attempts outlive it. When, over about the last second, more than
- *       {@link #maxSlowShare()} of them did (twice the expected share by default: 10 % at p95;
- *       at least 20 first attempts seen, so a few slow calls on a quiet service are still a
- *       tail), every attempt is slow, and no hedge is sent until the share falls again. A fixed
+ *       {@link #maxSlowShare()} of them did (twice the expected share by default: 10 % at p95),
+ *       by more than chance (two standard deviations of that share's count, and at least 20
+ *       first attempts seen, so a few slow calls on a quiet service are still a tail), every
+ *       attempt is slow, and no hedge is sent until the share falls again. A fixed
  *       delay says nothing of how many calls should outlive it, so this guard is off for one
  *       unless {@link Builder#maxSlowShare(double)} sets the share; it then costs each call
  *       answered before the delay one compare-and-set.</li>

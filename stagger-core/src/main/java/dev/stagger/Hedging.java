@@ -16,10 +16,10 @@ import org.jspecify.annotations.Nullable;
  * guards refuse hedges then, both checked only when a delay has passed:
  * <ul>
  *   <li><b>Overload.</b> When more than {@link HedgePolicy#maxSlowShare()} of the first attempts
- *       of about the last second outlived their delay (at least {@value SlowShare#MIN_SAMPLES} of
- *       them seen), the slowness is everyone's: no hedge is sent until the share falls again. The
- *       delays keep firing meanwhile (that is how the share is measured), only the hedges are
- *       refused. A first attempt is counted where hedging already looks at it: where a percentile
+ *       of about the last second outlived their delay, by more than chance (see
+ *       {@link SlowShare#above}), the slowness is everyone's: no hedge is sent until the share
+ *       falls again. The delays keep firing meanwhile (that is how the share is measured), only
+ *       the hedges are refused. A first attempt is counted where hedging already looks at it: where a percentile
  *       delay records its latency, and where its delay fires; a fixed delay counts them only when
  *       the policy sets a share (otherwise a call answered in time does nothing here).</li>
  *   <li><b>Credit.</b> A hedge spends one credit and a hedge that wins earns {@value #WIN_CREDIT}:

@@ -19,6 +19,8 @@ final class SlowShare {
     static final long HALF_WINDOW_NANOS = 500_000_000L;
     /** First attempts the window must hold before a share is trusted: a few slow calls on a quiet service are a tail. */
     static final int MIN_SAMPLES = 20;
+    /** Standard deviations above the allowed share a count must be before it is believed. */
+    static final int MARGIN = 2;
 
     private static final int COUNT_BITS = 24;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
@@ -49,7 +51,11 @@ final class SlowShare {
 
     /**
      * Whether more than {@code maxShare} of the first attempts in the window outlived their delay,
-     * counting only once the window holds {@value #MIN_SAMPLES} of them.
+     * by more than chance: by over {@value #MARGIN} standard deviations of that share's count
+     * ({@code sqrt(n m (1 - m))}), so a genuine tail drawn at random seldom trips it (at p95, 5 %
+     * expected and 10 % allowed, 5 of 20 slow attempts or 8 of 40 are needed: under 0.3 % likely),
+     * while an overload, where most attempts are slow, trips it at once. Read only once the window
+     * holds {@value #MIN_SAMPLES} first attempts.
      */
     boolean above(double maxShare) {
         long epoch = epoch();
@@ -63,7 +69,7 @@ final class SlowShare {
                 slow += (w >>> SLOW_SHIFT) & COUNT_MASK;
             }
         }
-        return seen >= MIN_SAMPLES && slow > maxShare * seen;
+        return seen >= MIN_SAMPLES && slow > maxShare * seen + MARGIN * Math.sqrt(seen * maxShare * (1 - maxShare));
     }
 
     private void add(boolean slow) {

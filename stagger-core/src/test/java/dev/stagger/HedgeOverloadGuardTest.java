@@ -131,6 +131,23 @@ class HedgeOverloadGuardTest {
     }
 
     @Test
+    void aTailDrawnAtRandomAtTheShareThePercentileExpectsKeepsBeingHedged() {
+        Retry retry = retry(p95());
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        int slow = 0;
+        int hedged = 0;
+        for (int i = 0; i < 4_000; i++) {
+            if (random.nextDouble() < 0.05) { // what a p95 delay expects to outlive it, half the default share
+                slow++;
+                hedged += slowCall(retry) ? 1 : 0;
+            } else {
+                fastCall(retry);
+            }
+        }
+        assertThat(hedged).as("slow calls hedged").isEqualTo(slow);
+    }
+
+    @Test
     void aFewSlowCallsOnAQuietServiceAreStillHedged() {
         Retry retry = retry(p95());
         int hedged = 0;
