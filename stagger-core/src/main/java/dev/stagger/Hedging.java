@@ -55,6 +55,7 @@ final class Hedging {
     /** Recent first attempts and how many outlived the delay; null when the overload guard is off. */
     private final @Nullable SlowShare slowShare;
     private final double maxSlowShare;
+    private final boolean timesAttempts;
     /** Hedges refused by the overload guard or the credit. */
     private final LongAdder refusals = new LongAdder();
 
@@ -65,11 +66,12 @@ final class Hedging {
         this.latencies = policy.percentile().isPresent() ? new LatencyHistogram(clock, policy.windowNanos()) : null;
         this.maxSlowShare = policy.maxSlowShare().orElse(1);
         this.slowShare = policy.maxSlowShare().isPresent() ? new SlowShare(clock) : null;
+        this.timesAttempts = latencies != null || slowShare != null; // one field read on the happy path
     }
 
     /** Whether a first attempt answered in time is recorded ({@link #observed}): a percentile delay, or the overload guard. */
     boolean timesAttempts() {
-        return latencies != null || slowShare != null;
+        return timesAttempts;
     }
 
     /** The wait before the next hedge of a call starting now. */
