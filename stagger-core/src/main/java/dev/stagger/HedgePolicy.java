@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  *       unless {@link Builder#maxSlowShare(double)} sets the share; it then costs each call
  *       answered before the delay one compare-and-set.</li>
  *   <li><b>Credit.</b> A hedge spends one credit, a hedge that wins earns four, at most 20 are
- *       kept and one comes back each second; a new retry starts with four. Hedging goes on while
+ *       kept and one comes back every ten seconds; a new retry starts with four. Hedging goes on while
  *       at least one hedge in four wins, and pauses when hedges keep losing.</li>
  * </ul>
  * A hedge either guard refuses is not sent and the call goes on, as with the budget; the refusals

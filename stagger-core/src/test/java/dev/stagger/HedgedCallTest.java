@@ -438,7 +438,7 @@ class HedgedCallTest {
         clock.advance(Duration.ofNanos(Hedging.REFILL_NANOS));
         losingHedges(retry, 3);
 
-        assertThat(events.sent.size() - sentBefore).as("hedges sent after a second").isEqualTo(1);
+        assertThat(events.sent.size() - sentBefore).as("hedges sent after a refill").isEqualTo(1);
     }
 
     static final class HedgeEvents extends RecordingListener {
