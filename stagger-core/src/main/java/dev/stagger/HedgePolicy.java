@@ -31,9 +31,23 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Hedges pay for themselves.</b> A hedge helps when the slowness belongs to one attempt; when
  * every attempt is slow for one reason (a saturated server, a queue) it waits behind the attempt it
- * backs up and only adds load. So each {@link Retry} keeps a hedge credit: a hedge spends one, a
- * hedge that wins earns four, at most 20 are kept and one comes back each second. Hedging goes on
- * while at least one hedge in four wins, and pauses when hedges keep losing.
+ * backs up and only adds load. Two guards of each {@link Retry} refuse hedges then:
+ * <ul>
+ *   <li><b>Overload.</b> With a delay at the p-th percentile, about (100 &minus; p) % of first
+ *       attempts outlive it. When, over about the last second, more than
+ *       {@link #maxSlowShare()} of them did (twice the expected share by default: 10 % at p95),
+ *       by more than chance (two standard deviations of that share's count, and at least 20
+ *       first attempts seen, so a few slow calls on a quiet service are still a tail), every
+ *       attempt is slow, and no hedge is sent until the share falls again. A fixed
+ *       delay says nothing of how many calls should outlive it, so this guard is off for one
+ *       unless {@link Builder#maxSlowShare(double)} sets the share; it then costs each call
+ *       answered before the delay one compare-and-set.</li>
+ *   <li><b>Credit.</b> A hedge spends one credit, a hedge that wins earns four, at most 20 are
+ *       kept and one comes back every ten seconds; a new retry starts with four. Hedging goes on while
+ *       at least one hedge in four wins, and pauses when hedges keep losing.</li>
+ * </ul>
+ * A hedge either guard refuses is not sent and the call goes on, as with the budget; the refusals
+ * are counted ({@link Retry#hedgesRefused()}).
  *
  * <p><b>Sync calls: the first attempt runs on the caller's thread.</b> {@link Retry#call} runs a
  * call's first attempt where a plain retry runs it, so a call answered before the delay never
@@ -63,6 +77,11 @@ import org.jspecify.annotations.Nullable;
 public final class HedgePolicy {
     /** gRPC caps a hedging policy at 5 attempts in all: 4 hedges besides the first. */
     public static final int MAX_HEDGES = 4;
+    /**
+     * With a percentile delay and no {@link Builder#maxSlowShare(double)}, the overload guard
+     * trips when this many times the share expected to outlive the delay did.
+     */
+    public static final double SLOW_SHARE_FACTOR = 2;
 
     private final long delayNanos;
     private final double percentile;
@@ -70,6 +89,9 @@ public final class HedgePolicy {
     private final int warmup;
     private final long windowNanos;
     private final int maxHedges;
+    /** The overload guard's share, in (0, 1); 0 when the guard is off. */
+    private final double maxSlowShare;
+    private final @Nullable Double slowShareSet;
     private final @Nullable Executor executor;
     private final @Nullable Consumer<Object> onDiscard;
 
@@ -80,6 +102,10 @@ public final class HedgePolicy {
         this.warmup = b.warmup;
         this.windowNanos = Checks.nanos(b.window);
         this.maxHedges = b.maxHedges;
+        this.slowShareSet = b.maxSlowShare;
+        double share = b.maxSlowShare != null ? b.maxSlowShare
+                : percentile > 0 ? SLOW_SHARE_FACTOR * (100 - percentile) / 100 : 1;
+        this.maxSlowShare = share < 1 ? share : 0;
         this.executor = b.executor;
         this.onDiscard = b.onDiscard;
     }
@@ -123,6 +149,16 @@ public final class HedgePolicy {
         return maxHedges;
     }
 
+    /**
+     * The share of recent first attempts outliving the delay above which hedges are refused as an
+     * overload (see the class comment): the one set, else {@value #SLOW_SHARE_FACTOR} times
+     * (100 &minus; percentile) %; empty when the guard is off (a fixed delay without a share, a
+     * share of 1, or a percentile of 50 or below).
+     */
+    public OptionalDouble maxSlowShare() {
+        return maxSlowShare > 0 ? OptionalDouble.of(maxSlowShare) : OptionalDouble.empty();
+    }
+
     long delayNanos() {
         return delayNanos;
     }
@@ -152,6 +188,7 @@ public final class HedgePolicy {
         b.warmup = warmup;
         b.window = window();
         b.maxHedges = maxHedges;
+        b.maxSlowShare = slowShareSet;
         b.executor = executor;
         b.onDiscard = onDiscard;
         return b;
@@ -178,6 +215,7 @@ public final class HedgePolicy {
     public String toString() {
         return "HedgePolicy{maxHedges=" + maxHedges + ", delay=" + delay()
                 + (percentile > 0 ? ", percentile=" + percentile + ", floor=" + floor() + ", warmup=" + warmup : "")
+                + (maxSlowShare > 0 ? ", maxSlowShare=" + maxSlowShare : "")
                 + "}";
     }
 
@@ -189,6 +227,7 @@ public final class HedgePolicy {
         private int warmup = 100;
         private Duration window = Duration.ofSeconds(30);
         private int maxHedges = 1;
+        private @Nullable Double maxSlowShare;
         private @Nullable Executor executor;
         private @Nullable Consumer<Object> onDiscard;
 
@@ -232,6 +271,18 @@ public final class HedgePolicy {
         public Builder maxHedges(int maxHedges) {
             Checks.atLeast("maxHedges", maxHedges, 1);
             this.maxHedges = Checks.atMost("maxHedges", maxHedges, MAX_HEDGES);
+            return this;
+        }
+
+        /**
+         * The overload guard: hedges are refused while more than this share (above 0, at most 1)
+         * of the first attempts of about the last second outlived the hedge delay (see the class
+         * comment). Default: {@value HedgePolicy#SLOW_SHARE_FACTOR} &times; (100 &minus; percentile)
+         * % with a percentile delay (0.1 at p95), none with a fixed delay. 1 turns the guard off.
+         */
+        public Builder maxSlowShare(double share) {
+            Checks.positive("maxSlowShare", share);
+            this.maxSlowShare = Checks.between("maxSlowShare", share, 0, 1);
             return this;
         }
 

@@ -55,6 +55,8 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
     /** The round and the time the armed hedge is due: a late tick of an earlier arming then does nothing. */
     private int armedRound;
     private long armedAt;
+    /** The round whose first attempt outlived the hedge delay, counted then by the overload guard. */
+    private int passedRound;
 
     /**
      * @param operation a {@link Callable} or {@link AttemptCallable} when {@code sync}, else a
@@ -324,12 +326,18 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         lock.lock();
         try {
             timer = null;
-            if (endReason != null || r != round || live == 0 || inRound > hedging.policy.maxHedges()
-                    || attempt >= retry.engine.maxAttempts) {
+            if (endReason != null || r != round || live == 0) {
+                return;
+            }
+            if (inRound == 1) { // the round's first attempt alone, still running: it outlived the delay
+                hedging.delayPassed();
+                passedRound = r;
+            }
+            if (inRound > hedging.policy.maxHedges() || attempt >= retry.engine.maxAttempts) {
                 return;
             }
             if (!hedging.tryHedge()) {
-                return; // recent hedges have been losing: the slowness is shared, a hedge would only add load
+                return; // most attempts are slow, or hedges keep losing: the slowness is shared, a hedge would only add load
             }
             CircuitBreaker.@Nullable Permit p = null;
             CircuitBreaker breaker = retry.breaker;
@@ -497,7 +505,11 @@ final class HedgedExecution<T> extends RetryExecution<T> implements Promise.Owne
         if (first == null || first.number != winner.number && !isRunning(first)) {
             return; // the first attempt failed earlier: its time says nothing of a good answer's
         }
-        hedging.observed(now - first.startNanos);
+        if (passedRound == round) {
+            hedging.observedLate(now - first.startNanos); // counted as slow when its delay passed
+        } else {
+            hedging.observed(now - first.startNanos);
+        }
     }
 
     private boolean isRunning(HedgeAttempt a) {

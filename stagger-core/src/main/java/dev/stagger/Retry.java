@@ -309,6 +309,18 @@ public final class Retry {
         return hedging == null ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofNanos(hedging.delayNanos()));
     }
 
+    /**
+     * Hedges this retry's hedging refused itself since it was made (shared with the copies that
+     * share its latencies): while most first attempts outlived the delay (the overload guard) or
+     * while hedges kept losing (the credit); see {@link HedgePolicy}. Like a hedge the budget,
+     * breaker or throttle refuses (counted by them), a refused hedge is not sent and the call goes
+     * on. 0 when the policy does not hedge. A {@link java.util.concurrent.atomic.LongAdder} total:
+     * exact when no call is running.
+     */
+    public long hedgesRefused() {
+        return hedging == null ? 0 : hedging.refusals();
+    }
+
     /** The fallback answering calls that end without success, if any. */
     public java.util.Optional<Fallback<?>> fallback() {
         return java.util.Optional.ofNullable(fallback);

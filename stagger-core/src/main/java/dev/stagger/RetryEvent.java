@@ -60,7 +60,8 @@ public sealed interface RetryEvent permits RetryEvent.AttemptFinished, RetryEven
 
     /**
      * A hedged call sent a hedge: attempt {@code attempt} started while others were still running
-     * ({@link HedgePolicy}). The hedge has passed the breaker, the throttle and the budget.
+     * ({@link HedgePolicy}). The hedge has passed hedging's own guards (overload, credit), the
+     * breaker, the throttle and the budget.
      *
      * @param attempt the hedge's attempt number
      * @param delay the hedge delay it was sent after (since the attempt before it started)

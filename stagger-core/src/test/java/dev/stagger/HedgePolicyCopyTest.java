@@ -28,7 +28,7 @@ class HedgePolicyCopyTest {
         List<Object> discarded = new CopyOnWriteArrayList<>();
         Consumer<Object> hook = discarded::add;
         HedgePolicy original = HedgePolicy.builder().delay(Duration.ofMillis(50)).percentile(90).floor(Duration.ofMillis(3))
-                .warmup(7).window(Duration.ofSeconds(12)).maxHedges(3).onDiscard(hook).build();
+                .warmup(7).window(Duration.ofSeconds(12)).maxHedges(3).maxSlowShare(0.3).onDiscard(hook).build();
         HedgePolicy copy = original.toBuilder().build();
         assertThat(copy).isNotSameAs(original).hasToString(original.toString());
         assertThat(copy.delay()).isEqualTo(Duration.ofMillis(50));
@@ -37,6 +37,7 @@ class HedgePolicyCopyTest {
         assertThat(copy.warmup()).isEqualTo(7);
         assertThat(copy.window()).isEqualTo(Duration.ofSeconds(12));
         assertThat(copy.maxHedges()).isEqualTo(3);
+        assertThat(copy.maxSlowShare()).hasValue(0.3);
         assertThat(copy.onDiscard()).containsSame(hook);
         assertThat(HedgePolicy.after(Duration.ofMillis(5)).onDiscard()).isEmpty();
     }

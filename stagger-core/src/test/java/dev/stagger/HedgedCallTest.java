@@ -408,15 +408,16 @@ class HedgedCallTest {
     @Test
     void hedgesStopOnceRecentHedgesKeepLosing() {
         Retry retry = retry(hedged(3, HedgePolicy.after(SHORT)));
-        losingHedges(retry, (int) Hedging.MAX_CREDIT + 5);
+        losingHedges(retry, (int) Hedging.INITIAL_CREDIT + 5);
 
-        assertThat(events.sent).as("hedges sent").hasSize((int) Hedging.MAX_CREDIT);
+        assertThat(events.sent).as("hedges sent").hasSize((int) Hedging.INITIAL_CREDIT);
+        assertThat(retry.hedgesRefused()).as("refusals counted").isEqualTo(5);
     }
 
     @Test
     void aWinningHedgeEarnsBackTheCreditOfSeveralLosingOnes() {
         Retry retry = retry(hedged(3, HedgePolicy.after(SHORT)));
-        losingHedges(retry, (int) Hedging.MAX_CREDIT - 1);
+        losingHedges(retry, (int) Hedging.INITIAL_CREDIT - 1);
         int first = attempts.size();
         CompletableFuture<String> won = call(retry);
         clock.advance(SHORT);
@@ -425,19 +426,19 @@ class HedgedCallTest {
 
         losingHedges(retry, 10);
 
-        assertThat(events.sent).as("hedges sent").hasSize((int) Hedging.MAX_CREDIT + (int) Hedging.WIN_CREDIT);
+        assertThat(events.sent).as("hedges sent").hasSize((int) Hedging.INITIAL_CREDIT + (int) Hedging.WIN_CREDIT);
     }
 
     @Test
     void creditComesBackWithTimeSoHedgingResumesAfterAnOverload() {
         Retry retry = retry(hedged(3, HedgePolicy.after(SHORT)));
-        losingHedges(retry, (int) Hedging.MAX_CREDIT + 1);
+        losingHedges(retry, (int) Hedging.INITIAL_CREDIT + 1);
         int sentBefore = events.sent.size();
 
         clock.advance(Duration.ofNanos(Hedging.REFILL_NANOS));
         losingHedges(retry, 3);
 
-        assertThat(events.sent.size() - sentBefore).as("hedges sent after a second").isEqualTo(1);
+        assertThat(events.sent.size() - sentBefore).as("hedges sent after a refill").isEqualTo(1);
     }
 
     static final class HedgeEvents extends RecordingListener {

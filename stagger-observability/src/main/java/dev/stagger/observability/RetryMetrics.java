@@ -66,6 +66,11 @@ import java.util.WeakHashMap;
  *       <td>hedged calls whose accepted outcome came from a hedge, not the round's first attempt</td></tr>
  *   <tr><td>{@value #HEDGES_CANCELLED}</td><td>counter</td><td></td>
  *       <td>running attempts of hedged calls cancelled because another won or the call ended</td></tr>
+ *   <tr><td>{@value #HEDGES_REFUSED}</td><td>function counter</td><td></td>
+ *       <td>hedges the retry's hedging refused itself ({@link Retry#hedgesRefused()}): while most
+ *       first attempts outlived the delay (an overload) or while hedges kept losing; hedges the
+ *       budget, breaker or throttle refused are in their own refusal counters. Made when the
+ *       listener is first attached to a hedged retry, read from that retry's hedging.</td></tr>
  *   <tr><td>{@value #CIRCUIT_STATE}</td><td>gauge</td><td></td>
  *       <td>0 closed, 1 half-open, 2 open</td></tr>
  *   <tr><td>{@value #CIRCUIT_TRANSITIONS}</td><td>counter</td><td>{@code from}, {@code to}</td>
@@ -123,6 +128,8 @@ public final class RetryMetrics {
     public static final String HEDGES_WON = "stagger.hedges.won";
     /** Running attempts of hedged calls cancelled, tagged {@code name}. */
     public static final String HEDGES_CANCELLED = "stagger.hedges.cancelled";
+    /** Hedges a retry's hedging refused (overload or lost credit), tagged {@code name}. */
+    public static final String HEDGES_REFUSED = "stagger.hedges.refused";
     /** Breaker state: 0 closed, 1 half-open, 2 open. */
     public static final String CIRCUIT_STATE = "stagger.circuit.state";
     /** Breaker transitions, tagged {@code from} and {@code to}. */

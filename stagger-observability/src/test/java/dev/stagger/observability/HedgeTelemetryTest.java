@@ -49,11 +49,7 @@ class HedgeTelemetryTest {
                 .withListener(RetryLog.builder().loggerName(loggerName).build());
         List<CompletableFuture<String>> attempts = new ArrayList<>();
 
-        CompletableFuture<String> result = retry.callAsync(() -> {
-            CompletableFuture<String> f = new CompletableFuture<>();
-            attempts.add(f);
-            return f;
-        });
+        CompletableFuture<String> result = start(retry, attempts);
         clock.advance(Duration.ofMillis(50));
         attempts.get(1).complete("fast");
 
@@ -71,10 +67,39 @@ class HedgeTelemetryTest {
     }
 
     @Test
+    void hedgesTheHedgingRefusedAreCountedAsTheBudgetCountsItsRefusals() {
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(2).hedge(HedgePolicy.after(Duration.ofMillis(50))).build();
+        Retry retry = RetryMetrics.of(registry).instrument(Retry.of("lookup", policy).withClock(clock).withoutBudget());
+        int calls = 10; // every hedge loses: the credit stops them
+        for (int i = 0; i < calls; i++) {
+            List<CompletableFuture<String>> attempts = new ArrayList<>();
+            CompletableFuture<String> result = start(retry, attempts);
+            clock.advance(Duration.ofMillis(50));
+            attempts.get(0).complete("first");
+            assertThat(result).isCompletedWithValue("first");
+        }
+
+        double sent = registry.get(RetryMetrics.HEDGES_SENT).tag("name", "lookup").counter().count();
+        double refused = registry.get(RetryMetrics.HEDGES_REFUSED).tag("name", "lookup").functionCounter().count();
+        assertThat(refused).isPositive().isEqualTo((double) retry.hedgesRefused());
+        assertThat(sent + refused).as("every delay that passed sent a hedge or counted a refusal").isEqualTo(calls);
+    }
+
+    @Test
     void aRetryThatNeverHedgesHasNoHedgeMeters() {
         Retry retry = RetryMetrics.of(registry).instrument(Retry.of("plain", RetryPolicy.builder().build()).withClock(clock));
         retry.get(() -> "ok");
         assertThat(registry.find(RetryMetrics.HEDGES_SENT).counter()).isNull();
+        assertThat(registry.find(RetryMetrics.HEDGES_REFUSED).functionCounter()).isNull();
+    }
+
+    /** Starts an async call whose attempts are futures added to {@code attempts}, for the test to complete. */
+    private static CompletableFuture<String> start(Retry retry, List<CompletableFuture<String>> attempts) {
+        return retry.callAsync(() -> {
+            CompletableFuture<String> f = new CompletableFuture<>();
+            attempts.add(f);
+            return f;
+        });
     }
 
     private static Object keyValue(ILoggingEvent e, String key) {

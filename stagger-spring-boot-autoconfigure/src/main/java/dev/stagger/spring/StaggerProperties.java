@@ -314,6 +314,12 @@ public class StaggerProperties {
         private @Nullable Duration window;
         /** Extra attempts at most, 1 to 4 (default 1); they count against the retry's max-attempts. */
         private @Nullable Integer maxHedges;
+        /**
+         * Hedges are refused while more than this share, in (0, 1], of the first attempts of about
+         * the last second outlived the delay: an overload, not a tail (default: twice
+         * (100 - percentile) %, 0.1 at p95; none with a fixed delay; 1 turns it off).
+         */
+        private @Nullable Double maxSlowShare;
 
         public @Nullable Duration getDelay() { return delay; }
         public void setDelay(@Nullable Duration delay) { this.delay = delay; }
@@ -327,6 +333,8 @@ public class StaggerProperties {
         public void setWindow(@Nullable Duration window) { this.window = window; }
         public @Nullable Integer getMaxHedges() { return maxHedges; }
         public void setMaxHedges(@Nullable Integer maxHedges) { this.maxHedges = maxHedges; }
+        public @Nullable Double getMaxSlowShare() { return maxSlowShare; }
+        public void setMaxSlowShare(@Nullable Double maxSlowShare) { this.maxSlowShare = maxSlowShare; }
     }
 
     /** {@code stagger.annotation.*}: the {@code @StaggerRetry} method advice. */

@@ -501,6 +501,8 @@ class EveryPropertyTest {
                     c -> assertThat(hedge(c).window()).isEqualTo(Duration.ofMinutes(1)), "stagger.hedges.fast.delay=40ms"),
             set("stagger.hedges.fast.max-hedges", "2",
                     c -> assertThat(hedge(c).maxHedges()).isEqualTo(2), "stagger.hedges.fast.delay=40ms"),
+            set("stagger.hedges.fast.max-slow-share", "0.3",
+                    c -> assertThat(hedge(c).maxSlowShare()).hasValue(0.3), "stagger.hedges.fast.delay=40ms"),
             // the annotation
             set("stagger.annotation.order", "5",
                     c -> assertThat(started(c).getBean("staggerRetryAdvisor", Ordered.class).getOrder()).isEqualTo(5)),

@@ -31,7 +31,8 @@ class HedgePropertiesTest {
     @Test
     void aRetryNamingAHedgeHedgesItsCalls() {
         runner.withPropertyValues("stagger.hedges.fast.delay=50ms", "stagger.hedges.fast.percentile=95",
-                        "stagger.hedges.fast.max-hedges=2", "stagger.retries.search.hedge=fast",
+                        "stagger.hedges.fast.max-hedges=2", "stagger.hedges.fast.max-slow-share=0.2",
+                        "stagger.retries.search.hedge=fast",
                         "stagger.retries.search.max-attempts=3")
                 .run(context -> {
                     StaggerRegistry registry = context.getBean(StaggerRegistry.class);
@@ -39,6 +40,7 @@ class HedgePropertiesTest {
                     assertThat(fast.delay()).isEqualTo(Duration.ofMillis(50));
                     assertThat(fast.percentile()).hasValue(95.0);
                     assertThat(fast.maxHedges()).isEqualTo(2);
+                    assertThat(fast.maxSlowShare()).hasValue(0.2);
                     assertThat(registry.retry("search").policy().hedge()).containsSame(fast);
                     assertThat(registry.retry("search").hedgeDelay()).contains(Duration.ofMillis(50)); // still warming up
                     assertThat(registry.hedges()).containsOnlyKeys("fast");
@@ -70,7 +72,8 @@ class HedgePropertiesTest {
     /** {@code shown}: the value as bound (a duration in ISO-8601), which the message echoes. */
     @ParameterizedTest
     @CsvSource({"percentile, 150, 150.0", "percentile, 0, 0.0", "floor, -5ms, PT-0.005S", "warmup, -1, -1",
-            "window, 0s, PT0S", "max-hedges, 9, 9", "max-hedges, 0, 0", "delay, -1ms, PT-0.001S"})
+            "window, 0s, PT0S", "max-hedges, 9, 9", "max-hedges, 0, 0", "delay, -1ms, PT-0.001S",
+            "max-slow-share, 0, 0.0", "max-slow-share, 1.5, 1.5"})
     void aBadHedgeValueFailsStartupNamingThePropertyAndTheValue(String property, String value, String shown) {
         runner.withPropertyValues("stagger.hedges.fast.delay=50ms", "stagger.hedges.fast." + property + "=" + value)
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()

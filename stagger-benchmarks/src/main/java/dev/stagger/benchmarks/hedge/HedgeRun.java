@@ -20,11 +20,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -49,12 +49,29 @@ import java.util.function.Function;
  * </ul>
  * Extra requests are the requests sent beyond one per call, as a share of the recorded calls (a
  * cancelled hedge still counts: with the JDK client it may already have reached the server).
+ *
+ * <p><b>The same load for every scenario of a round.</b> Calls start on a fixed schedule, and the
+ * server's time for a request is drawn from the round's seed ({@code --seed} plus the round), the
+ * call's index and the attempt's number (sent as headers), not from a shared random stream: every
+ * scenario of a round sees the same first-attempt times, so the overload scenarios differ only in
+ * what hedging added. A hedge draws its own time, as a retried request would.
+ *
+ * <p><b>What the summary checks</b>, per round: that each hedged overload scenario's p50 is no worse
+ * than the unhedged overload p50 of the same round, and that the budgeted scenario's extra
+ * requests over the whole run (warm-up included, as the budget sees it) stay within what the
+ * budget allows over that run: its ratio of the calls, plus its {@value #BUDGET_TOKENS} initial
+ * tokens and its floor of {@value #BUDGET_FLOOR} per second over the run's seconds, which on a
+ * 20 s run add several points to the ratio. Both the ratio alone and that allowance are printed.
  * Calls that fail (the {@code --timeout-ms} request timeout, 5 s, at overload) count in the extra requests they sent but
  * not in the latencies, which are those of calls answered.
  * With {@code --rounds} above 1 each figure is the median over rounds, with the spread (min–max)
  * of p99 and extra requests. All traffic stays on loopback; the run ends by itself.
  */
 public final class HedgeRun {
+    /** The budgeted scenario's budget: tokens it starts with (and holds at most), and its floor per second. */
+    private static final int BUDGET_TOKENS = 10;
+    private static final int BUDGET_FLOOR = 1;
+
     private HedgeRun() {
     }
 
@@ -66,10 +83,10 @@ public final class HedgeRun {
     private record Setup(HttpClient client, URI uri, Duration base, double budgetRatio, Duration timeout) {
     }
 
-    /** Makes one call, counting each request it sends in {@code requests}. */
+    /** Makes call {@code index}, counting each request it sends in {@code requests}. */
     @FunctionalInterface
     private interface Caller {
-        CompletableFuture<?> call(LongAdder requests);
+        CompletableFuture<?> call(LongAdder requests, int index);
 
         /** What the caller's retry saw: hedges sent and won, and its hedge delay now; empty for none. */
         default String report() {
@@ -77,8 +94,12 @@ public final class HedgeRun {
         }
     }
 
-    /** One run of one scenario. */
-    private record Result(double p50, double p99, double p999, double extra, int calls, int failed, String notes) {
+    /**
+     * One run of one scenario: latencies and extra requests over the recorded calls; {@code allCalls},
+     * {@code extraAll} and {@code seconds} over the whole run (warm-up and the wait for the last calls included).
+     */
+    private record Result(double p50, double p99, double p999, double extra, int calls, int failed, String notes,
+                          int allCalls, double extraAll, double seconds) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -94,6 +115,7 @@ public final class HedgeRun {
         double budgetRatio = a.positive("--budget-ratio", 0.05);
         int rounds = a.positive("--rounds", 3);
         Duration timeout = Duration.ofMillis(a.positive("--timeout-ms", 5000));
+        long seed = a.positive("--seed", 1);
 
         double meanServiceSeconds = base.toNanos() / 1e9 * ((1 - slowShare) + slowShare * slowFactor);
         double capacity = permits / meanServiceSeconds;
@@ -105,8 +127,7 @@ public final class HedgeRun {
                 new Scenario(String.format(Locale.ROOT, "overload %.2fx, no hedging", overload), true, s -> plain(s)),
                 new Scenario(String.format(Locale.ROOT, "overload %.2fx, p95, no budget", overload), true,
                         s -> hedged(s, p95(s), false)),
-                new Scenario(String.format(Locale.ROOT, "overload %.2fx, p95, budget %.0f %%", overload, budgetRatio * 100),
-                        true, s -> hedged(s, p95(s), true)));
+                new Scenario(budgetedName(overload, budgetRatio), true, s -> hedged(s, p95(s), true)));
 
         System.out.printf(Locale.ROOT, "hedging: %.0f calls/s for %d s (%d s warm-up), base %d ms, %.0f %% %dx slower;"
                         + " overload: %d permits (capacity %.0f/s) at %.2fx%n",
@@ -116,13 +137,13 @@ public final class HedgeRun {
                 .connectTimeout(Duration.ofSeconds(2)).build();
         // One unrecorded run to warm the JVM up.
         runOnce(scenarios.get(2), client, rate, Duration.ofSeconds(3), Duration.ofSeconds(1), base, slowShare,
-                slowFactor, 0, budgetRatio, timeout);
+                slowFactor, 0, budgetRatio, timeout, seed - 1);
         Map<String, List<Result>> results = new LinkedHashMap<>();
         for (int r = 0; r < rounds; r++) {
             for (Scenario s : scenarios) {
                 double offered = s.overload() ? capacity * overload : rate;
                 Result result = runOnce(s, client, offered, duration, warmup, base, slowShare, slowFactor,
-                        s.overload() ? permits : 0, budgetRatio, timeout);
+                        s.overload() ? permits : 0, budgetRatio, timeout, seed + r);
                 results.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(result);
                 System.out.printf(Locale.ROOT, "  round %d  %-34s p50 %7.1f  p99 %7.1f  p999 %7.1f ms  extra %5.1f %%"
                                 + "  (%d calls, %d failed) %s%n", r + 1, s.name(), result.p50(), result.p99(), result.p999(),
@@ -130,6 +151,11 @@ public final class HedgeRun {
             }
         }
         print(results, rounds);
+        check(results, rounds, overload, budgetRatio);
+    }
+
+    private static String budgetedName(double overload, double budgetRatio) {
+        return String.format(Locale.ROOT, "overload %.2fx, p95, budget %.0f %%", overload, budgetRatio * 100);
     }
 
     private static HedgePolicy p95(Setup s) {
@@ -138,20 +164,24 @@ public final class HedgeRun {
     }
 
     private static Caller plain(Setup s) {
-        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(s.timeout()).build();
-        return requests -> {
+        return (requests, index) -> {
             requests.increment();
-            return s.client().sendAsync(request, HttpResponse.BodyHandlers.discarding());
+            return s.client().sendAsync(request(s, index, 1), HttpResponse.BodyHandlers.discarding());
         };
     }
 
+    /** The request of attempt {@code attempt} of call {@code index}: the server draws its time from both. */
+    private static HttpRequest request(Setup s, int index, int attempt) {
+        return HttpRequest.newBuilder(s.uri()).timeout(s.timeout())
+                .header("X-Call", Integer.toString(index)).header("X-Attempt", Integer.toString(attempt)).build();
+    }
+
     private static Caller hedged(Setup s, HedgePolicy hedge, boolean budgeted) {
-        HttpRequest request = HttpRequest.newBuilder(s.uri()).timeout(s.timeout()).build();
         RetryPolicy policy = RetryPolicy.builder().maxAttempts(2).backoff(Backoff.none()).hedge(hedge).build();
         Retry retry = Retry.of("hedge-run", policy);
         retry = budgeted
-                ? retry.withBudget(RetryBudget.builder("hedge-run-budget").ratio(s.budgetRatio()).maxTokens(10)
-                        .minRetriesPerSecond(1).build())
+                ? retry.withBudget(RetryBudget.builder("hedge-run-budget").ratio(s.budgetRatio()).maxTokens(BUDGET_TOKENS)
+                        .minRetriesPerSecond(BUDGET_FLOOR).build())
                 : retry.withoutBudget();
         LongAdder sent = new LongAdder();
         LongAdder won = new LongAdder();
@@ -176,30 +206,32 @@ public final class HedgeRun {
         });
         return new Caller() {
             @Override
-            public CompletableFuture<?> call(LongAdder requests) {
-                return r.callAsync(() -> {
+            public CompletableFuture<?> call(LongAdder requests, int index) {
+                return r.callAsync(attempt -> {
                     requests.increment();
-                    return s.client().sendAsync(request, HttpResponse.BodyHandlers.discarding());
+                    return s.client().sendAsync(request(s, index, attempt.attempt()), HttpResponse.BodyHandlers.discarding());
                 });
             }
 
             @Override
             public String report() {
                 long[] d = durations.stream().mapToLong(Long::longValue).sorted().toArray();
-                return String.format(Locale.ROOT, "hedges sent %d, won %d, delay now %.1f ms; winners' attempt p50 %.1f p95 %.1f p99 %.1f",
-                        sent.sum(), won.sum(), r.hedgeDelay().orElseThrow().toNanos() / 1e6, ms(d, 0.5), ms(d, 0.95), ms(d, 0.99));
+                return String.format(Locale.ROOT, "hedges sent %d, won %d, refused %d; delay now %.1f ms;"
+                                + " winners' attempt p50 %.1f p95 %.1f p99 %.1f", sent.sum(), won.sum(), r.hedgesRefused(),
+                        r.hedgeDelay().orElseThrow().toNanos() / 1e6, ms(d, 0.5), ms(d, 0.95), ms(d, 0.99));
             }
         };
     }
 
     private static Result runOnce(Scenario scenario, HttpClient client, double rate, Duration duration, Duration warmup,
                                   Duration base, double slowShare, int slowFactor, int permits, double budgetRatio,
-                                  Duration timeout)
+                                  Duration timeout, long seed)
             throws Exception {
         Semaphore capacity = permits > 0 ? new Semaphore(permits, true) : null;
         long baseNanos = base.toNanos();
         try (LoopbackServer server = LoopbackServer.start((request, response) -> {
-            ThreadLocalRandom random = ThreadLocalRandom.current();
+            SplittableRandom random = new SplittableRandom(seed * 1_000_003L
+                    + Long.parseLong(request.getHeader("X-Call")) * 8 + Long.parseLong(request.getHeader("X-Attempt")));
             long nanos = (long) (baseNanos * (0.8 + 0.4 * random.nextDouble()));
             if (random.nextDouble() < slowShare) {
                 nanos *= slowFactor;
@@ -258,7 +290,7 @@ public final class HedgeRun {
             long due = start + i * period;
             CompletableFuture<?> f;
             try {
-                f = caller.call(i < skip ? unrecorded : requests);
+                f = caller.call(i < skip ? unrecorded : requests, i);
             } catch (RuntimeException e) {
                 failed.incrementAndGet();
                 done.incrementAndGet();
@@ -279,6 +311,7 @@ public final class HedgeRun {
             TimeUnit.MILLISECONDS.sleep(20);
         }
         ticker.shutdownNow();
+        double seconds = (System.nanoTime() - start) / 1e9;
         int calls = Math.min(next.get(), total);
         long[] recorded = Arrays.stream(Arrays.copyOfRange(latencies, skip, calls)).filter(x -> x >= 0).sorted().toArray();
         int measured = Math.max(0, calls - skip);
@@ -287,7 +320,9 @@ public final class HedgeRun {
         long[] late = lateness.stream().mapToLong(Long::longValue).sorted().toArray();
         String notes = caller.report() + String.format(Locale.ROOT, "; timer late p50 %.1f p99 %.1f ms", ms(late, 0.5),
                 ms(late, 0.99)) + (first == null ? "" : "; first failure: " + first);
-        return new Result(ms(recorded, 0.50), ms(recorded, 0.99), ms(recorded, 0.999), extra, calls, failed.get(), notes);
+        double extraAll = calls == 0 ? 0 : (requests.sum() + unrecorded.sum() - calls) / (double) calls;
+        return new Result(ms(recorded, 0.50), ms(recorded, 0.99), ms(recorded, 0.999), extra, calls, failed.get(), notes,
+                calls, extraAll, seconds);
     }
 
     private static double ms(long[] sorted, double q) {
@@ -318,6 +353,46 @@ public final class HedgeRun {
                     median(rs, Result::p999), median(ratios), 100 * median(rs, Result::extra),
                     100 * min(rs, Result::extra), 100 * max(rs, Result::extra));
         }
+    }
+
+    /**
+     * The issue's two overload goals, round by round: a hedged overload p50 no worse than the
+     * unhedged one of the same round, and the budgeted scenario's extra requests within the budget.
+     */
+    private static void check(Map<String, List<Result>> results, int rounds, double overload, double budgetRatio) {
+        String unhedgedName = String.format(Locale.ROOT, "overload %.2fx, no hedging", overload);
+        List<Result> unhedged = results.get(unhedgedName);
+        System.out.println();
+        for (Map.Entry<String, List<Result>> e : results.entrySet()) {
+            if (!e.getKey().startsWith("overload") || e.getKey().equals(unhedgedName)) {
+                continue;
+            }
+            int met = 0;
+            StringBuilder rows = new StringBuilder();
+            for (int r = 0; r < rounds; r++) {
+                double hedged = e.getValue().get(r).p50();
+                double plain = unhedged.get(r).p50();
+                met += hedged <= plain ? 1 : 0;
+                rows.append(String.format(Locale.ROOT, "%s%.0f vs %.0f", r == 0 ? "" : ", ", hedged, plain));
+            }
+            System.out.printf(Locale.ROOT, "check p50 hedged <= p50 unhedged, %s: %s in %d of %d rounds (ms, hedged vs unhedged: %s)%n",
+                    e.getKey(), met == rounds ? "MET" : "NOT MET", met, rounds, rows);
+        }
+        List<Result> budgeted = results.get(budgetedName(overload, budgetRatio));
+        int within = 0;
+        for (int r = 0; r < rounds; r++) {
+            Result b = budgeted.get(r);
+            // what the budget can grant over the run: ratio x calls, the initial tokens, the floor's burst and rate
+            double allowed = (budgetRatio * b.allCalls() + BUDGET_TOKENS + BUDGET_FLOOR + BUDGET_FLOOR * b.seconds())
+                    / b.allCalls();
+            within += b.extraAll() <= allowed ? 1 : 0;
+            System.out.printf(Locale.ROOT, "  round %d budget: extra over the run %.1f %% of %d calls; the ratio alone %.1f %%,"
+                            + " the budget's share over %.0f s %.1f %% (ratio + %d initial tokens + floor %d/s): %s%n",
+                    r + 1, 100 * b.extraAll(), b.allCalls(), 100 * budgetRatio, b.seconds(), 100 * allowed, BUDGET_TOKENS,
+                    BUDGET_FLOOR, b.extraAll() <= allowed ? "within" : "OVER");
+        }
+        System.out.printf(Locale.ROOT, "check extra <= the budget's share: %s in %d of %d rounds%n",
+                within == rounds ? "MET" : "NOT MET", within, rounds);
     }
 
     private static double median(List<Result> rs, java.util.function.ToDoubleFunction<Result> f) {

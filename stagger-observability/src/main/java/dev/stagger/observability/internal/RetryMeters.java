@@ -11,6 +11,7 @@ import dev.stagger.RetryListener;
 import dev.stagger.observability.RetryMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -53,6 +54,11 @@ public final class RetryMeters implements RetryListener {
     private volatile @Nullable CircuitBreaker boundBreaker;
     private volatile @Nullable RetryBudget boundBudget;
     private volatile @Nullable AdaptiveThrottle boundThrottle;
+    /**
+     * The first hedged retry this listener was attached to, whose hedges refused the function
+     * counter reads; held here, since the meter holds it weakly and a copy may be dropped.
+     */
+    private volatile @Nullable Retry boundHedging;
 
     /**
      * @param bindBreaker publishes a breaker this listener's retry turns out to have (see
@@ -192,9 +198,18 @@ public final class RetryMeters implements RetryListener {
         return counter;
     }
 
-    /** Publishes the breaker, budget, throttle and bulkhead of the retry this listener was attached to, once each. */
+    /**
+     * Publishes the breaker, budget, throttle and bulkhead of the retry this listener was attached
+     * to, once each, and the hedges refused by the first hedged one.
+     */
     @Override
     public void onAttached(Retry retry) {
+        if (boundHedging == null && retry.hedgeDelay().isPresent()) {
+            boundHedging = retry;
+            FunctionCounter.builder(RetryMetrics.HEDGES_REFUSED, retry, Retry::hedgesRefused) // registering twice returns the first
+                    .description("Hedges refused while most first attempts outlived the delay or hedges kept losing")
+                    .baseUnit("hedges").tags(tags).register(registry);
+        }
         CircuitBreaker breaker = retry.circuitBreaker().orElse(null);
         if (breaker != null && breaker != boundBreaker) {
             bindBreaker.accept(breaker);

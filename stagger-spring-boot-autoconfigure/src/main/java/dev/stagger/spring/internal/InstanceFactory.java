@@ -179,6 +179,7 @@ public final class InstanceFactory {
         PropertyCheck.apply(at + "warmup", p.getWarmup(), b::warmup);
         PropertyCheck.apply(at + "window", p.getWindow(), b::window);
         PropertyCheck.apply(at + "max-hedges", p.getMaxHedges(), b::maxHedges);
+        PropertyCheck.apply(at + "max-slow-share", p.getMaxSlowShare(), b::maxSlowShare);
         try {
             return b.build();
         } catch (IllegalArgumentException e) { // the one rule across fields: a delay is required
