@@ -311,9 +311,10 @@ public final class PollLoop implements Runnable {
 
     /** Under {@link #following}: waits to be told something, or stopped, for at most {@link #MAX_POLL_MILLIS}. */
     private void awaitQuietly() {
+        long left = TimeUnit.MILLISECONDS.toNanos(MAX_POLL_MILLIS);
         try {
-            if (!stopping) {
-                followed.await(MAX_POLL_MILLIS, TimeUnit.MILLISECONDS);
+            while (!stopping && applied == told && left > 0) {
+                left = followed.awaitNanos(left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
