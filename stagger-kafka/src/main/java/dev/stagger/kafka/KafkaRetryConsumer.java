@@ -32,7 +32,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
@@ -76,7 +75,13 @@ import org.jspecify.annotations.Nullable;
  * is produced again after a wait that grows with each failure; no failure sends it round at once.
  *
  * <h2>Timing and pauses</h2>
- * The same consumer reads the work topic and the delay topics. A delay topic's partition whose
+ * Two Kafka consumers read: one, a member of the {@linkplain #group() group}, the work topic; the
+ * other the delay topics' partitions that go with the work partitions the group gives the first
+ * (partition {@code d} of a delay topic goes with work partition {@code d} modulo the work topic's
+ * partition count), assigned by hand and committing under {@link #delayGroup()}. Two, because a
+ * fetch that asks only for empty partitions is held by the broker up to {@code fetch.max.wait.ms}:
+ * with the delay topics' partitions (mostly empty) in the same consumer, the work topic's next
+ * fetch would wait behind that held one again and again. A delay topic's partition whose
  * head is not yet due is paused, alone, and resumed when the head is due; every record in one
  * delay topic waits the same time, so the records behind the head are due after it, and a short
  * retry never waits behind a long one (they are in different topics). A retry arrives no earlier
@@ -123,8 +128,11 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     private @Nullable Admin admin;
     private @Nullable KafkaProducer<byte[], byte[]> producer;
     private @Nullable ExecutorService handlers;
+    /** The work topic's loop and the delay topics' (see {@link PollLoop}). */
     private volatile @Nullable PollLoop loop;
+    private volatile @Nullable PollLoop delayLoop;
     private @Nullable Thread poller;
+    private @Nullable Thread delayPoller;
 
     private KafkaRetryConsumer(Builder b) {
         this.name = b.name;
@@ -170,6 +178,22 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         return topics.deadTopic();
     }
 
+    /** The consumer group whose committed offsets are the work topic's: {@code group.id}, else the name. */
+    public String group() {
+        Object group = config.get(ConsumerConfig.GROUP_ID_CONFIG);
+        return group != null ? group.toString() : name;
+    }
+
+    /**
+     * Where the delay topics' offsets are committed: {@code <group>.stagger-delays}. The delay topics
+     * are read by a second consumer of this retry consumer, assigned by hand the delay partitions
+     * that go with the work partitions the group gives it (so it is never a member of this group);
+     * monitor its lag like the group's.
+     */
+    public String delayGroup() {
+        return group() + ".stagger-delays";
+    }
+
     /** The delay topics, one per level, shortest first: {@code <topic>.stagger.retry-<millis>}. */
     public List<String> delayTopics() {
         return topics.retryTopics();
@@ -183,7 +207,18 @@ public final class KafkaRetryConsumer implements AutoCloseable {
      */
     public Set<TopicPartition> pausedPartitions() {
         PollLoop running = loop;
-        return running == null || closing ? Set.of() : running.paused();
+        PollLoop delays = delayLoop;
+        if (running == null || delays == null || closing) {
+            return Set.of();
+        }
+        Set<TopicPartition> work = running.paused();
+        Set<TopicPartition> delayed = delays.paused();
+        if (work.isEmpty() || delayed.isEmpty()) {
+            return work.isEmpty() ? delayed : work;
+        }
+        Set<TopicPartition> both = new java.util.HashSet<>(work);
+        both.addAll(delayed);
+        return Set.copyOf(both);
     }
 
     /**
@@ -227,21 +262,19 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         listeners.toArray(new RecordListener[0]));
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
+                KafkaConsumer<byte[], byte[]> delayConsumer = new KafkaConsumer<>(delayConsumerConfig(),
+                        new ByteArrayDeserializer(), new ByteArrayDeserializer());
                 RetryingKeys retrying = keyOrder == null ? null : new RetryingKeys(topics,
                         () -> new KafkaConsumer<>(readerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
                         sendTimeout);
-                loop = new PollLoop(consumer, topics, processor, handlers, clock, maxPending, shutdownTimeout, () -> closing,
-                        keyOrder, retrying);
-                PollLoop running = loop;
-                poller = new Thread(() -> {
-                    try {
-                        running.run();
-                    } finally {
-                        consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-                    }
-                }, "stagger-kafka-" + name + "-poll");
-                poller.setDaemon(true);
-                poller.start();
+                PollLoop.Settings settings = new PollLoop.Settings(topics, processor, handlers, clock, maxPending,
+                        shutdownTimeout, () -> closing, keyOrder);
+                PollLoop delays = PollLoop.delays(delayConsumer, settings);
+                PollLoop running = PollLoop.work(consumer, settings, retrying, delays);
+                delayLoop = delays;
+                loop = running;
+                delayPoller = pollThread(delays, delayConsumer, "-delays");
+                poller = pollThread(running, consumer, "-poll");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 closeClients();
@@ -257,6 +290,20 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         } finally {
             lifecycle.unlock();
         }
+    }
+
+    /** Starts {@code loop} on a daemon thread of its own, which closes {@code consumer} when the loop ends. */
+    private Thread pollThread(PollLoop loop, KafkaConsumer<byte[], byte[]> consumer, String suffix) {
+        Thread t = new Thread(() -> {
+            try {
+                loop.run();
+            } finally {
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            }
+        }, "stagger-kafka-" + name + suffix);
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     private void createTopics() throws ExecutionException, InterruptedException, TimeoutException {
@@ -279,10 +326,24 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         c.put(ProducerConfig.CLIENT_ID_CONFIG, "stagger-" + name + "-copies");
         int timeout = (int) Math.min(Integer.MAX_VALUE, sendTimeout.toMillis());
         c.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout);
-        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout);
-        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeout);
         c.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+        // the producer refuses a delivery timeout shorter than the linger plus the request timeout
+        long linger = lingerMillis(c.get(ProducerConfig.LINGER_MS_CONFIG));
+        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeout + linger));
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeout);
         return c;
+    }
+
+    /** {@code linger.ms} as given (a number or its text); the producer itself reports a value that is neither. */
+    private static long lingerMillis(@Nullable Object value) {
+        if (value instanceof Number n) {
+            return Math.max(0, n.longValue());
+        }
+        try {
+            return value == null ? 0 : Math.max(0, Long.parseLong(value.toString().trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private Map<String, Object> consumerConfig() {
@@ -294,21 +355,29 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         c.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 10_000);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "stagger-" + name);
-        if (keyOrder != null) {
-            // key order: partition n of the work topic and of every delay topic go to the same consumer
-            if ("consumer".equalsIgnoreCase(String.valueOf(c.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG)))) {
-                c.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
-            } else {
-                c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
-            }
-        }
         return c;
     }
 
-    /** Key order: a consumer of no group that reads which keys have a record in retry ({@link RetryingKeys}). */
-    private Map<String, Object> readerConfig() {
+    /**
+     * The delay topics' consumer: assigned by hand (never a group member), committing under
+     * {@link #delayGroup()}; a delay partition with no committed offset is read from its start,
+     * whatever the work topic's {@code auto.offset.reset}, so no retry's copy is skipped.
+     */
+    private Map<String, Object> delayConsumerConfig() {
         Map<String, Object> c = consumerConfig();
         c.keySet().removeIf(k -> k.startsWith("group.") || k.startsWith("partition.assignment"));
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, delayGroup());
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, c.get(ConsumerConfig.CLIENT_ID_CONFIG) + "-delays");
+        return c;
+    }
+
+    /**
+     * Key order: a consumer that reads which keys have a record in retry ({@link RetryingKeys}),
+     * with the delay group's committed offsets; it never joins the group nor commits.
+     */
+    private Map<String, Object> readerConfig() {
+        Map<String, Object> c = delayConsumerConfig();
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "stagger-" + name + "-keys");
         return c;
     }
@@ -361,17 +430,23 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
-            if (loop != null && poller != null) {
-                loop.stop();
-                try {
-                    poller.join(shutdownTimeout.toMillis() + 10_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            // the work loop first: as it ends it hands the delay partitions that go with its partitions back
+            stopAndJoin(loop, poller);
+            stopAndJoin(delayLoop, delayPoller);
             closeClients();
         } finally {
             lifecycle.unlock();
+        }
+    }
+
+    private void stopAndJoin(@Nullable PollLoop running, @Nullable Thread thread) {
+        if (running != null && thread != null) {
+            running.stop();
+            try {
+                thread.join(shutdownTimeout.toMillis() + 10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -398,7 +473,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         private RetryPolicy policy = RetryPolicy.background();
         private List<Duration> levels = DelayLevels.defaults();
         private int concurrency = 4;
-        private int maxPending = 1_000;
+        private int maxPending = 10_000;
         private Duration shutdownTimeout = Duration.ofSeconds(30);
         private Duration sendTimeout = Duration.ofSeconds(30);
         private Duration maxDelay = Duration.ofDays(1);
@@ -452,7 +527,12 @@ public final class KafkaRetryConsumer implements AutoCloseable {
             return this;
         }
 
-        /** Records a partition may have fetched and waiting for a handler before it is paused; default 1000. */
+        /**
+         * Records a partition may have fetched and waiting for a handler before it is paused; default
+         * 10,000 (about what one fetch of {@code max.partition.fetch.bytes}, 1 MiB, holds of small
+         * records: a partition whose handler keeps up is not paused between two fetches). A full
+         * partition is fetched again as soon as its handler takes the records waiting.
+         */
         public Builder maxPending(int maxPending) {
             if (maxPending < 1 || maxPending > 1_000_000) {
                 throw new IllegalArgumentException("maxPending must be 1 to 1000000, got " + maxPending);

@@ -67,6 +67,34 @@ class KafkaRetryConsumerTest extends BrokerTest {
     }
 
     @Test
+    void aPartitionPausedForAFullLaneIsFetchedAgainAsSoonAsTheLaneHasRoom() throws Exception {
+        // Ten records a poll and a lane full at ten; the handler waits at every 20th record until the partition is
+        // paused, so each 20 records pause it once. Were it resumed only when the poll in progress times out (100 ms:
+        // nothing else is fetched), these 4,000 records would take 200 pauses of about 100 ms, 20 s.
+        String topic = TestKafka.uniqueTopic("full-lane");
+        TestKafka.createTopic(config, topic, 1);
+        int records = 4_000;
+        for (int i = 0; i < records; i++) {
+            producer.send(new ProducerRecord<>(topic, new byte[64]));
+        }
+        producer.flush();
+        java.util.concurrent.atomic.LongAdder handled = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.AtomicReference<KafkaRetryConsumer> self = new java.util.concurrent.atomic.AtomicReference<>();
+        Map<String, Object> smallPolls = new java.util.HashMap<>(config);
+        smallPolls.put("max.poll.records", 10);
+        KafkaRetryConsumer consumer = build(KafkaRetryConsumer.builder(topic, smallPolls, m -> {
+            if (m.offset() % 20 == 0) {
+                TestKafka.await(Duration.ofSeconds(2), () -> !self.get().pausedPartitions().isEmpty());
+            }
+            handled.increment();
+        }).maxPending(10));
+        self.set(consumer);
+        consumer.start();
+        assertThat(TestKafka.await(Duration.ofSeconds(12), () -> handled.sum() == records))
+                .as("handled %d of %d within 12 s", handled.sum(), records).isTrue();
+    }
+
+    @Test
     void aShortRetryIsNotHeldBehindALongOne() throws Exception {
         String topic = TestKafka.uniqueTopic("short-long");
         Map<String, Long> secondAttempt = new ConcurrentHashMap<>();

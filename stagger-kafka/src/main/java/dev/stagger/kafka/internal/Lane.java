@@ -49,6 +49,10 @@ final class Lane implements RecordProcessor.Acks {
     private final @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled;
     /** The work topic's lane in key-order mode; null otherwise. */
     private final @Nullable KeyOrder keyOrder;
+    /** Records waiting at which the poll thread pauses the partition. */
+    private final int fullAt;
+    /** Told when the lane, full, takes records (its partition may be resumed); any thread. */
+    private final Runnable roomAgain;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
@@ -75,6 +79,19 @@ final class Lane implements RecordProcessor.Acks {
 
     Lane(TopicPartition partition, long levelMillis, Executor executor, RecordProcessor processor, BooleanSupplier closing,
          @Nullable KeyOrder keyOrder, @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled) {
+        this(partition, levelMillis, executor, processor, closing, keyOrder, settled, Integer.MAX_VALUE, () -> { });
+    }
+
+    /**
+     * @param fullAt records waiting at which the poll thread pauses the partition
+     * @param roomAgain told (after the lock) when the lane, holding {@code fullAt} or more records
+     *     waiting, takes them for handling: the partition may be resumed at once
+     */
+    Lane(TopicPartition partition, long levelMillis, Executor executor, RecordProcessor processor, BooleanSupplier closing,
+         @Nullable KeyOrder keyOrder, @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled, int fullAt,
+         Runnable roomAgain) {
+        this.fullAt = fullAt;
+        this.roomAgain = roomAgain;
         this.partition = partition;
         this.levelMillis = levelMillis;
         this.executor = executor;
@@ -250,9 +267,12 @@ final class Lane implements RecordProcessor.Acks {
         }
         while (true) {
             ConsumerRecord<byte[], byte[]> next;
+            boolean room;
             lock.lock();
             try {
+                int before = pending.size();
                 next = revoked || closing.getAsBoolean() ? null : nextToHandle();
+                room = before >= fullAt && pending.size() < fullAt;
                 if (next == null) {
                     if (!stalled) {
                         pending.clear(); // a revoked or stopping lane's records are consumed again by whoever owns it next
@@ -263,6 +283,9 @@ final class Lane implements RecordProcessor.Acks {
                 }
             } finally {
                 lock.unlock();
+            }
+            if (room) {
+                roomAgain.run();
             }
             ByteBuffer key = next.key() != null ? ByteBuffer.wrap(next.key()) : null; // key order is on here
             if (key != null) {
@@ -319,6 +342,9 @@ final class Lane implements RecordProcessor.Acks {
             lock.unlock();
         }
         while (true) {
+            if (batch.size() >= fullAt) {
+                roomAgain.run(); // taken from a full lane: its partition may be fetched again now
+            }
             long settledTo = -1;
             int sincePublished = 0;
             for (ConsumerRecord<byte[], byte[]> next; (next = batch.poll()) != null; ) {

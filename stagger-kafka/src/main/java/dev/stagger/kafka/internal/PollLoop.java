@@ -14,6 +14,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -21,26 +24,43 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The consumer's poll thread: the only thread that touches the {@link Consumer}. It hands each
- * partition's records to that partition's {@link Lane}, commits what the lanes have settled, and
- * pauses exactly the partitions that must wait: a delay topic's partition whose head is not due
- * (it seeks back to the head and resumes it when due, so no other partition waits), and a
- * partition with more records waiting for a handler than {@code maxPending}. The set of paused
- * partitions is recomputed from those two reasons before every poll and compared with what the
- * consumer has paused, so no partition stays paused for any other reason, a rebalance included:
- * a revoked partition's lane is settled, committed and dropped, and a newly assigned partition
- * starts unpaused.
+ * One consumer's poll thread: the only thread that touches its {@link Consumer}. A retry consumer
+ * runs two: the <em>work</em> loop, a member of the group subscribed to the work topic, and the
+ * <em>delay</em> loop, whose consumer is assigned by hand the delay topics' partitions that go with
+ * the work partitions the work loop owns ({@link Delays}). They are two consumers because a fetch
+ * request asks one broker for all of a consumer's partitions at once and the broker holds it (up to
+ * {@code fetch.max.wait.ms}) while every partition in it is empty: with the delay topics' empty
+ * partitions in the same consumer, the work topic's records already fetched would be handled and
+ * then wait, each time, for that held fetch to return.
+ *
+ * <p>Each loop hands each partition's records to that partition's {@link Lane}, commits what the
+ * lanes have settled, and pauses exactly the partitions that must wait: a delay topic's partition
+ * whose head is not due (it seeks back to the head and resumes it when due, so no other partition
+ * waits), and a partition with more records waiting for a handler than {@code maxPending}. The set
+ * of paused partitions is recomputed from those two reasons before every poll and compared with
+ * what the consumer has paused, so no partition stays paused for any other reason, a rebalance
+ * included: a revoked partition's lane is settled, committed and dropped (the delay partitions
+ * that go with it too, before the revocation returns, so no two consumers hold them at once), and
+ * a newly assigned partition starts unpaused.
  */
 public final class PollLoop implements Runnable {
     /** How long a synchronous commit (on a rebalance or a close) may take. */
     static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
     /** The longest poll, so due heads are resumed on time and a close is seen promptly. */
     static final long MAX_POLL_MILLIS = 100;
+    /** How long the delay loop waits for a topic's partition count. */
+    static final Duration PARTITIONS_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How often the delay loop counts the topics' partitions again: a delay topic grown to follow
+     * a work topic that gained partitions is consumed within this.
+     */
+    static final long RECOUNT_MILLIS = 5_000;
 
     private final Consumer<byte[], byte[]> consumer;
     private final TopicSet topics;
@@ -53,49 +73,77 @@ public final class PollLoop implements Runnable {
     private final RetryEngine engine;
     private final @Nullable KeyOrder keyOrder;
     private final @Nullable RetryingKeys retrying;
+    /** The work loop's delay loop; null in the delay loop. */
+    private final @Nullable PollLoop delays;
+    /** The delay loop's work loop (where a settled delay record releases its key); null in the work loop. */
+    private volatile @Nullable PollLoop work;
     private final Map<TopicPartition, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean stopping;
     private volatile Set<TopicPartition> pausedNow = Set.of();
+    /** Whether the poll thread is in {@link Consumer#poll} now: a lane with room again wakes it there. */
+    private volatile boolean polling;
 
-    /**
-     * @param maxPending records a partition may have waiting for a handler before it is paused
-     * @param revokeTimeout how long a revoked partition's record in hand may take to settle
-     */
-    public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
-                    Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing) {
-        this(consumer, topics, processor, handlers, clock, maxPending, revokeTimeout, closing, null);
+    /** Delay loop: the work partitions whose delay partitions it is told to consume, and how far it has followed. */
+    private final ReentrantLock following = new ReentrantLock();
+    private final Condition followed = following.newCondition();
+    private Set<Integer> owned = Set.of();
+    private boolean commitDropped = true;
+    private long told;
+    private long applied;
+    /** Delay loop's thread only: when to count the topics' partitions again. */
+    private long recountAt;
+
+    /** What both loops of a consumer share. */
+    public record Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
+                           Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder) {
+        /**
+         * @param maxPending records a partition may have waiting for a handler before it is paused
+         * @param revokeTimeout how long a revoked partition's record in hand may take to settle
+         * @param keyOrder the key-order mode's bounds, or null when records of a key may overtake its
+         *     retry; in that mode a record of a delay topic settled for good releases its key's held
+         *     records in the work topic's partition of the same number
+         */
+        public Settings {
+        }
+    }
+
+    private PollLoop(Consumer<byte[], byte[]> consumer, Settings s, @Nullable RetryingKeys retrying,
+                     @Nullable PollLoop delays) {
+        this.consumer = consumer;
+        this.topics = s.topics();
+        this.processor = s.processor();
+        this.handlers = s.handlers();
+        this.clock = s.clock();
+        this.maxPending = s.maxPending();
+        this.revokeTimeoutNanos = s.revokeTimeout().toNanos();
+        this.closing = s.closing();
+        this.keyOrder = s.keyOrder();
+        this.retrying = retrying;
+        this.delays = delays;
+        this.engine = RetryEngine.of("poll", RecordProcessor.COPY_POLICY).withClock(s.clock());
     }
 
     /**
-     * @param keyOrder the key-order mode's bounds, or null when records of a key may overtake its
-     *     retry; in that mode a record of a delay topic settled for good releases its key's held
-     *     records in the work topic's partition of the same number
+     * The delay loop: {@code consumer} (of the consumer's delay group, never subscribed) is assigned
+     * the delay topics' partitions that go with the work partitions its work loop owns.
      */
-    public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
-                    Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing,
-                    @Nullable KeyOrder keyOrder) {
-        this(consumer, topics, processor, handlers, clock, maxPending, revokeTimeout, closing, keyOrder, null);
+    public static PollLoop delays(Consumer<byte[], byte[]> consumer, Settings settings) {
+        return new PollLoop(consumer, settings, null, null);
     }
 
     /**
+     * The work loop: {@code consumer}, a member of the consumer's group, subscribes to the work
+     * topic; {@code delays} follows the partitions it is given and loses.
+     *
      * @param retrying in key-order mode, reads which keys of a work-topic partition given to this
      *     consumer have a record in retry already, so their records are held from the start; null
      *     when order is not rebuilt
      */
-    public PollLoop(Consumer<byte[], byte[]> consumer, TopicSet topics, RecordProcessor processor, Executor handlers,
-                    Clock clock, int maxPending, Duration revokeTimeout, BooleanSupplier closing,
-                    @Nullable KeyOrder keyOrder, @Nullable RetryingKeys retrying) {
-        this.keyOrder = keyOrder;
-        this.retrying = retrying;
-        this.consumer = consumer;
-        this.topics = topics;
-        this.processor = processor;
-        this.handlers = handlers;
-        this.clock = clock;
-        this.maxPending = maxPending;
-        this.revokeTimeoutNanos = revokeTimeout.toNanos();
-        this.closing = closing;
-        this.engine = RetryEngine.of("poll", RecordProcessor.COPY_POLICY).withClock(clock);
+    public static PollLoop work(Consumer<byte[], byte[]> consumer, Settings settings, @Nullable RetryingKeys retrying,
+                                PollLoop delays) {
+        PollLoop loop = new PollLoop(consumer, settings, retrying, delays);
+        delays.work = loop;
+        return loop;
     }
 
     /** The partitions paused after the latest poll (a snapshot, readable from any thread). */
@@ -108,18 +156,33 @@ public final class PollLoop implements Runnable {
         return Set.copyOf(lanes.keySet());
     }
 
-    /** Ends the loop: the poll in progress returns at once; lanes are settled and committed, the consumer closed. */
+    /**
+     * Ends the loop: the poll in progress returns at once; lanes are settled and committed, the
+     * consumer closed. Stop the work loop first, then its delay loop: the work loop hands its
+     * partitions' delay partitions back as it ends.
+     */
     public void stop() {
         stopping = true;
         consumer.wakeup();
+        following.lock();
+        try {
+            followed.signalAll();
+        } finally {
+            following.unlock();
+        }
     }
 
     @Override
     public void run() {
         try {
-            consumer.subscribe(topics.consumed(), new Rebalance());
+            if (delays != null) {
+                consumer.subscribe(List.of(topics.topic()), new Rebalance());
+            }
             RetryState failures = engine.firstAttempt();
             while (!stopping) {
+                if (delays == null && !follow()) {
+                    continue; // owns no delay partition now: waited for the work loop to give it some
+                }
                 long now = clock.currentTimeMillis();
                 long wait = MAX_POLL_MILLIS;
                 for (Lane lane : lanes.values()) {
@@ -138,14 +201,20 @@ public final class PollLoop implements Runnable {
                 }
                 applyPauses();
                 ConsumerRecords<byte[], byte[]> records;
+                polling = true;
                 try {
                     records = consumer.poll(Duration.ofMillis(Math.max(1, wait)));
                     failures = engine.firstAttempt();
                 } catch (WakeupException e) {
-                    break;
+                    if (stopping) {
+                        break;
+                    }
+                    continue; // a full lane has room again: its partition is resumed before the next poll
                 } catch (KafkaException e) {
                     failures = waitAfter(failures, e); // the broker or a topic is not right: poll again after a growing wait
                     continue;
+                } finally {
+                    polling = false;
                 }
                 dispatch(records);
                 commit(false);
@@ -154,6 +223,151 @@ public final class PollLoop implements Runnable {
             // a close during a rebalance or a commit
         } finally {
             closeLanes();
+        }
+    }
+
+    /**
+     * Work loop to delay loop: consume the delay partitions of work partitions {@code numbers} (and
+     * only those); the delay partitions dropped are committed when {@code commitDropped}.
+     *
+     * @return the request's number, for {@link #awaitFollowed}
+     */
+    private long tell(Set<Integer> numbers, boolean commitDropped) {
+        following.lock();
+        try {
+            owned = Set.copyOf(numbers);
+            this.commitDropped = commitDropped;
+            followed.signalAll();
+            return ++told;
+        } finally {
+            following.unlock();
+        }
+    }
+
+    /** Waits up to {@code timeoutNanos} until request {@code n} has been followed (or the loop stopped). */
+    private void awaitFollowed(long n, long timeoutNanos) throws InterruptedException {
+        following.lock();
+        try {
+            long left = timeoutNanos;
+            while (applied < n && !stopping && left > 0) {
+                left = followed.awaitNanos(left);
+            }
+        } finally {
+            following.unlock();
+        }
+    }
+
+    /**
+     * Delay loop, before each poll: follows what the work loop told it last (releases, and commits
+     * when told, the delay partitions it no longer owns; is assigned the ones it does).
+     *
+     * @return whether it owns partitions to poll; when it owns none it has waited (at most
+     *     {@link #MAX_POLL_MILLIS}) for the work loop to tell it more
+     */
+    private boolean follow() {
+        Set<Integer> numbers;
+        boolean commit;
+        long n;
+        following.lock();
+        try {
+            boolean toldMore = applied != told;
+            if (!toldMore && (owned.isEmpty() || clock.currentTimeMillis() < recountAt)) {
+                if (lanes.isEmpty()) {
+                    awaitQuietly(); // nothing to poll (a consumer with no partition may not poll): wait to be told
+                    return false;
+                }
+                return true;
+            }
+            numbers = owned;
+            commit = !toldMore || commitDropped;
+            n = told;
+        } finally {
+            following.unlock();
+        }
+        // told something new, or time to count the partitions again (a topic that gained partitions)
+        recountAt = clock.currentTimeMillis() + RECOUNT_MILLIS;
+        Set<TopicPartition> wanted = delayPartitions(numbers);
+        if (!wanted.equals(lanes.keySet())) {
+            List<TopicPartition> dropped = new ArrayList<>(lanes.keySet());
+            dropped.removeAll(wanted);
+            if (!dropped.isEmpty()) {
+                release(dropped, commit);
+            }
+            consumer.assign(wanted);
+            for (TopicPartition tp : wanted) {
+                lanes.computeIfAbsent(tp, this::lane);
+            }
+            applyPauses(); // what the dropped partitions waited for is no longer paused, polled or not
+        }
+        following.lock();
+        try {
+            applied = Math.max(applied, n);
+            followed.signalAll();
+        } finally {
+            following.unlock();
+        }
+        return !wanted.isEmpty();
+    }
+
+    /** Under {@link #following}: waits to be told something, or stopped, for at most {@link #MAX_POLL_MILLIS}. */
+    private void awaitQuietly() {
+        long left = TimeUnit.MILLISECONDS.toNanos(MAX_POLL_MILLIS);
+        try {
+            while (!stopping && applied == told && left > 0) {
+                left = followed.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+    }
+
+    /**
+     * The delay topics' partitions that go with work partitions {@code numbers}: partition {@code d}
+     * of a delay topic goes with work partition {@code d mod w} ({@code w} work partitions), so every
+     * delay partition has exactly one owner in the group even where a delay topic has more
+     * partitions than the work topic; partition {@code n} goes with work partition {@code n}, where
+     * key order pins a record's copies. Where a count is not known (the broker does not answer in
+     * time, a topic deleted meanwhile), partition {@code n} for work partition {@code n}.
+     */
+    private Set<TopicPartition> delayPartitions(Set<Integer> numbers) {
+        Set<TopicPartition> out = new HashSet<>();
+        if (numbers.isEmpty()) {
+            return out;
+        }
+        int w = partitionCount(topics.topic());
+        for (String t : topics.retryTopics()) {
+            int d = partitionCount(t);
+            if (w > 0 && d > 0) {
+                for (int i = 0; i < d; i++) {
+                    if (numbers.contains(i % w)) {
+                        out.add(new TopicPartition(t, i));
+                    }
+                }
+            } else {
+                numbers.forEach(i -> out.add(new TopicPartition(t, i)));
+            }
+        }
+        return out;
+    }
+
+    /** The partitions of {@code topic} the consumer's metadata knows, or -1 when it does not know them in time. */
+    private int partitionCount(String topic) {
+        try {
+            List<PartitionInfo> infos;
+            try {
+                infos = consumer.partitionsFor(topic, PARTITIONS_TIMEOUT);
+            } catch (WakeupException e) {
+                if (stopping) {
+                    throw e;
+                }
+                infos = consumer.partitionsFor(topic, PARTITIONS_TIMEOUT); // a lane's late wake-up: once more
+            }
+            return infos == null || infos.isEmpty() ? -1 : infos.size();
+        } catch (WakeupException e) {
+            throw e;
+        } catch (KafkaException e) {
+            return -1;
         }
     }
 
@@ -251,7 +465,14 @@ public final class PollLoop implements Runnable {
             return;
         }
         if (sync) {
-            consumer.commitSync(offsets, COMMIT_TIMEOUT); // bounded: a deleted topic's partition must not hold the loop
+            try {
+                consumer.commitSync(offsets, COMMIT_TIMEOUT); // bounded: a deleted topic's partition must not hold the loop
+            } catch (WakeupException e) {
+                if (stopping) {
+                    throw e;
+                }
+                consumer.commitSync(offsets, COMMIT_TIMEOUT); // a lane's wake-up that came too late for its poll: once more
+            }
             offsets.forEach((tp, o) -> markCommitted(tp, o.offset()));
         } else {
             consumer.commitAsync(offsets, (done, e) -> {
@@ -299,20 +520,69 @@ public final class PollLoop implements Runnable {
     }
 
     private void closeLanes() {
-        release(List.copyOf(lanes.keySet()), true);
+        handOver(List.copyOf(lanes.keySet()), true);
+    }
+
+    /**
+     * Releases {@code partitions} (committed when {@code commit}); in the work loop, the delay loop
+     * releases their delay partitions at the same time, and this returns once it has (or after the
+     * revoke timeout and a commit's more), so the next owner of a work partition never shares its
+     * delay partitions with this consumer.
+     */
+    private void handOver(Collection<TopicPartition> partitions, boolean commit) {
+        PollLoop d = delays;
+        if (d == null) {
+            release(partitions, commit);
+            return;
+        }
+        Set<Integer> kept = new HashSet<>();
+        for (TopicPartition tp : lanes.keySet()) {
+            if (!partitions.contains(tp)) {
+                kept.add(tp.partition());
+            }
+        }
+        long request = d.tell(kept, commit);
+        release(partitions, commit);
+        try {
+            d.awaitFollowed(request, revokeTimeoutNanos + COMMIT_TIMEOUT.toNanos() + 2 * PARTITIONS_TIMEOUT.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Work loop: tells the delay loop the work partitions owned now. */
+    private void tellDelays() {
+        PollLoop d = delays;
+        if (d != null) {
+            Set<Integer> numbers = new HashSet<>();
+            lanes.keySet().forEach(tp -> numbers.add(tp.partition()));
+            d.tell(numbers, true);
+        }
     }
 
     private Lane lane(TopicPartition tp) {
         long level = topics.levelOf(tp.topic()).orElse(-1L);
         return new Lane(tp, level, handlers, processor, closing, keyOrder,
-                keyOrder == null || level < 0 ? null : this::releaseKey);
+                keyOrder == null || level < 0 ? null : this::releaseKey, maxPending, this::roomAgain);
     }
 
     /** Key order: {@code settled}, a delay topic's record, settled for good: its key's held records go on. */
     private void releaseKey(ConsumerRecord<byte[], byte[]> settled) {
-        Lane work = lanes.get(new TopicPartition(topics.topic(), settled.partition()));
-        if (work != null && settled.key() != null) {
-            work.release(settled.key());
+        PollLoop w = work;
+        Lane lane = w == null ? null : w.lanes.get(new TopicPartition(topics.topic(), settled.partition()));
+        if (lane != null && settled.key() != null) {
+            lane.release(settled.key());
+        }
+    }
+
+    /**
+     * A lane that was full (its partition paused) has taken its records: wakes the poll in progress,
+     * so the partition is resumed now, not when the poll times out (a poll with every partition
+     * paused or fetched would otherwise wait it out while the handlers have nothing to do). Any thread.
+     */
+    private void roomAgain() {
+        if (polling) {
+            consumer.wakeup(); // a wakeup that comes as the poll returns is taken by the next poll (or a commit, retried)
         }
     }
 
@@ -333,7 +603,7 @@ public final class PollLoop implements Runnable {
      */
     private void holdRetryingKeys(Lane lane) {
         try {
-            lane.holdKeys(java.util.Objects.requireNonNull(retrying).of(consumer, lane.partition.partition()));
+            lane.holdKeys(java.util.Objects.requireNonNull(retrying).of(lane.partition.partition()));
         } catch (WakeupException stopping) {
             throw stopping;
         } catch (KafkaException | IllegalStateException e) {
@@ -344,22 +614,23 @@ public final class PollLoop implements Runnable {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            release(partitions, true);
+            handOver(partitions, true);
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            release(partitions, false);
+            handOver(partitions, false);
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             for (TopicPartition tp : partitions) {
                 Lane lane = lanes.computeIfAbsent(tp, PollLoop.this::lane);
-                if (retrying != null && tp.topic().equals(topics.topic())) {
+                if (retrying != null) {
                     holdRetryingKeys(lane);
                 }
             }
+            tellDelays(); // after the keys in retry are held: a delay record settled from now on releases its key
             // a partition this consumer paused before it lost it starts unpaused here
             List<TopicPartition> stale = new ArrayList<>(partitions);
             stale.retainAll(consumer.paused());

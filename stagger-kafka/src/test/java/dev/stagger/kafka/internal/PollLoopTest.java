@@ -21,6 +21,8 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -28,23 +30,32 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Which partitions the poll loop pauses, on kafka-clients' MockConsumer (real time, short waits, bounded by deadlines). */
+/**
+ * Which partitions the poll loops pause, and how the delay loop follows the work loop's partitions,
+ * on kafka-clients' MockConsumer (real time, short waits, bounded by deadlines): one MockConsumer
+ * for the work topic (a group member) and one for the delay topics (assigned by hand).
+ */
 class PollLoopTest {
     private final TopicSet topics = new TopicSet("orders", new long[] {200, 60_000});
     private final TopicPartition work = new TopicPartition("orders", 0);
     private final TopicPartition shortLevel = new TopicPartition("orders.stagger.retry-200", 0);
     private final TopicPartition longLevel = new TopicPartition("orders.stagger.retry-60000", 0);
     private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    private final MockConsumer<byte[], byte[]> delayConsumer = new MockConsumer<>("earliest");
     private final Set<String> handled = ConcurrentHashMap.newKeySet();
     private final ExecutorService handlers = Executors.newFixedThreadPool(2);
     private PollLoop loop;
+    private PollLoop delays;
     private Thread poller;
+    private Thread delayPoller;
 
     @AfterEach
     void stop() throws InterruptedException {
         if (loop != null) {
             loop.stop();
             poller.join(5_000);
+            delays.stop();
+            delayPoller.join(5_000);
         }
         handlers.shutdownNow();
     }
@@ -56,8 +67,20 @@ class PollLoopTest {
                 RandomSource.seeded(1), Nesting.DEFER), m -> handled.add(new String(m.value(), StandardCharsets.UTF_8)),
                 Clock.system(), RandomSource.seeded(1), 1_000, 86_400_000, () -> { }, no, no,
                 (r, o, a, f, n, d, reason, failure) -> { });
-        loop = new PollLoop(consumer, topics, processor, handlers, Clock.system(), 100, Duration.ofSeconds(1), no);
-        consumer.schedulePollTask(() -> assign(List.of(work, shortLevel, longLevel)));
+        PollLoop.Settings settings = new PollLoop.Settings(topics, processor, handlers, Clock.system(), 100,
+                Duration.ofSeconds(1), no, null);
+        delays = PollLoop.delays(delayConsumer, settings);
+        loop = PollLoop.work(consumer, settings, null, delays);
+        Map<TopicPartition, Long> zero = new java.util.HashMap<>();
+        for (String t : topics.retryTopics()) {
+            for (int p = 0; p < 3; p++) {
+                zero.put(new TopicPartition(t, p), 0L);
+            }
+        }
+        delayConsumer.updateBeginningOffsets(zero);
+        consumer.schedulePollTask(() -> assign(List.of(work)));
+        delayPoller = new Thread(delays, "test-delays");
+        delayPoller.start();
         poller = new Thread(loop, "test-poll");
         poller.start();
     }
@@ -69,11 +92,19 @@ class PollLoopTest {
         consumer.updateBeginningOffsets(zero);
     }
 
-    /** What the consumer has paused among its partitions (MockConsumer keeps a revoked partition's pause; a real one does not). */
+    /** What the delay consumer has paused among its partitions (MockConsumer keeps a dropped partition's pause). */
     private Set<TopicPartition> pausedAndAssigned() {
-        Set<TopicPartition> paused = new java.util.HashSet<>(consumer.paused());
-        paused.retainAll(consumer.assignment());
+        Set<TopicPartition> paused = new java.util.HashSet<>(delayConsumer.paused());
+        paused.retainAll(delayConsumer.assignment());
         return paused;
+    }
+
+    private static List<PartitionInfo> partitions(String topic, int n) {
+        List<PartitionInfo> infos = new java.util.ArrayList<>();
+        for (int p = 0; p < n; p++) {
+            infos.add(new PartitionInfo(topic, p, null, new Node[0], new Node[0]));
+        }
+        return infos;
     }
 
     private static ConsumerRecord<byte[], byte[]> record(TopicPartition tp, long offset, String value, long dueAt) {
@@ -100,49 +131,91 @@ class PollLoopTest {
     @Test
     void onlyTheDelayPartitionWhoseHeadIsNotDueIsPaused() throws Exception {
         start();
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().size() == 3)).isTrue();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
+        assertThat(loop.assigned()).containsExactly(work);
+        assertThat(delays.assigned()).containsExactlyInAnyOrder(shortLevel, longLevel);
         long now = System.currentTimeMillis();
-        consumer.addRecord(record(longLevel, 0, "long", now + 60_000));
-        consumer.addRecord(record(shortLevel, 0, "short", now - 1));
+        delayConsumer.addRecord(record(longLevel, 0, "long", now + 60_000));
+        delayConsumer.addRecord(record(shortLevel, 0, "short", now - 1));
         consumer.addRecord(record(work, 0, "work", 0));
 
         assertThat(await(Duration.ofSeconds(5), () -> handled.containsAll(List.of("work", "short")))).isTrue();
-        assertThat(await(Duration.ofSeconds(5), () -> consumer.paused().contains(longLevel))).isTrue();
-        assertThat(consumer.paused()).containsExactly(longLevel);
-        assertThat(loop.paused()).containsExactly(longLevel);
+        assertThat(await(Duration.ofSeconds(5), () -> delayConsumer.paused().contains(longLevel))).isTrue();
+        assertThat(delayConsumer.paused()).containsExactly(longLevel);
+        assertThat(consumer.paused()).isEmpty();
+        assertThat(delays.paused()).containsExactly(longLevel);
+        assertThat(loop.paused()).isEmpty();
         assertThat(handled).doesNotContain("long");
+    }
+
+    @Test
+    void theWorkConsumerReadsOnlyTheWorkTopicAndTheDelayConsumerOnlyTheDelayPartitionsThatGoWithIt() throws Exception {
+        start();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
+        assertThat(consumer.subscription()).as("a fetch of the work topic never waits on the delay topics' empty partitions")
+                .containsExactly("orders");
+        assertThat(consumer.assignment()).containsExactly(work);
+        assertThat(delayConsumer.subscription()).as("the delay consumer is never a group member").isEmpty();
+        assertThat(delayConsumer.assignment()).containsExactlyInAnyOrder(shortLevel, longLevel);
+    }
+
+    @Test
+    void aDelayPartitionGoesWithTheWorkPartitionOfItsNumberModuloTheWorkTopicsPartitionCount() throws Exception {
+        delayConsumer.updatePartitions("orders", partitions("orders", 2));
+        for (String t : topics.retryTopics()) {
+            delayConsumer.updatePartitions(t, partitions(t, 3)); // more partitions than the work topic: none left unowned
+        }
+        start();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 4)).isTrue();
+        assertThat(delays.assigned()).containsExactlyInAnyOrder(shortLevel, longLevel,
+                new TopicPartition(shortLevel.topic(), 2), new TopicPartition(longLevel.topic(), 2));
+    }
+
+    @Test
+    void aRevokedWorkPartitionsDelayPartitionsAreReleasedBeforeTheRevocationReturns() throws Exception {
+        start();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
+        java.util.concurrent.atomic.AtomicReference<Set<TopicPartition>> atReturn = new java.util.concurrent.atomic.AtomicReference<>();
+        consumer.schedulePollTask(() -> {
+            assign(List.of());
+            atReturn.set(Set.copyOf(delayConsumer.assignment())); // the work loop's revocation has returned here
+        });
+        assertThat(await(Duration.ofSeconds(5), () -> atReturn.get() != null)).isTrue();
+        assertThat(atReturn.get()).as("no delay partition kept past its work partition's revocation").isEmpty();
+        assertThat(delays.assigned()).isEmpty();
     }
 
     @Test
     void aDelayRecordStampedFarAheadWaitsNoLongerThanItsLevel() throws Exception {
         start();
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().size() == 3)).isTrue();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
         ConsumerRecord<byte[], byte[]> r = record(shortLevel, 0, "stamped", 0);
-        consumer.addRecord(new ConsumerRecord<>(r.topic(), r.partition(), r.offset(),
+        delayConsumer.addRecord(new ConsumerRecord<>(r.topic(), r.partition(), r.offset(),
                 System.currentTimeMillis() + Duration.ofDays(365).toMillis(), TimestampType.CREATE_TIME, 1, 7, r.key(),
                 r.value(), r.headers(), Optional.empty()));
-        assertThat(await(Duration.ofSeconds(5), () -> loop.paused().contains(shortLevel))).isTrue();
-        assertThat(await(Duration.ofSeconds(3), () -> loop.paused().isEmpty()))
+        assertThat(await(Duration.ofSeconds(5), () -> delays.paused().contains(shortLevel))).isTrue();
+        assertThat(await(Duration.ofSeconds(3), () -> delays.paused().isEmpty()))
                 .as("resumed after the 200 ms level, not a year on").isTrue();
     }
 
     @Test
     void aRebalanceLeavesNoPartitionPausedThatDoesNotWait() throws Exception {
         start();
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().size() == 3)).isTrue();
-        consumer.addRecord(record(longLevel, 0, "long", System.currentTimeMillis() + 60_000));
-        assertThat(await(Duration.ofSeconds(5), () -> consumer.paused().contains(longLevel))).isTrue();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
+        delayConsumer.addRecord(record(longLevel, 0, "long", System.currentTimeMillis() + 60_000));
+        assertThat(await(Duration.ofSeconds(5), () -> delayConsumer.paused().contains(longLevel))).isTrue();
 
-        // the paused partition is revoked; then it comes back with the others
-        consumer.schedulePollTask(() -> assign(List.of(work, shortLevel)));
-        assertThat(await(Duration.ofSeconds(5), () -> !loop.assigned().contains(longLevel))).isTrue();
-        assertThat(await(Duration.ofSeconds(5), () -> loop.paused().isEmpty())).isTrue();
+        // the work partition is revoked, and its delay partitions with it (the paused one too); then it comes back
+        consumer.schedulePollTask(() -> assign(List.of()));
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().isEmpty())).isTrue();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.paused().isEmpty())).isTrue();
         assertThat(pausedAndAssigned()).isEmpty();
-        consumer.schedulePollTask(() -> assign(List.of(work, shortLevel, longLevel)));
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(longLevel))).isTrue();
+        consumer.schedulePollTask(() -> assign(List.of(work)));
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().contains(longLevel))).isTrue();
         consumer.addRecord(record(work, 0, "after", 0));
         assertThat(await(Duration.ofSeconds(5), () -> handled.contains("after"))).isTrue();
         assertThat(pausedAndAssigned()).as("nothing waits: MockConsumer does not deliver a record twice").isEmpty();
+        assertThat(delays.paused()).isEmpty();
         assertThat(loop.paused()).isEmpty();
     }
 }
