@@ -62,8 +62,14 @@ class InPlaceRetryTest extends ConsumerTestBase {
         return consumer;
     }
 
+    /**
+     * Waits until {@code n} retries are decided and the last one waits on the clock: listeners hear
+     * of a retry before its wait is scheduled, and a clock moved in between would leave the wait
+     * scheduled from the new time, never due.
+     */
     private void awaitRetried(int n) throws Exception {
-        Await.until(n + " retries decided", Duration.ofSeconds(10), () -> count(MessageOutcome.RETRIED) == n);
+        Await.until(n + " retries decided, the last waiting on the clock", Duration.ofSeconds(10),
+                () -> count(MessageOutcome.RETRIED) == n && clock.pendingTasks() >= 1);
     }
 
     private String delayQueue(RabbitConsumer consumer) {
