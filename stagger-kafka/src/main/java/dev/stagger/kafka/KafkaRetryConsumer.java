@@ -258,7 +258,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         });
                 RecordProcessor processor = new RecordProcessor(topics, producer,
                         new RetryStep(name, policy, clock, random, nesting), handler, clock, random, sendTimeout.toMillis(),
-                        maxDelay.toMillis(), this::createTopics, () -> closing, () -> forced, this::tell, keyOrder != null,
+                        maxDelay.toMillis(), this::createTopicsAgain, () -> closing, () -> forced, this::tell, keyOrder != null,
                         listeners.toArray(new RecordListener[0]));
                 KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
@@ -304,6 +304,15 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** A copy found a topic missing: creates what is missing, and the delay loop reads its partitions afresh. */
+    private void createTopicsAgain() throws ExecutionException, InterruptedException, TimeoutException {
+        createTopics();
+        PollLoop delays = delayLoop;
+        if (delays != null) {
+            delays.topicsCreatedAgain();
+        }
     }
 
     private void createTopics() throws ExecutionException, InterruptedException, TimeoutException {

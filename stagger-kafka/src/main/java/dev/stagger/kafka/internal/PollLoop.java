@@ -92,6 +92,8 @@ public final class PollLoop implements Runnable {
     private long applied;
     /** Delay loop's thread only: when to count the topics' partitions again. */
     private long recountAt;
+    /** Delay loop: topics were created again; its partitions are assigned afresh before the next poll. */
+    private volatile boolean createdAgain;
 
     /** What both loops of a consumer share. */
     public record Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
@@ -268,10 +270,11 @@ public final class PollLoop implements Runnable {
         Set<Integer> numbers;
         boolean commit;
         long n;
+        boolean afresh = createdAgain;
         following.lock();
         try {
             boolean toldMore = applied != told;
-            if (!toldMore && (owned.isEmpty() || clock.currentTimeMillis() < recountAt)) {
+            if (!toldMore && !afresh && (owned.isEmpty() || clock.currentTimeMillis() < recountAt)) {
                 if (lanes.isEmpty()) {
                     awaitQuietly(); // nothing to poll (a consumer with no partition may not poll): wait to be told
                     return false;
@@ -283,6 +286,10 @@ public final class PollLoop implements Runnable {
             n = told;
         } finally {
             following.unlock();
+        }
+        if (afresh) {
+            createdAgain = false;
+            startAfresh();
         }
         // told something new, or time to count the partitions again (a topic that gained partitions)
         recountAt = clock.currentTimeMillis() + RECOUNT_MILLIS;
@@ -309,11 +316,38 @@ public final class PollLoop implements Runnable {
         return !wanted.isEmpty();
     }
 
+    /**
+     * Delay loop: a delay topic was deleted and created again (a copy found it missing). A partition
+     * assigned by hand keeps its position across that, and the new topic's records start again at
+     * offset 0: a position past them would skip every copy below it. So every partition is dropped
+     * (its records in hand settled; nothing committed: the offsets belong to the old topic) and
+     * assigned again, from the delay group's committed offset or, where the topic's went with it,
+     * from its start.
+     */
+    private void startAfresh() {
+        release(List.copyOf(lanes.keySet()), false);
+        consumer.assign(List.of());
+    }
+
+    /**
+     * Topics were created again because a copy found one missing; called from any thread. The delay
+     * loop assigns its partitions afresh before its next poll ({@link #startAfresh}).
+     */
+    public void topicsCreatedAgain() {
+        createdAgain = true;
+        following.lock();
+        try {
+            followed.signalAll();
+        } finally {
+            following.unlock();
+        }
+    }
+
     /** Under {@link #following}: waits to be told something, or stopped, for at most {@link #MAX_POLL_MILLIS}. */
     private void awaitQuietly() {
         long left = TimeUnit.MILLISECONDS.toNanos(MAX_POLL_MILLIS);
         try {
-            while (!stopping && applied == told && left > 0) {
+            while (!stopping && applied == told && !createdAgain && left > 0) {
                 left = followed.awaitNanos(left);
             }
         } catch (InterruptedException e) {
