@@ -211,13 +211,8 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         if (running == null || delays == null || closing) {
             return Set.of();
         }
-        Set<TopicPartition> work = running.paused();
-        Set<TopicPartition> delayed = delays.paused();
-        if (work.isEmpty() || delayed.isEmpty()) {
-            return work.isEmpty() ? delayed : work;
-        }
-        Set<TopicPartition> both = new java.util.HashSet<>(work);
-        both.addAll(delayed);
+        Set<TopicPartition> both = new java.util.HashSet<>(running.paused());
+        both.addAll(delays.paused());
         return Set.copyOf(both);
     }
 

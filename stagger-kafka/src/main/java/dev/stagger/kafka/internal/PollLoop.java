@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -388,20 +389,29 @@ public final class PollLoop implements Runnable {
     /** The partitions of {@code topic} the consumer's metadata knows, or -1 when it does not know them in time. */
     private int partitionCount(String topic) {
         try {
-            List<PartitionInfo> infos;
-            try {
-                infos = consumer.partitionsFor(topic, PARTITIONS_TIMEOUT);
-            } catch (WakeupException e) {
-                if (stopping) {
-                    throw e;
-                }
-                infos = consumer.partitionsFor(topic, PARTITIONS_TIMEOUT); // a lane's late wake-up: once more
-            }
+            List<PartitionInfo> infos = pastStrayWakeup(() -> consumer.partitionsFor(topic, PARTITIONS_TIMEOUT));
             return infos == null || infos.isEmpty() ? -1 : infos.size();
         } catch (WakeupException e) {
             throw e;
         } catch (KafkaException e) {
             return -1;
+        }
+    }
+
+    /**
+     * Runs a blocking call of the consumer's; if it is cut short by a wake-up that a lane sent for a
+     * poll that had already returned ({@link #roomAgain}), not by a stop, runs it once more. A
+     * wake-up is this consumer's own signal, not a failure: the second call is not a retry of
+     * anything that failed, and a second stray wake-up cannot follow (a lane wakes only a poll).
+     */
+    private <T> T pastStrayWakeup(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (WakeupException e) {
+            if (stopping) {
+                throw e;
+            }
+            return call.get();
         }
     }
 
@@ -499,14 +509,10 @@ public final class PollLoop implements Runnable {
             return;
         }
         if (sync) {
-            try {
+            pastStrayWakeup(() -> {
                 consumer.commitSync(offsets, COMMIT_TIMEOUT); // bounded: a deleted topic's partition must not hold the loop
-            } catch (WakeupException e) {
-                if (stopping) {
-                    throw e;
-                }
-                consumer.commitSync(offsets, COMMIT_TIMEOUT); // a lane's wake-up that came too late for its poll: once more
-            }
+                return null;
+            });
             offsets.forEach((tp, o) -> markCommitted(tp, o.offset()));
         } else {
             consumer.commitAsync(offsets, (done, e) -> {
