@@ -301,17 +301,20 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         return t;
     }
 
-    /** A copy found a topic missing: creates what is missing, and the delay loop reads its partitions afresh. */
+    /**
+     * A copy found a topic missing: creates what is missing, and the delay loop reads the delay
+     * topics created again from their start.
+     */
     private void createTopicsAgain() throws ExecutionException, InterruptedException, TimeoutException {
-        createTopics();
+        Set<String> again = createTopics();
         PollLoop delays = delayLoop;
         if (delays != null) {
-            delays.topicsCreatedAgain();
+            delays.topicsCreatedAgain(again);
         }
     }
 
-    private void createTopics() throws ExecutionException, InterruptedException, TimeoutException {
-        topics.create(Objects.requireNonNull(admin), createTopic, sendTimeout.toMillis(), clock);
+    private Set<String> createTopics() throws ExecutionException, InterruptedException, TimeoutException {
+        return topics.create(Objects.requireNonNull(admin), createTopic, sendTimeout.toMillis(), clock);
     }
 
     private Map<String, Object> adminConfig() {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -93,8 +94,8 @@ public final class PollLoop implements Runnable {
     private long applied;
     /** Delay loop's thread only: when to count the topics' partitions again. */
     private long recountAt;
-    /** Delay loop: topics were created again; its partitions are assigned afresh before the next poll. */
-    private volatile boolean createdAgain;
+    /** Delay loop: topics created again; their partitions are read from their start before the next poll. */
+    private final Set<String> createdAgain = ConcurrentHashMap.newKeySet();
 
     /** What both loops of a consumer share. */
     public record Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
@@ -271,7 +272,7 @@ public final class PollLoop implements Runnable {
         Set<Integer> numbers;
         boolean commit;
         long n;
-        boolean afresh = createdAgain;
+        boolean afresh = !createdAgain.isEmpty();
         following.lock();
         try {
             boolean toldMore = applied != told;
@@ -288,10 +289,7 @@ public final class PollLoop implements Runnable {
         } finally {
             following.unlock();
         }
-        if (afresh) {
-            createdAgain = false;
-            startAfresh();
-        }
+        Set<String> again = afresh ? startAfresh() : Set.of();
         // told something new, or time to count the partitions again (a topic that gained partitions)
         recountAt = clock.currentTimeMillis() + RECOUNT_MILLIS;
         Set<TopicPartition> wanted = delayPartitions(numbers);
@@ -307,6 +305,12 @@ public final class PollLoop implements Runnable {
             }
             applyPauses(); // what the dropped partitions waited for is no longer paused, polled or not
         }
+        if (!again.isEmpty()) {
+            List<TopicPartition> fromStart = wanted.stream().filter(tp -> again.contains(tp.topic())).toList();
+            if (!fromStart.isEmpty()) { // none would mean every partition assigned
+                consumer.seekToBeginning(fromStart);
+            }
+        }
         following.lock();
         try {
             applied = Math.max(applied, n);
@@ -318,37 +322,51 @@ public final class PollLoop implements Runnable {
     }
 
     /**
-     * Delay loop: a delay topic was deleted and created again (a copy found it missing). A partition
+     * Delay loop: delay topics were deleted and created again (a copy found one missing). A partition
      * assigned by hand keeps its position across that, and the new topic's records start again at
-     * offset 0: a position past them would skip every copy below it. So every partition is dropped
-     * (its records in hand settled; nothing committed: the offsets belong to the old topic) and
-     * assigned again, from the delay group's committed offset or, where the topic's went with it,
-     * from its start.
+     * offset 0: a position past them would skip every copy below it. Nor is the delay group's
+     * committed offset to be trusted: a commit of the old topic's that failed while it was gone is
+     * made again on each poll, and lands on the new topic once it exists. So the lanes of those
+     * topics' partitions are dropped (their records in hand settled; nothing committed) and their
+     * partitions read from the start of the new topic (at least once: a copy read from it before
+     * this is read again).
+     *
+     * @return the topics whose partitions are to be read from their start once assigned again
      */
-    private void startAfresh() {
-        release(List.copyOf(lanes.keySet()), false);
-        consumer.assign(List.of());
+    private Set<String> startAfresh() {
+        Set<String> again = new HashSet<>();
+        for (Iterator<String> i = createdAgain.iterator(); i.hasNext(); ) {
+            again.add(i.next());
+            i.remove();
+        }
+        release(lanes.keySet().stream().filter(tp -> again.contains(tp.topic())).toList(), false);
+        return again;
     }
 
     /**
-     * Topics were created again because a copy found one missing; called from any thread. The delay
-     * loop assigns its partitions afresh before its next poll ({@link #startAfresh}).
+     * Delay topics {@code topics} were deleted and created again (a copy found one missing); called
+     * from any thread. The delay loop reads their partitions from the start of the new topics
+     * before its next poll ({@link #startAfresh}).
      */
-    public void topicsCreatedAgain() {
-        createdAgain = true;
+    public void topicsCreatedAgain(Set<String> topics) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        createdAgain.addAll(topics);
         following.lock();
         try {
             followed.signalAll();
         } finally {
             following.unlock();
         }
+        roomAgain(); // a poll in progress returns now
     }
 
     /** Under {@link #following}: waits to be told something, or stopped, for at most {@link #MAX_POLL_MILLIS}. */
     private void awaitQuietly() {
         long left = TimeUnit.MILLISECONDS.toNanos(MAX_POLL_MILLIS);
         try {
-            while (!stopping && applied == told && !createdAgain && left > 0) {
+            while (!stopping && applied == told && createdAgain.isEmpty() && left > 0) {
                 left = followed.awaitNanos(left);
             }
         } catch (InterruptedException e) {

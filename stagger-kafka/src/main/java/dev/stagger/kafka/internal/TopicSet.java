@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -45,6 +47,8 @@ public final class TopicSet {
     private final String topic;
     private final long[] levelsMillis;
     private final Map<String, Long> levelOfTopic = new HashMap<>();
+    /** The delay and dead-letter topics' ids the last {@link #create} saw. */
+    private final Map<String, Uuid> ids = new HashMap<>();
 
     /** @param levelsMillis the delay levels, strictly ascending, each at least 1 ms */
     public TopicSet(String topic, long[] levelsMillis) {
@@ -103,10 +107,16 @@ public final class TopicSet {
      * client or by this one after a describe that did not see it, is described again after waits
      * from {@link #DESCRIBE_WAITS} on {@code clock}, until {@code timeoutMillis} have passed.
      *
+     * <p>A delay or dead-letter topic deleted and created again since the last call (by this
+     * client or another: its topic id changed, or this call created a topic the last one saw) is
+     * named in the answer: its offsets start again at 0, so a position or committed offset of the
+     * deleted topic means nothing in it.
+     *
+     * @return the delay and dead-letter topics created again since the last call (empty on the first)
      * @throws IllegalStateException when the work topic is missing and not to be created, or was
      *     created by another client and is not described within {@code timeoutMillis}
      */
-    public void create(Admin admin, boolean createTopic, long timeoutMillis, Clock clock)
+    public Set<String> create(Admin admin, boolean createTopic, long timeoutMillis, Clock clock)
             throws ExecutionException, InterruptedException, TimeoutException {
         int partitions = workPartitions(admin, createTopic, timeoutMillis, clock);
         List<NewTopic> around = new ArrayList<>();
@@ -114,8 +124,29 @@ public final class TopicSet {
             around.add(new NewTopic(name, Optional.of(partitions), Optional.empty()));
         }
         around.add(new NewTopic(deadTopic(), Optional.of(partitions), Optional.empty()));
-        createIfMissing(admin, around, timeoutMillis);
-        growToMatch(admin, around.stream().map(NewTopic::name).toList(), partitions, timeoutMillis);
+        Set<String> created = createIfMissing(admin, around, timeoutMillis);
+        Map<String, TopicDescription> described = growToMatch(admin, around.stream().map(NewTopic::name).toList(),
+                partitions, timeoutMillis);
+        return createdAgain(created, described);
+    }
+
+    /** Compares the topics' ids with those the last {@link #create} saw, and keeps these. */
+    private synchronized Set<String> createdAgain(Set<String> created, Map<String, TopicDescription> described) {
+        Set<String> again = new HashSet<>();
+        for (Map.Entry<String, TopicDescription> d : described.entrySet()) {
+            Uuid now = d.getValue().topicId();
+            Uuid before = ids.put(d.getKey(), now);
+            if (before != null && !before.equals(now)) {
+                again.add(d.getKey());
+            }
+        }
+        for (String name : created) {
+            if (ids.containsKey(name) && !described.containsKey(name)) {
+                again.add(name); // created by this call and not described yet: the id seen before is the old topic's
+                ids.remove(name);
+            }
+        }
+        return again;
     }
 
     /**
@@ -157,16 +188,18 @@ public final class TopicSet {
      * Gives the topics {@code names} {@code partitions} partitions where they have fewer: the work
      * topic gained partitions, and a key-order copy goes to the partition of its record's number.
      */
-    private static void growToMatch(Admin admin, List<String> names, int partitions, long timeoutMillis)
+    private static Map<String, TopicDescription> growToMatch(Admin admin, List<String> names, int partitions,
+                                                             long timeoutMillis)
             throws InterruptedException, TimeoutException, ExecutionException {
         Map<String, NewPartitions> grow = new HashMap<>();
-        describe(admin, Set.copyOf(names), timeoutMillis).forEach((name, d) -> {
+        Map<String, TopicDescription> described = describe(admin, Set.copyOf(names), timeoutMillis);
+        described.forEach((name, d) -> {
             if (d.partitions().size() < partitions) {
                 grow.put(name, NewPartitions.increaseTo(partitions));
             }
         });
         if (grow.isEmpty()) {
-            return;
+            return described;
         }
         for (var f : admin.createPartitions(grow).values().values()) {
             try {
@@ -177,6 +210,7 @@ public final class TopicSet {
                 }
             }
         }
+        return described;
     }
 
     /** Creates the work topic with the broker's defaults: its partition count, or empty when it exists already. */
@@ -208,16 +242,20 @@ public final class TopicSet {
         return out;
     }
 
-    private static void createIfMissing(Admin admin, List<NewTopic> topics, long timeoutMillis)
+    /** Creates those of {@code topics} that are missing; returns the names of those it created. */
+    private static Set<String> createIfMissing(Admin admin, List<NewTopic> topics, long timeoutMillis)
             throws InterruptedException, TimeoutException, ExecutionException {
-        for (var f : admin.createTopics(topics).values().values()) {
+        Set<String> created = new HashSet<>();
+        for (var f : admin.createTopics(topics).values().entrySet()) {
             try {
-                f.get(timeoutMillis, TimeUnit.MILLISECONDS);
+                f.getValue().get(timeoutMillis, TimeUnit.MILLISECONDS);
+                created.add(f.getKey());
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
                     throw e;
                 }
             }
         }
+        return created;
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
@@ -217,5 +218,27 @@ class PollLoopTest {
         assertThat(pausedAndAssigned()).as("nothing waits: MockConsumer does not deliver a record twice").isEmpty();
         assertThat(delays.paused()).isEmpty();
         assertThat(loop.paused()).isEmpty();
+    }
+
+    @Test
+    void aDelayTopicCreatedAgainIsReadFromItsStartNotFromTheOldTopicsPositionOrCommittedOffset() throws Exception {
+        start();
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
+        delayConsumer.addRecord(record(shortLevel, 0, "before", System.currentTimeMillis() - 1));
+        assertThat(await(Duration.ofSeconds(5), () -> handled.contains("before"))).isTrue();
+        assertThat(await(Duration.ofSeconds(5), () -> {
+            OffsetAndMetadata c = delayConsumer.committed(Set.of(shortLevel)).get(shortLevel);
+            return c != null && c.offset() == 1;
+        })).as("the old topic's offset committed").isTrue();
+        long longBefore = delayConsumer.position(longLevel);
+
+        // the topic was deleted and created again: its copies start at offset 0 again, below the
+        // position and the committed offset the delay group kept
+        delays.topicsCreatedAgain(Set.of(shortLevel.topic()));
+        assertThat(await(Duration.ofSeconds(5), () -> delayConsumer.position(shortLevel) == 0))
+                .as("read from the new topic's start").isTrue();
+        delayConsumer.addRecord(record(shortLevel, 0, "after", System.currentTimeMillis() - 1));
+        assertThat(await(Duration.ofSeconds(5), () -> handled.contains("after"))).isTrue();
+        assertThat(delayConsumer.position(longLevel)).as("a topic not created again keeps its place").isEqualTo(longBefore);
     }
 }

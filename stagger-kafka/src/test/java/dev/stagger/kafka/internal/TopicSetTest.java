@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
@@ -21,9 +22,11 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicCollection;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,6 +47,8 @@ class TopicSetTest {
         final AtomicInteger workDescribes = new AtomicInteger();
         final AtomicInteger workCreates = new AtomicInteger();
         final Map<String, Integer> created = new ConcurrentHashMap<>();
+        /** Each delay and dead-letter topic's id: a new one when it is created again. */
+        final Map<String, Uuid> ids = new ConcurrentHashMap<>();
         final boolean workExists;
 
         LaggingBroker(int unknownFor, boolean workExists) {
@@ -73,7 +78,7 @@ class TopicSetTest {
                         ? workDescribes.incrementAndGet() > unknownFor && (workExists || workCreates.get() > 0)
                         : created.containsKey(name);
                 int partitions = name.equals("orders") ? 3 : created.getOrDefault(name, 0);
-                out.put(name, known ? KafkaFuture.completedFuture(description(name, partitions))
+                out.put(name, known ? KafkaFuture.completedFuture(description(name, partitions, ids.get(name)))
                         : failed(new UnknownTopicOrPartitionException("This server does not host this topic-partition.")));
             }
             return new DescribeTopicsResult(null, out) {
@@ -87,8 +92,11 @@ class TopicSetTest {
                     out.put(t.name(), workExists || workCreates.getAndIncrement() > 0
                             ? failed(new TopicExistsException("Topic 'orders' already exists."))
                             : KafkaFuture.completedFuture(new CreateTopicsResult.TopicMetadataAndConfig(null, 3, 1, null)));
+                } else if (created.containsKey(t.name())) {
+                    out.put(t.name(), failed(new TopicExistsException("Topic '" + t.name() + "' already exists.")));
                 } else {
                     created.put(t.name(), t.numPartitions());
+                    ids.put(t.name(), Uuid.randomUuid());
                     out.put(t.name(), KafkaFuture.completedFuture(
                             new CreateTopicsResult.TopicMetadataAndConfig(null, t.numPartitions(), 1, null)));
                 }
@@ -98,10 +106,11 @@ class TopicSetTest {
         }
     }
 
-    private static TopicDescription description(String name, int partitions) {
+    private static TopicDescription description(String name, int partitions, @Nullable Uuid id) {
         Node node = new Node(1, "127.0.0.1", 9092);
         return new TopicDescription(name, false, java.util.stream.IntStream.range(0, partitions)
-                .mapToObj(p -> new TopicPartitionInfo(p, node, List.of(node), List.of(node))).toList());
+                .mapToObj(p -> new TopicPartitionInfo(p, node, List.of(node), List.of(node))).toList(), Set.of(),
+                id == null ? Uuid.ZERO_UUID : id);
     }
 
     private static <T> KafkaFuture<T> failed(Throwable e) {
@@ -120,6 +129,36 @@ class TopicSetTest {
         assertThat(broker.created).containsOnlyKeys("orders.stagger.retry-100", "orders.stagger.retry-1000",
                 "orders.stagger.dlt").allSatisfy((name, partitions) -> assertThat(partitions).isEqualTo(3));
         assertWaitedOnTheSchedule(8); // after each describe that did not see it
+    }
+
+    @Test
+    void aDelayTopicDeletedAndCreatedAgainByAnotherClientIsNamedByItsNewIdOnce() throws Exception {
+        LaggingBroker broker = new LaggingBroker(0, true);
+        assertThat(topics.create(broker.admin(), true, TIMEOUT_MILLIS, clock)).as("the first call knows no earlier topic")
+                .isEmpty();
+        broker.ids.put("orders.stagger.retry-100", Uuid.randomUuid()); // another consumer created it again
+
+        assertThat(topics.create(broker.admin(), true, TIMEOUT_MILLIS, clock)).containsExactly("orders.stagger.retry-100");
+        assertThat(topics.create(broker.admin(), true, TIMEOUT_MILLIS, clock)).isEmpty();
+    }
+
+    @Test
+    void aDelayTopicThisCallCreatedAgainIsNamedEvenBeforeTheBrokerDescribesIt() throws Exception {
+        LaggingBroker broker = new LaggingBroker(0, true);
+        topics.create(broker.admin(), true, TIMEOUT_MILLIS, clock);
+        broker.created.remove("orders.stagger.retry-1000"); // deleted: this call creates it, and its describe lags
+        Admin admin = broker.admin();
+        Admin notDescribingTheNewTopic = (Admin) Proxy.newProxyInstance(Admin.class.getClassLoader(),
+                new Class<?>[] {Admin.class}, (proxy, method, args) -> {
+                    Object answer = method.invoke(admin, args);
+                    if (method.getName().equals("createTopics")) {
+                        broker.created.remove("orders.stagger.retry-1000"); // created, not yet in the metadata
+                    }
+                    return answer;
+                });
+
+        assertThat(topics.create(notDescribingTheNewTopic, true, TIMEOUT_MILLIS, clock))
+                .containsExactly("orders.stagger.retry-1000");
     }
 
     @Test
