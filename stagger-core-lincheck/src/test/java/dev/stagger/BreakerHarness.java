@@ -180,7 +180,12 @@ public abstract class BreakerHarness {
     // ---- hand-written scenarios ----
 
     static Actor op(String name, Object... args) {
-        for (Method m : BreakerHarness.class.getDeclaredMethods()) {
+        return op(BreakerHarness.class, name, args);
+    }
+
+    /** Operation {@code name} of test class {@code in}, with {@code args}. */
+    static Actor op(Class<?> in, String name, Object... args) {
+        for (Method m : in.getDeclaredMethods()) {
             if (m.getName().equals(name) && m.getParameterCount() == args.length) {
                 return new Actor(m, Arrays.asList(args), false, false, false, false, false);
             }

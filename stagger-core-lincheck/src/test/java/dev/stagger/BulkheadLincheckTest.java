@@ -1,5 +1,7 @@
 package dev.stagger;
 
+import static dev.stagger.BreakerHarness.op;
+
 import dev.stagger.testing.VirtualClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -130,6 +132,22 @@ public class BulkheadLincheckTest {
         BreakerHarness.modelChecker().iterations(BreakerHarness.ITERATIONS)
                 .invocationsPerIteration(BreakerHarness.MODEL_CHECKING_INVOCATIONS)
                 .threads(2).actorsPerThread(3).actorsBefore(2).actorsAfter(2).check(getClass());
+    }
+
+    /**
+     * Both permits held, caller 2 queued; caller 0 gives one back while another reads the count in
+     * flight and caller 3 asks without waiting. The permit goes straight to caller 2: the count
+     * never reads 1, and caller 3 never takes the room ahead of the queue.
+     */
+    @Test
+    void aPermitGivenBackWhileACallerWaitsIsNeverSeenFree() {
+        Class<?> t = getClass();
+        BreakerHarness.modelChecker().iterations(0).invocationsPerIteration(BreakerHarness.SCENARIO_INVOCATIONS)
+                .addCustomScenario(BreakerHarness.scenario(
+                        List.of(op(t, "tryAcquire", 0), op(t, "tryAcquire", 1), op(t, "acquireWaiting", 2)),
+                        List.of(List.of(op(t, "release", 0)), List.of(op(t, "inFlight"), op(t, "tryAcquire", 3))),
+                        List.of(op(t, "inFlight"))))
+                .check(t);
     }
 
     @Test

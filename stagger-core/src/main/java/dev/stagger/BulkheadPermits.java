@@ -123,8 +123,11 @@ final class BulkheadPermits {
     }
 
     private void free() {
+        if (waiting > 0 && passOn()) {
+            return;
+        }
         inFlight.decrementAndGet();
-        if (waiting > 0) {
+        if (waiting > 0) { // a caller queued while this looked, or the limit grew
             Waiter granted;
             lock.lock();
             try {
@@ -134,6 +137,35 @@ final class BulkheadPermits {
             }
             wake(granted);
         }
+    }
+
+    /**
+     * Callers wait: the permit given back goes straight to the first whose wait has not ended, so
+     * its room is never seen free in between (no caller barges ahead of the queue, and the count in
+     * flight does not dip and rise again). False, and nothing handed, when no caller is left waiting
+     * or the adaptive limit has fallen to the count or below (the room is given up instead).
+     */
+    private boolean passOn() {
+        Waiter granted = null;
+        lock.lock();
+        try {
+            int n = inFlight.get(); // this permit's included
+            if (n > algorithm.limit()) {
+                return false;
+            }
+            while (granted == null && !waiters.isEmpty()) {
+                Waiter head = waiters.pollFirst();
+                waiting = waiters.size();
+                head.inFlight = n;
+                if (head.grant()) {
+                    granted = head;
+                } // else its wait ended meanwhile: the permit goes to the next one
+            }
+        } finally {
+            lock.unlock();
+        }
+        wake(granted);
+        return granted != null;
     }
 
     int limit() {
