@@ -322,14 +322,11 @@ public final class PollLoop implements Runnable {
     }
 
     /**
-     * Delay loop: delay topics were deleted and created again (a copy found one missing). A partition
-     * assigned by hand keeps its position across that, and the new topic's records start again at
-     * offset 0: a position past them would skip every copy below it. Nor is the delay group's
-     * committed offset to be trusted: a commit of the old topic's that failed while it was gone is
-     * made again on each poll, and lands on the new topic once it exists. So the lanes of those
-     * topics' partitions are dropped (their records in hand settled; nothing committed) and their
-     * partitions read from the start of the new topic (at least once: a copy read from it before
-     * this is read again).
+     * Delay loop: delay topics were deleted and created again. A partition assigned by hand keeps
+     * its position, and the new topic starts again at offset 0; nor is the group's committed offset
+     * to be trusted (a commit that failed while the topic was gone is made again, and lands on the
+     * new topic). So those topics' lanes are dropped (settled, nothing committed) and their
+     * partitions read from the new topic's start (at least once).
      *
      * @return the topics whose partitions are to be read from their start once assigned again
      */
