@@ -3,7 +3,6 @@ package dev.stagger;
 import dev.stagger.testing.VirtualClock;
 import java.time.Duration;
 import org.jetbrains.lincheck.datastructures.Operation;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -98,16 +97,11 @@ public class AdaptiveThrottleLincheckTest {
 
     @Test
     void modelChecking() {
-        BreakerHarness.modelChecker().iterations(BreakerHarness.ITERATIONS)
-                .invocationsPerIteration(BreakerHarness.MODEL_CHECKING_INVOCATIONS)
-                .threads(2).actorsPerThread(3).actorsBefore(2).actorsAfter(2)
-                .sequentialSpecification(Model.class).check(getClass());
+        BreakerHarness.modelCheck(getClass(), Model.class, 2);
     }
 
     @Test
     void stress() {
-        new StressOptions().iterations(BreakerHarness.ITERATIONS).invocationsPerIteration(BreakerHarness.STRESS_INVOCATIONS)
-                .threads(3).actorsPerThread(3).actorsBefore(2).actorsAfter(2)
-                .sequentialSpecification(Model.class).check(getClass());
+        BreakerHarness.stressCheck(getClass(), Model.class, 2);
     }
 }

@@ -147,9 +147,7 @@ public abstract class BreakerHarness {
 
     @Test
     void stress() {
-        new StressOptions().iterations(ITERATIONS).invocationsPerIteration(STRESS_INVOCATIONS)
-                .threads(3).actorsPerThread(3).actorsBefore(3).actorsAfter(2)
-                .sequentialSpecification(model()).check(getClass());
+        stressCheck(getClass(), model(), 3);
     }
 
     /**
@@ -172,8 +170,20 @@ public abstract class BreakerHarness {
 
     /** Random scenarios of every operation, model-checked. */
     static void modelCheck(Class<?> test, Class<?> model) {
+        modelCheck(test, model, 3);
+    }
+
+    /** Random scenarios of every operation, model-checked, {@code actorsBefore} of them before the parallel part. */
+    static void modelCheck(Class<?> test, Class<?> model, int actorsBefore) {
         modelChecker().iterations(ITERATIONS).invocationsPerIteration(MODEL_CHECKING_INVOCATIONS)
-                .threads(2).actorsPerThread(3).actorsBefore(3).actorsAfter(2)
+                .threads(2).actorsPerThread(3).actorsBefore(actorsBefore).actorsAfter(2)
+                .sequentialSpecification(model).check(test);
+    }
+
+    /** Random scenarios of every operation on three threads at once, {@code actorsBefore} before the parallel part. */
+    static void stressCheck(Class<?> test, Class<?> model, int actorsBefore) {
+        new StressOptions().iterations(ITERATIONS).invocationsPerIteration(STRESS_INVOCATIONS)
+                .threads(3).actorsPerThread(3).actorsBefore(actorsBefore).actorsAfter(2)
                 .sequentialSpecification(model).check(test);
     }
 

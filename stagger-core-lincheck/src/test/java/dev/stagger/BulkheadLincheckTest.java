@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.ThreadIdGen;
 import org.jetbrains.lincheck.datastructures.Validate;
 import org.junit.jupiter.api.Test;
@@ -129,9 +128,7 @@ public class BulkheadLincheckTest {
 
     @Test
     void modelChecking() {
-        BreakerHarness.modelChecker().iterations(BreakerHarness.ITERATIONS)
-                .invocationsPerIteration(BreakerHarness.MODEL_CHECKING_INVOCATIONS)
-                .threads(2).actorsPerThread(3).actorsBefore(2).actorsAfter(2).check(getClass());
+        BreakerHarness.modelCheck(getClass(), getClass(), 2); // the specification: this class run on one thread
     }
 
     /**
@@ -142,17 +139,14 @@ public class BulkheadLincheckTest {
     @Test
     void aPermitGivenBackWhileACallerWaitsIsNeverSeenFree() {
         Class<?> t = getClass();
-        BreakerHarness.modelChecker().iterations(0).invocationsPerIteration(BreakerHarness.SCENARIO_INVOCATIONS)
-                .addCustomScenario(BreakerHarness.scenario(
-                        List.of(op(t, "tryAcquire", 0), op(t, "tryAcquire", 1), op(t, "acquireWaiting", 2)),
-                        List.of(List.of(op(t, "release", 0)), List.of(op(t, "inFlight"), op(t, "tryAcquire", 3))),
-                        List.of(op(t, "inFlight"))))
-                .check(t);
+        BreakerHarness.explore(t, t, BreakerHarness.scenario(
+                List.of(op(t, "tryAcquire", 0), op(t, "tryAcquire", 1), op(t, "acquireWaiting", 2)),
+                List.of(List.of(op(t, "release", 0)), List.of(op(t, "inFlight"), op(t, "tryAcquire", 3))),
+                List.of(op(t, "inFlight"))));
     }
 
     @Test
     void stress() {
-        new StressOptions().iterations(BreakerHarness.ITERATIONS).invocationsPerIteration(BreakerHarness.STRESS_INVOCATIONS)
-                .threads(3).actorsPerThread(3).actorsBefore(2).actorsAfter(2).check(getClass());
+        BreakerHarness.stressCheck(getClass(), getClass(), 2);
     }
 }

@@ -5,9 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.kotlinx.lincheck.Actor;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.Operation;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.Validate;
 import org.junit.jupiter.api.Test;
 
@@ -93,8 +91,8 @@ public class RetryBudgetLincheckTest {
         }
     }
 
-    private static Actor op(String name) throws NoSuchMethodException {
-        return new Actor(RetryBudgetLincheckTest.class.getMethod(name), List.of(), false, false, false, false, false);
+    private static Actor op(String name) {
+        return BreakerHarness.op(RetryBudgetLincheckTest.class, name);
     }
 
     /**
@@ -103,27 +101,20 @@ public class RetryBudgetLincheckTest {
      * handed the next caller a fresh allowance.
      */
     @Test
-    void theFloorOnlyMovesForward() throws Exception {
-        ExecutionScenario scenario = new ExecutionScenario(
+    void theFloorOnlyMovesForward() {
+        BreakerHarness.explore(getClass(), Model.class, BreakerHarness.scenario(
                 List.of(op("advance"), op("tryAcquireRetry"), op("tryAcquireRetry")),
                 List.of(List.of(op("advance"), op("tryAcquireRetry")), List.of(op("tryAcquireRetry"))),
-                List.of(op("tryAcquireRetry")), null);
-        BreakerHarness.modelChecker().iterations(0).invocationsPerIteration(BreakerHarness.SCENARIO_INVOCATIONS)
-                .addCustomScenario(scenario).sequentialSpecification(Model.class).check(getClass());
+                List.of(op("tryAcquireRetry"))));
     }
 
     @Test
     void modelChecking() {
-        BreakerHarness.modelChecker().iterations(BreakerHarness.ITERATIONS)
-                .invocationsPerIteration(BreakerHarness.MODEL_CHECKING_INVOCATIONS)
-                .threads(2).actorsPerThread(3).actorsBefore(2).actorsAfter(2)
-                .sequentialSpecification(Model.class).check(getClass());
+        BreakerHarness.modelCheck(getClass(), Model.class, 2);
     }
 
     @Test
     void stress() {
-        new StressOptions().iterations(BreakerHarness.ITERATIONS).invocationsPerIteration(BreakerHarness.STRESS_INVOCATIONS)
-                .threads(3).actorsPerThread(3).actorsBefore(2).actorsAfter(2)
-                .sequentialSpecification(Model.class).check(getClass());
+        BreakerHarness.stressCheck(getClass(), Model.class, 2);
     }
 }

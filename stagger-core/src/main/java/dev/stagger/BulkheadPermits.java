@@ -146,21 +146,11 @@ final class BulkheadPermits {
      * or the adaptive limit has fallen to the count or below (the room is given up instead).
      */
     private boolean passOn() {
-        Waiter granted = null;
+        Waiter granted;
         lock.lock();
         try {
             int n = inFlight.get(); // this permit's included
-            if (n > algorithm.limit()) {
-                return false;
-            }
-            while (granted == null && !waiters.isEmpty()) {
-                Waiter head = waiters.pollFirst();
-                waiting = waiters.size();
-                head.inFlight = n;
-                if (head.grant()) {
-                    granted = head;
-                } // else its wait ended meanwhile: the permit goes to the next one
-            }
+            granted = n > algorithm.limit() ? null : grantNext(n);
         } finally {
             lock.unlock();
         }
@@ -249,12 +239,10 @@ final class BulkheadPermits {
             if (n < 0) {
                 break;
             }
-            Waiter head = waiters.pollFirst();
-            waiting = waiters.size();
-            head.inFlight = n;
-            if (!head.grant()) {
-                inFlight.decrementAndGet(); // its wait ended meanwhile: the room goes to the next one
-                continue;
+            Waiter head = grantNext(n);
+            if (head == null) {
+                inFlight.decrementAndGet(); // every wait left had ended: the room is not used
+                break;
             }
             if (last == null) {
                 first = head;
@@ -264,6 +252,24 @@ final class BulkheadPermits {
             last = head;
         }
         return first;
+    }
+
+    /**
+     * Under the lock: grants a unit of room ({@code inFlightWithIt} counting it) to the first
+     * waiter whose wait has not ended, taking it and any ended ones before it off the queue.
+     *
+     * @return that waiter, or null when none is left
+     */
+    private @Nullable Waiter grantNext(int inFlightWithIt) {
+        while (!waiters.isEmpty()) {
+            Waiter head = waiters.pollFirst();
+            waiting = waiters.size();
+            head.inFlight = inFlightWithIt;
+            if (head.grant()) {
+                return head;
+            } // its wait ended meanwhile: the room goes to the next one
+        }
+        return null;
     }
 
     private static void wake(@Nullable Waiter granted) {
