@@ -537,8 +537,9 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         /**
          * Records a partition may have fetched and waiting for a handler before it is paused; default
          * 10,000 (about what one fetch of {@code max.partition.fetch.bytes}, 1 MiB, holds of small
-         * records: a partition whose handler keeps up is not paused between two fetches). A full
-         * partition is fetched again as soon as its handler takes the records waiting.
+         * records: a partition whose handler keeps up is not paused between two fetches). A lane
+         * that fills first holds the poll thread for up to 50 ms and is paused only if still full
+         * then; a paused partition is fetched again as soon as its handler takes the records waiting.
          */
         public Builder maxPending(int maxPending) {
             if (maxPending < 1 || maxPending > 1_000_000) {

@@ -14,11 +14,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Kafka consumer throughput harness (not JMH: each run drains a pre-filled topic). In the same run,
@@ -28,7 +32,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * each poll), {@link KafkaRetryConsumer} with a no-op handler and with the first attempt of every
  * tenth record failing (retried after 10 ms through a 10 ms delay topic), and a Spring Kafka
  * {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s machinery, 10 ms
- * fixed back-off), no-op and with the same failures. Every consumer has the same fetch and poll
+ * fixed back-off), no-op and with the same failures; and, as the floor of any retry through a
+ * topic, the plain loop sending each failing record to a second topic that a second plain loop
+ * reads back at once ({@link #plainWithCopies}). Every consumer has the same fetch and poll
  * settings ({@code Broker.FETCH}). A round of one consumer lasts from the first record handled to
  * the last success, or {@code --max-seconds} when that comes first (a slow consumer is measured on
  * part of the backlog); records/s is the successes over that time (group joins and topic creation
@@ -43,6 +49,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * concurrency and Spring's container concurrency are the partition count.
  */
 public final class KafkaThroughput {
+    /** The least work of a retry through a topic: see {@link #plainWithCopies}. */
+    private static final String COPIES = "kafka-clients, plain + copies, 10% fail once";
     private KafkaThroughput() {
     }
 
@@ -118,6 +126,7 @@ public final class KafkaThroughput {
 
         Map<String, Run> runs = new LinkedHashMap<>();
         runs.put("kafka-clients, plain loop", (b, t, n, max) -> plain(b, t, n, max));
+        runs.put(COPIES, (b, t, n, max) -> plainWithCopies(b, t, n, max, partitions));
         runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false));
         runs.put("Stagger, 10% fail once", (b, t, n, max) -> stagger(b, t, n, max, partitions, true));
         runs.put("Spring Kafka, no-op", (b, t, n, max) -> spring(b, t, n, max, partitions, false,
@@ -156,17 +165,20 @@ public final class KafkaThroughput {
         }
         System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after a warm-up%n",
                 records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds);
-        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %10s%n", "consumer", "median rec/s", "spread (min-max)", "vs plain",
-                "vs Spring");
+        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %10s %12s%n", "consumer", "median rec/s", "spread (min-max)",
+                "vs plain", "vs Spring", "vs + copies");
         double plain = Broker.median(rates.get("kafka-clients, plain loop"));
+        List<Double> floor = rates.getOrDefault(COPIES, List.of());
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
             List<Double> r = e.getValue();
             String anchor = e.getKey().endsWith("no-op") ? "Spring Kafka, no-op" : "Spring @RetryableTopic, 10% fail once";
             String spring = e.getKey().startsWith("Stagger") && !rates.getOrDefault(anchor, List.of()).isEmpty()
                     ? String.format(Locale.ROOT, "%9.2fx", Broker.median(r) / Broker.median(rates.get(anchor))) : "";
-            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %s%n", e.getKey(), Broker.median(r),
+            String copies = e.getKey().contains("fail") && !e.getKey().equals(COPIES) && !floor.isEmpty()
+                    ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r) / Broker.median(floor)) : "";
+            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %10s %12s%n", e.getKey(), Broker.median(r),
                     r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
-                    r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, spring);
+                    r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, spring, copies);
         }
     }
 
@@ -192,6 +204,63 @@ public final class KafkaThroughput {
             Result result = work.await(maxNanos);
             consumer.commitSync();
             return result;
+        }
+    }
+
+    /**
+     * The least work any retry through a topic does, with none of its safety: the plain loop, which
+     * sends each failing record to a second topic (kafka-clients' producer defaults: acks=all,
+     * idempotent) without waiting for the acknowledgement before it commits, and a second plain
+     * loop that reads that topic back at once (no delay, no headers) and handles its records again.
+     */
+    private static Result plainWithCopies(Broker broker, String topic, int records, long maxNanos, int partitions)
+            throws Exception {
+        Work work = new Work(records, true);
+        String copies = topic + ".copies";
+        broker.create(copies, partitions);
+        Map<String, Object> config = new HashMap<>(broker.config());
+        config.put("auto.offset.reset", "earliest");
+        config.put("enable.auto.commit", false);
+        AtomicBoolean done = new AtomicBoolean();
+        Thread reader = new Thread(() -> {
+            Map<String, Object> c = new HashMap<>(config);
+            c.put("group.id", copies);
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
+                    new ByteArrayDeserializer())) {
+                consumer.subscribe(List.of(copies));
+                while (!done.get()) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                        work.handle(r.value());
+                    }
+                    consumer.commitAsync();
+                }
+            }
+        }, "copies-reader");
+        reader.start();
+        config.put("group.id", topic);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", broker.bootstrap()),
+                     new ByteArraySerializer(), new ByteArraySerializer())) {
+            consumer.subscribe(List.of(topic));
+            long end = Long.MAX_VALUE;
+            while (!work.drained() && System.nanoTime() < end) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    try {
+                        work.handle(r.value());
+                    } catch (IllegalStateException failed) {
+                        producer.send(new ProducerRecord<>(copies, r.key(), r.value()));
+                    }
+                }
+                consumer.commitAsync();
+                if (end == Long.MAX_VALUE && work.first.get() != 0) {
+                    end = work.first.get() + maxNanos;
+                }
+            }
+            return work.await(maxNanos);
+        } finally {
+            done.set(true);
+            reader.join(10_000);
         }
     }
 

@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Each loop hands each partition's records to that partition's {@link Lane}, commits what the
  * lanes have settled, and pauses exactly the partitions that must wait: a delay topic's partition
  * whose head is not due (it seeks back to the head and resumes it when due, so no other partition
- * waits), and a partition with more records waiting for a handler than {@code maxPending}. The set
+ * waits), and a partition with more records waiting for a handler than {@code maxPending} (in the
+ * work loop after a short hold of the poll thread, {@link Pauses}). The set
  * of paused partitions is recomputed from those two reasons before every poll and compared with
  * what the consumer has paused, so no partition stays paused for any other reason, a rebalance
  * included: a revoked partition's lane is settled, committed and dropped (the delay partitions
@@ -54,6 +55,12 @@ import org.jspecify.annotations.Nullable;
 public final class PollLoop implements Runnable {
     /** How long a synchronous commit (on a rebalance or a close) may take. */
     static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How long a work lane that has just filled holds the poll thread before its partition is
+     * paused: long enough for a handler to take what waits (milliseconds), short against the
+     * broker's hold of a caught-up fetch a pause can cost (500 ms by default).
+     */
+    static final Duration FULL_HOLD = Duration.ofMillis(50);
     /** The longest poll, so due heads are resumed on time and a close is seen promptly. */
     static final long MAX_POLL_MILLIS = 100;
     /** How long the delay loop waits for a topic's partition count. */
@@ -81,9 +88,9 @@ public final class PollLoop implements Runnable {
     private volatile @Nullable PollLoop work;
     private final Map<TopicPartition, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean stopping;
-    private volatile Set<TopicPartition> pausedNow = Set.of();
     /** Whether the poll thread is in {@link Consumer#poll} now: a lane with room again wakes it there. */
     private volatile boolean polling;
+    private final Pauses pauses;
 
     /** Delay loop: the work partitions whose delay partitions it is told to consume, and how far it has followed. */
     private final ReentrantLock following = new ReentrantLock();
@@ -99,15 +106,26 @@ public final class PollLoop implements Runnable {
 
     /** What both loops of a consumer share. */
     public record Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
-                           Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder) {
+                           Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder, Duration fullHold) {
         /**
          * @param maxPending records a partition may have waiting for a handler before it is paused
          * @param revokeTimeout how long a revoked partition's record in hand may take to settle
          * @param keyOrder the key-order mode's bounds, or null when records of a key may overtake its
          *     retry; in that mode a record of a delay topic settled for good releases its key's held
          *     records in the work topic's partition of the same number
+         * @param fullHold how long a work lane that has just filled may hold the poll thread before
+         *     its partition is paused ({@link FullLanes})
          */
         public Settings {
+            if (fullHold.isNegative()) {
+                throw new IllegalArgumentException("fullHold must not be negative, got " + fullHold);
+            }
+        }
+
+        /** With the default {@link #FULL_HOLD}. */
+        public Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
+                        Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder) {
+            this(topics, processor, handlers, clock, maxPending, revokeTimeout, closing, keyOrder, FULL_HOLD);
         }
     }
 
@@ -119,6 +137,7 @@ public final class PollLoop implements Runnable {
         this.handlers = s.handlers();
         this.clock = s.clock();
         this.maxPending = s.maxPending();
+        this.pauses = new Pauses(consumer, s.maxPending(), delays == null ? 0 : s.fullHold().toNanos());
         this.revokeTimeoutNanos = s.revokeTimeout().toNanos();
         this.closing = s.closing();
         this.keyOrder = s.keyOrder();
@@ -152,7 +171,7 @@ public final class PollLoop implements Runnable {
 
     /** The partitions paused after the latest poll (a snapshot, readable from any thread). */
     public Set<TopicPartition> paused() {
-        return pausedNow;
+        return pauses.now();
     }
 
     /** The partitions assigned now; for tests and diagnostics. */
@@ -168,6 +187,7 @@ public final class PollLoop implements Runnable {
     public void stop() {
         stopping = true;
         consumer.wakeup();
+        pauses.roomAgain();
         following.lock();
         try {
             followed.signalAll();
@@ -203,7 +223,8 @@ public final class PollLoop implements Runnable {
                         }
                     }
                 }
-                applyPauses();
+                pauses.hold(lanes.values(), () -> stopping);
+                pauses.apply(lanes.values());
                 ConsumerRecords<byte[], byte[]> records;
                 polling = true;
                 try {
@@ -303,7 +324,7 @@ public final class PollLoop implements Runnable {
             for (TopicPartition tp : wanted) {
                 lanes.computeIfAbsent(tp, this::lane);
             }
-            applyPauses(); // what the dropped partitions waited for is no longer paused, polled or not
+            pauses.apply(lanes.values()); // what the dropped partitions waited for is no longer paused, polled or not
         }
         if (!again.isEmpty()) {
             List<TopicPartition> fromStart = wanted.stream().filter(tp -> again.contains(tp.topic())).toList();
@@ -475,39 +496,6 @@ public final class PollLoop implements Runnable {
         }
     }
 
-    /** Pauses exactly the partitions whose head is not due or whose lane is full; resumes every other. */
-    private void applyPauses() {
-        Set<TopicPartition> wanted = new HashSet<>();
-        for (Lane lane : lanes.values()) {
-            if (lane.blockedUntil > 0 || lane.size() >= maxPending) {
-                wanted.add(lane.partition);
-            }
-        }
-        Set<TopicPartition> paused = consumer.paused();
-        Set<TopicPartition> assigned = consumer.assignment();
-        List<TopicPartition> resume = new ArrayList<>();
-        for (TopicPartition tp : paused) {
-            if (!wanted.contains(tp) && assigned.contains(tp)) {
-                resume.add(tp);
-            }
-        }
-        List<TopicPartition> pause = new ArrayList<>();
-        for (TopicPartition tp : wanted) {
-            if (!paused.contains(tp)) {
-                pause.add(tp);
-            }
-        }
-        if (!resume.isEmpty()) {
-            consumer.resume(resume);
-        }
-        if (!pause.isEmpty()) {
-            consumer.pause(pause);
-        }
-        if (!wanted.equals(pausedNow)) {
-            pausedNow = Set.copyOf(wanted);
-        }
-    }
-
     private void commit(boolean sync) {
         commit(lanes.values(), sync);
     }
@@ -631,14 +619,25 @@ public final class PollLoop implements Runnable {
     }
 
     /**
-     * A lane that was full (its partition paused) has taken its records: wakes the poll in progress,
-     * so the partition is resumed now, not when the poll times out (a poll with every partition
-     * paused or fetched would otherwise wait it out while the handlers have nothing to do). Any thread.
+     * A lane that was full has taken its records: ends a hold of the poll thread, or wakes the poll in
+     * progress, so the partition is resumed now, not when the poll times out (a poll with every
+     * partition paused or fetched would otherwise wait it out while the handlers have nothing to do).
+     * Any thread.
      */
     private void roomAgain() {
+        pauses.roomAgain();
         if (polling) {
             consumer.wakeup(); // a wakeup that comes as the poll returns is taken by the next poll (or a commit, retried)
         }
+    }
+
+    /** Records waiting for a handler now, over all partitions. */
+    public int pending() {
+        int n = 0;
+        for (Lane lane : lanes.values()) {
+            n += lane.size();
+        }
+        return n;
     }
 
     /** Records held back for their key now, over all partitions (0 when key order is off). */

@@ -211,9 +211,12 @@ public final class RecordProcessor {
             return settle(record, out, attempt, firstAt, 0, null);
         }
         long firstAt = plain ? now : Math.min(now, RecordHeaderCodec.number(in, KafkaHeaders.FIRST_ATTEMPT_AT, now));
-        KafkaMessage message = new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(),
-                record.value(), in, plain ? coordinates(record) : origin(record), attempt, Instant.ofEpochMilli(firstAt),
-                plain ? List.of() : RecordHeaderCodec.history(in));
+        KafkaMessage message = plain && record.topic().equals(topics.topic()) // its id formed only if asked for
+                ? KafkaMessage.firstDelivery(record.topic(), record.partition(), record.offset(), record.key(), record.value(),
+                        in, Instant.ofEpochMilli(firstAt))
+                : new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(), record.value(), in,
+                        plain ? coordinates(record) : origin(record), attempt, Instant.ofEpochMilli(firstAt),
+                        plain ? List.of() : RecordHeaderCodec.history(in));
         HandlerCall call = HandlerCall.run(clock, listeners, message, RecordListener::onHandling,
                 () -> handler.handle(message));
         Throwable failure = call.failure();

@@ -41,7 +41,18 @@ class PollLoopTest {
     private final TopicPartition work = new TopicPartition("orders", 0);
     private final TopicPartition shortLevel = new TopicPartition("orders.stagger.retry-200", 0);
     private final TopicPartition longLevel = new TopicPartition("orders.stagger.retry-60000", 0);
-    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    /** Every partition the work loop ever paused. */
+    private final Set<TopicPartition> everPaused = ConcurrentHashMap.newKeySet();
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
+        @Override
+        public synchronized void pause(java.util.Collection<TopicPartition> partitions) {
+            everPaused.addAll(partitions);
+            super.pause(partitions);
+        }
+    };
+    /** The handler waits here at a record whose value is "gate" (open unless a test closes it). */
+    private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+    private final java.util.concurrent.CountDownLatch atGate = new java.util.concurrent.CountDownLatch(1);
     private final MockConsumer<byte[], byte[]> delayConsumer = new MockConsumer<>("earliest");
     private final Set<String> handled = ConcurrentHashMap.newKeySet();
     private final ExecutorService handlers = Executors.newFixedThreadPool(2);
@@ -62,14 +73,25 @@ class PollLoopTest {
     }
 
     private void start() {
+        start(PollLoop.FULL_HOLD);
+    }
+
+    private void start(Duration fullHold) {
         BooleanSupplier no = () -> false;
         RecordProcessor processor = new RecordProcessor(topics, new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer()), new RetryStep("orders", RetryPolicy.background(), Clock.system(),
-                RandomSource.seeded(1), Nesting.DEFER), m -> handled.add(new String(m.value(), StandardCharsets.UTF_8)),
+                RandomSource.seeded(1), Nesting.DEFER), m -> {
+                    String v = new String(m.value(), StandardCharsets.UTF_8);
+                    if (v.equals("gate")) {
+                        atGate.countDown();
+                        gate.await();
+                    }
+                    handled.add(v);
+                },
                 Clock.system(), RandomSource.seeded(1), 1_000, 86_400_000, () -> { }, no, no,
                 (r, o, a, f, n, d, reason, failure) -> { });
         PollLoop.Settings settings = new PollLoop.Settings(topics, processor, handlers, Clock.system(), 100,
-                Duration.ofSeconds(1), no, null);
+                Duration.ofSeconds(1), no, null, fullHold);
         delays = PollLoop.delays(delayConsumer, settings);
         loop = PollLoop.work(consumer, settings, null, delays);
         Map<TopicPartition, Long> zero = new java.util.HashMap<>();
@@ -127,6 +149,57 @@ class PollLoopTest {
             Thread.sleep(5);
         }
         return condition.getAsBoolean();
+    }
+
+    /**
+     * Fills the work lane (100 records waiting, the settings' maxPending) behind a record its
+     * handler holds; returns once the loop has them.
+     */
+    private void fillTheWorkLaneBehindAHeldRecord() throws InterruptedException {
+        gate = new java.util.concurrent.CountDownLatch(1);
+        consumer.addRecord(record(work, 0, "gate", 0));
+        assertThat(atGate.await(5, java.util.concurrent.TimeUnit.SECONDS)).as("the handler has the first record").isTrue();
+        for (int i = 1; i <= 100; i++) {
+            consumer.addRecord(record(work, i, "r" + i, 0));
+        }
+        assertThat(await(Duration.ofSeconds(5), () -> loop.pending() == 100)).as("100 records waiting").isTrue();
+    }
+
+    @Test
+    void aWorkLaneFullOnlyUntilItsHandlerTakesItsRecordsHoldsThePollThreadInsteadOfPausingItsPartition() throws Exception {
+        // a pause here would let the other partitions be fetched until caught up, and that fetch held by the broker
+        start(Duration.ofSeconds(30));
+        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
+        fillTheWorkLaneBehindAHeldRecord();
+        gate.countDown();
+        assertThat(await(Duration.ofSeconds(5), () -> handled.size() == 101)).as("all handled").isTrue();
+        assertThat(everPaused).as("never paused").isEmpty();
+        assertThat(loop.pending()).isZero();
+    }
+
+    @Test
+    void aWorkLaneStillFullAfterTheHoldIsPausedAndResumedOnceItsHandlerTakesItsRecords() throws Exception {
+        start(Duration.ofMillis(20));
+        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
+        fillTheWorkLaneBehindAHeldRecord();
+        assertThat(await(Duration.ofSeconds(5), () -> loop.paused().contains(work))).as("paused after the hold").isTrue();
+        assertThat(consumer.paused()).containsExactly(work);
+        gate.countDown();
+        assertThat(await(Duration.ofSeconds(5), () -> handled.size() == 101 && consumer.paused().isEmpty()))
+                .as("all handled, the partition resumed").isTrue();
+        assertThat(loop.paused()).isEmpty();
+    }
+
+    @Test
+    void aStopEndsAHoldAtOnce() throws Exception {
+        start(Duration.ofMinutes(10));
+        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
+        fillTheWorkLaneBehindAHeldRecord();
+        loop.stop(); // the record in hand is given the revoke timeout (1 s) to settle, the hold nothing
+        poller.join(5_000);
+        boolean ended = !poller.isAlive();
+        gate.countDown();
+        assertThat(ended).as("the poll thread ended within 5 s").isTrue();
     }
 
     @Test
