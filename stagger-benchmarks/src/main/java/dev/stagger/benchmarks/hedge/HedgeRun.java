@@ -45,7 +45,8 @@ import java.util.function.Function;
  *   <li>overload: the server limited to {@code --permits} requests at a time (a fair semaphore, so
  *       others queue) and driven at {@code --overload} times its capacity, without hedging, with a
  *       p95 hedge and no budget, and with a p95 hedge and a budget of {@code --budget-ratio}
- *       (hedges spend it; its floor is 1 per second).</li>
+ *       (hedges spend it; its floor is 1 per second); and without hedging a second time, a
+ *       control: how far two runs that send no hedge differ in p50.</li>
  * </ul>
  * Extra requests are the requests sent beyond one per call, as a share of the recorded calls (a
  * cancelled hedge still counts: with the JDK client it may already have reached the server).
@@ -125,6 +126,7 @@ public final class HedgeRun {
                         s -> hedged(s, HedgePolicy.after(s.base().multipliedBy(2)), false)),
                 new Scenario("p95 delay", false, s -> hedged(s, p95(s), false)),
                 new Scenario(String.format(Locale.ROOT, "overload %.2fx, no hedging", overload), true, s -> plain(s)),
+                new Scenario(controlName(overload), true, s -> plain(s)),
                 new Scenario(String.format(Locale.ROOT, "overload %.2fx, p95, no budget", overload), true,
                         s -> hedged(s, p95(s), false)),
                 new Scenario(budgetedName(overload, budgetRatio), true, s -> hedged(s, p95(s), true)));
@@ -152,6 +154,11 @@ public final class HedgeRun {
         }
         print(results, rounds);
         check(results, rounds, overload, budgetRatio);
+    }
+
+    /** The unhedged overload scenario run a second time: how far two runs without hedging differ. */
+    private static String controlName(double overload) {
+        return String.format(Locale.ROOT, "overload %.2fx, no hedging again", overload);
     }
 
     private static String budgetedName(double overload, double budgetRatio) {
@@ -364,7 +371,8 @@ public final class HedgeRun {
         List<Result> unhedged = results.get(unhedgedName);
         System.out.println();
         for (Map.Entry<String, List<Result>> e : results.entrySet()) {
-            if (!e.getKey().startsWith("overload") || e.getKey().equals(unhedgedName)) {
+            if (!e.getKey().startsWith("overload") || e.getKey().equals(unhedgedName)
+                    || e.getKey().equals(controlName(overload))) {
                 continue;
             }
             int met = 0;
@@ -378,6 +386,14 @@ public final class HedgeRun {
             System.out.printf(Locale.ROOT, "check p50 hedged <= p50 unhedged, %s: %s in %d of %d rounds (ms, hedged vs unhedged: %s)%n",
                     e.getKey(), met == rounds ? "MET" : "NOT MET", met, rounds, rows);
         }
+        StringBuilder control = new StringBuilder();
+        for (int r = 0; r < rounds; r++) {
+            double again = results.get(controlName(overload)).get(r).p50();
+            double plain = unhedged.get(r).p50();
+            control.append(String.format(Locale.ROOT, "%s%.0f vs %.0f (%+.0f %%)", r == 0 ? "" : ", ", again, plain,
+                    100 * (again / plain - 1)));
+        }
+        System.out.printf(Locale.ROOT, "control, the unhedged overload run twice (no hedge in either), p50 ms: %s%n", control);
         List<Result> budgeted = results.get(budgetedName(overload, budgetRatio));
         int within = 0;
         for (int r = 0; r < rounds; r++) {
