@@ -114,7 +114,7 @@ public final class PollLoop implements Runnable {
          *     retry; in that mode a record of a delay topic settled for good releases its key's held
          *     records in the work topic's partition of the same number
          * @param fullHold how long a work lane that has just filled may hold the poll thread before
-         *     its partition is paused ({@link FullLanes})
+         *     its partition is paused ({@link Pauses})
          */
         public Settings {
             if (fullHold.isNegative()) {
