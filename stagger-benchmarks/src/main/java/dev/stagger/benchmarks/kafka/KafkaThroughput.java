@@ -17,12 +17,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Kafka consumer throughput harness (not JMH: each run drains a pre-filled topic). In the same run,
@@ -183,28 +185,7 @@ public final class KafkaThroughput {
     }
 
     private static Result plain(Broker broker, String topic, int records, long maxNanos) throws Exception {
-        Work work = new Work(records, false);
-        Map<String, Object> config = new HashMap<>(broker.config());
-        config.put("group.id", topic);
-        config.put("auto.offset.reset", "earliest");
-        config.put("enable.auto.commit", false);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long end = Long.MAX_VALUE;
-            while (!work.drained() && System.nanoTime() < end) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    work.handle(r.value());
-                }
-                consumer.commitAsync();
-                if (end == Long.MAX_VALUE && work.first.get() != 0) {
-                    end = work.first.get() + maxNanos;
-                }
-            }
-            Result result = work.await(maxNanos);
-            consumer.commitSync();
-            return result;
-        }
+        return drainPlainly(broker, topic, new Work(records, false), maxNanos, null);
     }
 
     /**
@@ -218,16 +199,9 @@ public final class KafkaThroughput {
         Work work = new Work(records, true);
         String copies = topic + ".copies";
         broker.create(copies, partitions);
-        Map<String, Object> config = new HashMap<>(broker.config());
-        config.put("auto.offset.reset", "earliest");
-        config.put("enable.auto.commit", false);
         AtomicBoolean done = new AtomicBoolean();
         Thread reader = new Thread(() -> {
-            Map<String, Object> c = new HashMap<>(config);
-            c.put("group.id", copies);
-            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
-                    new ByteArrayDeserializer())) {
-                consumer.subscribe(List.of(copies));
+            try (KafkaConsumer<byte[], byte[]> consumer = plainConsumer(broker, copies)) {
                 while (!done.get()) {
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                         work.handle(r.value());
@@ -237,19 +211,35 @@ public final class KafkaThroughput {
             }
         }, "copies-reader");
         reader.start();
-        config.put("group.id", topic);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", broker.bootstrap()),
-                     new ByteArraySerializer(), new ByteArraySerializer())) {
-            consumer.subscribe(List.of(topic));
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", broker.bootstrap()),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            return drainPlainly(broker, topic, work, maxNanos,
+                    r -> producer.send(new ProducerRecord<>(copies, r.key(), r.value())));
+        } finally {
+            done.set(true);
+            reader.join(10_000);
+        }
+    }
+
+    /**
+     * The plain loop: poll, handle each record on the poll thread, commit asynchronously after each
+     * poll, until {@code work} is drained or {@code maxNanos} after its first record. A record whose
+     * handling fails goes to {@code failed} (null: {@code work} never fails).
+     */
+    private static Result drainPlainly(Broker broker, String topic, Work work, long maxNanos,
+                                       @Nullable Consumer<ConsumerRecord<byte[], byte[]>> failed)
+            throws Exception {
+        try (KafkaConsumer<byte[], byte[]> consumer = plainConsumer(broker, topic)) {
             long end = Long.MAX_VALUE;
             while (!work.drained() && System.nanoTime() < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                     try {
                         work.handle(r.value());
-                    } catch (IllegalStateException failed) {
-                        producer.send(new ProducerRecord<>(copies, r.key(), r.value()));
+                    } catch (IllegalStateException e) {
+                        if (failed == null) {
+                            throw e;
+                        }
+                        failed.accept(r);
                     }
                 }
                 consumer.commitAsync();
@@ -257,11 +247,22 @@ public final class KafkaThroughput {
                     end = work.first.get() + maxNanos;
                 }
             }
-            return work.await(maxNanos);
-        } finally {
-            done.set(true);
-            reader.join(10_000);
+            Result result = work.await(maxNanos);
+            consumer.commitSync();
+            return result;
         }
+    }
+
+    /** A plain consumer of {@code topic} in a group of that name, from the earliest offset, committing by hand. */
+    private static KafkaConsumer<byte[], byte[]> plainConsumer(Broker broker, String topic) {
+        Map<String, Object> config = new HashMap<>(broker.config());
+        config.put("group.id", topic);
+        config.put("auto.offset.reset", "earliest");
+        config.put("enable.auto.commit", false);
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+        consumer.subscribe(List.of(topic));
+        return consumer;
     }
 
     private static Result stagger(Broker broker, String topic, int records, long maxNanos, int concurrency, boolean failSome)

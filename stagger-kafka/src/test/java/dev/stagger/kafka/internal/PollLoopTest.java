@@ -152,10 +152,12 @@ class PollLoopTest {
     }
 
     /**
-     * Fills the work lane (100 records waiting, the settings' maxPending) behind a record its
-     * handler holds; returns once the loop has them.
+     * Starts the loops with {@code fullHold} and fills the work lane (100 records waiting, the
+     * settings' maxPending) behind a record its handler holds; returns once the loop has them.
      */
-    private void fillTheWorkLaneBehindAHeldRecord() throws InterruptedException {
+    private void startWithTheWorkLaneFullBehindAHeldRecord(Duration fullHold) throws InterruptedException {
+        start(fullHold);
+        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
         gate = new java.util.concurrent.CountDownLatch(1);
         consumer.addRecord(record(work, 0, "gate", 0));
         assertThat(atGate.await(5, java.util.concurrent.TimeUnit.SECONDS)).as("the handler has the first record").isTrue();
@@ -168,9 +170,7 @@ class PollLoopTest {
     @Test
     void aWorkLaneFullOnlyUntilItsHandlerTakesItsRecordsHoldsThePollThreadInsteadOfPausingItsPartition() throws Exception {
         // a pause here would let the other partitions be fetched until caught up, and that fetch held by the broker
-        start(Duration.ofSeconds(30));
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
-        fillTheWorkLaneBehindAHeldRecord();
+        startWithTheWorkLaneFullBehindAHeldRecord(Duration.ofSeconds(30));
         gate.countDown();
         assertThat(await(Duration.ofSeconds(5), () -> handled.size() == 101)).as("all handled").isTrue();
         assertThat(everPaused).as("never paused").isEmpty();
@@ -179,9 +179,7 @@ class PollLoopTest {
 
     @Test
     void aWorkLaneStillFullAfterTheHoldIsPausedAndResumedOnceItsHandlerTakesItsRecords() throws Exception {
-        start(Duration.ofMillis(20));
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
-        fillTheWorkLaneBehindAHeldRecord();
+        startWithTheWorkLaneFullBehindAHeldRecord(Duration.ofMillis(20));
         assertThat(await(Duration.ofSeconds(5), () -> loop.paused().contains(work))).as("paused after the hold").isTrue();
         assertThat(consumer.paused()).containsExactly(work);
         gate.countDown();
@@ -192,9 +190,7 @@ class PollLoopTest {
 
     @Test
     void aStopEndsAHoldAtOnce() throws Exception {
-        start(Duration.ofMinutes(10));
-        assertThat(await(Duration.ofSeconds(5), () -> loop.assigned().contains(work))).isTrue();
-        fillTheWorkLaneBehindAHeldRecord();
+        startWithTheWorkLaneFullBehindAHeldRecord(Duration.ofMinutes(10));
         loop.stop(); // the record in hand is given the revoke timeout (1 s) to settle, the hold nothing
         poller.join(5_000);
         boolean ended = !poller.isAlive();
