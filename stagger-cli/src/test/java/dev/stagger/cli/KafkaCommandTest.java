@@ -68,7 +68,8 @@ class KafkaCommandTest {
 
     private void awaitDeadLetters(long n) throws Exception {
         KafkaDeadLetters dead = KafkaDeadLetters.of(Map.of("bootstrap.servers", bootstrap), topic);
-        Await.until(n + " dead letters", Duration.ofSeconds(20), () -> dead.count() == n);
+        assertThat(TestKafka.awaitThroughNewTopic(Duration.ofSeconds(20), () -> dead.count() == n))
+                .as(n + " dead letters").isTrue();
     }
 
     private int run(String... args) {

@@ -28,7 +28,7 @@ class KafkaDeadLettersTest extends BrokerTest {
             TestKafka.send(producer, new ProducerRecord<>(topic, v.getBytes(StandardCharsets.UTF_8), v.getBytes(StandardCharsets.UTF_8)));
         }
         KafkaDeadLetters dead = KafkaDeadLetters.of(config, topic);
-        assertThat(TestKafka.await(WITHIN, () -> dead.count() == 3)).isTrue();
+        assertThat(TestKafka.awaitThroughNewTopic(WITHIN, () -> dead.count() == 3)).isTrue();
 
         List<KafkaDeadLetter> listed = dead.list(10);
         assertThat(listed).hasSize(3);

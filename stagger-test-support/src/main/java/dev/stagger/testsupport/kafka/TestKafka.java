@@ -113,4 +113,19 @@ public class TestKafka {
     public static boolean await(Duration within, Supplier<Boolean> condition) throws InterruptedException {
         return Await.within(within, condition::get);
     }
+
+    /**
+     * {@link #await}, a {@link org.apache.kafka.common.KafkaException} from {@code condition} counting
+     * as not yet: for a condition read through a topic just created by another client, which a new
+     * client's metadata may not show yet on a loaded broker ("does not exist").
+     */
+    public static boolean awaitThroughNewTopic(Duration within, Supplier<Boolean> condition) throws InterruptedException {
+        return Await.within(within, () -> {
+            try {
+                return condition.get();
+            } catch (org.apache.kafka.common.KafkaException notYet) {
+                return false;
+            }
+        });
+    }
 }
