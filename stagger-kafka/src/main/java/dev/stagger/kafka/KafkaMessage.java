@@ -1,5 +1,6 @@
 package dev.stagger.kafka;
 
+import dev.stagger.kafka.internal.RecordHeaderCodec;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -9,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One record as a {@link KafkaHandler} sees it. A plain value (equal when every part is, the key
  * and value arrays by identity): handler tests can make their own. A class rather than a record
- * only so that a first delivery's {@link #id()} is formed when it is asked for, not for every
- * record handled.
+ * only so that a first delivery's {@link #id()}, and a retry's {@link #history()}, are formed
+ * when asked for, not for every record handled.
  */
 public final class KafkaMessage {
     private final String topic;
@@ -23,7 +24,8 @@ public final class KafkaMessage {
     private @Nullable String id;
     private final int attempt;
     private final Instant firstAttemptAt;
-    private final List<AttemptError> history;
+    /** Null until asked for, on a retry whose history is read from its headers. */
+    private @Nullable List<AttemptError> history;
 
     /**
      * @param topic the work topic (also for a retry consumed from a delay topic)
@@ -46,7 +48,7 @@ public final class KafkaMessage {
 
     /** Without its id: a first delivery's is formed from its coordinates when asked for. */
     private KafkaMessage(String topic, int partition, long offset, byte @Nullable [] key, byte @Nullable [] value,
-                         Headers headers, int attempt, Instant firstAttemptAt, List<AttemptError> history) {
+                         Headers headers, int attempt, Instant firstAttemptAt, @Nullable List<AttemptError> history) {
         this.topic = Objects.requireNonNull(topic, "topic must not be null");
         this.headers = Objects.requireNonNull(headers, "headers must not be null");
         this.firstAttemptAt = Objects.requireNonNull(firstAttemptAt, "firstAttemptAt must not be null");
@@ -70,6 +72,18 @@ public final class KafkaMessage {
     public static KafkaMessage firstDelivery(String topic, int partition, long offset, byte @Nullable [] key,
                                              byte @Nullable [] value, Headers headers, Instant at) {
         return new KafkaMessage(topic, partition, offset, key, value, headers, 1, at, List.of());
+    }
+
+    /**
+     * A retry's delivery (its {@link KafkaHeaders} on {@code headers}): as the full constructor, with
+     * {@link #history()} read from {@code headers}' {@link KafkaHeaders#ERRORS} when first asked for
+     * (most handlers never ask). A handler that changes those headers first reads what it left.
+     */
+    public static KafkaMessage retry(String topic, int partition, long offset, byte @Nullable [] key,
+                                     byte @Nullable [] value, Headers headers, String id, int attempt, Instant firstAttemptAt) {
+        KafkaMessage m = new KafkaMessage(topic, partition, offset, key, value, headers, attempt, firstAttemptAt, null);
+        m.id = Objects.requireNonNull(id, "id must not be null");
+        return m;
     }
 
     /** The work topic (also for a retry consumed from a delay topic). */
@@ -127,20 +141,25 @@ public final class KafkaMessage {
 
     /** The failures of the earlier attempts, oldest first. */
     public List<AttemptError> history() {
-        return history;
+        List<AttemptError> h = history;
+        if (h == null) {
+            h = List.copyOf(RecordHeaderCodec.history(headers)); // a retry's: read when first asked for (a benign race)
+            history = h;
+        }
+        return h;
     }
 
     @Override
     public boolean equals(@Nullable Object o) {
         return o instanceof KafkaMessage m && partition == m.partition && offset == m.offset && attempt == m.attempt
                 && topic.equals(m.topic) && key == m.key && value == m.value && headers.equals(m.headers)
-                && id().equals(m.id()) && firstAttemptAt.equals(m.firstAttemptAt) && history.equals(m.history);
+                && id().equals(m.id()) && firstAttemptAt.equals(m.firstAttemptAt) && history().equals(m.history());
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(topic, partition, offset, System.identityHashCode(key), System.identityHashCode(value), headers,
-                id(), attempt, firstAttemptAt, history);
+                id(), attempt, firstAttemptAt, history());
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.stagger.internal.ConsumerSettings;
 import dev.stagger.internal.DelayLevels;
 import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.internal.KeyOrder;
+import dev.stagger.kafka.internal.MemoryRetries;
 import dev.stagger.kafka.internal.PollLoop;
 import dev.stagger.kafka.internal.RecordProcessor;
 import dev.stagger.kafka.internal.RetryingKeys;
@@ -73,6 +74,8 @@ import org.jspecify.annotations.Nullable;
  * topic is created again (when it was deleted), a copy too large for the producer is
  * dead-lettered with {@link KafkaHeaders#DEAD_CAUSE} {@code UNPUBLISHABLE}, and any other failure
  * is produced again after a wait that grows with each failure; no failure sends it round at once.
+ * With {@link Builder#inMemoryRetries}, a retry due soon enough waits in the consumer's memory
+ * instead of a delay topic (no copy; the offset does not pass the record until it settles).
  *
  * <h2>Timing and pauses</h2>
  * Two Kafka consumers read: one, a member of the {@linkplain #group() group}, the work topic; the
@@ -120,6 +123,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     private final RandomSource random;
     private final TopicSet topics;
     private final @Nullable KeyOrder keyOrder;
+    private final @Nullable MemoryRetries memory;
 
     private final ReentrantLock lifecycle = new ReentrantLock();
     private volatile boolean closing;
@@ -152,6 +156,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         this.random = b.random;
         this.topics = new TopicSet(topic, DelayLevels.millis(b.levels));
         this.keyOrder = b.maxHeldPerKey > 0 ? new KeyOrder(b.maxHeldPerKey, b.maxHeld) : null;
+        this.memory = b.inMemoryUpTo != null ? new MemoryRetries(b.inMemoryUpTo, b.maxInMemory) : null;
     }
 
     /**
@@ -226,6 +231,15 @@ public final class KafkaRetryConsumer implements AutoCloseable {
     }
 
     /**
+     * The retries waiting in this consumer's memory now ({@link Builder#inMemoryRetries}), due or
+     * not; always 0 without them.
+     */
+    public int retriesInMemory() {
+        MemoryRetries m = memory;
+        return m == null ? 0 : m.kept();
+    }
+
+    /**
      * Creates the topics that are missing (the work topic only when {@link Builder#createTopic} is
      * on; the delay and dead-letter topics with as many partitions as the work topic) and starts
      * consuming on a thread of its own.
@@ -263,7 +277,7 @@ public final class KafkaRetryConsumer implements AutoCloseable {
                         () -> new KafkaConsumer<>(readerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
                         sendTimeout);
                 PollLoop.Settings settings = new PollLoop.Settings(topics, processor, handlers, clock, maxPending,
-                        shutdownTimeout, () -> closing, keyOrder);
+                        shutdownTimeout, () -> closing, keyOrder, PollLoop.FULL_HOLD, memory);
                 PollLoop delays = PollLoop.delays(delayConsumer, settings);
                 PollLoop running = PollLoop.work(consumer, settings, retrying, delays);
                 delayLoop = delays;
@@ -488,6 +502,8 @@ public final class KafkaRetryConsumer implements AutoCloseable {
         private boolean createTopic = true;
         private int maxHeldPerKey;
         private int maxHeld;
+        private @Nullable Duration inMemoryUpTo;
+        private int maxInMemory;
         private final List<RecordListener> listeners = new java.util.ArrayList<>();
         private Clock clock = Clock.system();
         private RandomSource random = RandomSource.threadLocal();
@@ -631,6 +647,43 @@ public final class KafkaRetryConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps a retry whose wait is at most {@code upTo} in this consumer's memory instead of
+         * producing its copy to a delay topic, at most {@code maxWaiting} at once over all its
+         * partitions (past either, the retry goes through its delay topic as any other). Off by
+         * default: every retry goes through a delay topic.
+         *
+         * <p>What it saves: a copy produced, acknowledged, fetched and parsed again for each short
+         * retry, the largest cost of a consumer whose records fail now and then. What it keeps:
+         * the partition's next records are handled while the retry waits (not a blocking retry),
+         * and the retry runs no earlier than its delay, with the attempt, history and
+         * {@link KafkaMessage#id()} a copy would carry, decided by the same policy; its outcome is
+         * told to the listeners as a retry through a topic. What it costs: the partition's
+         * committed offset does not pass the record until its retry settles (succeeds, is
+         * dead-lettered, or goes to a delay topic for a longer wait), so after a crash the records
+         * after it are consumed again (more duplicates: use an inbox), and the crashed consumer's
+         * attempt count is lost with its memory (the record starts again at its first attempt). A
+         * partition revoked, or a consumer closing, sends the retries it keeps to their delay topics
+         * for what remains of their waits before committing, so a rebalance does not lose them or
+         * hand them out twice. Not with {@link #keyOrder}, whose held records are released by the
+         * retry's delay topic.
+         *
+         * @param upTo the longest wait kept in memory, 1 ms to 1 minute
+         * @param maxWaiting 1 to 1,000,000
+         */
+        public Builder inMemoryRetries(Duration upTo, int maxWaiting) {
+            Objects.requireNonNull(upTo, "inMemoryRetries upTo must not be null");
+            if (upTo.compareTo(Duration.ofMinutes(1)) > 0 || upTo.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("inMemoryRetries upTo must be 1 ms to 1 minute, got " + upTo);
+            }
+            if (maxWaiting < 1 || maxWaiting > 1_000_000) {
+                throw new IllegalArgumentException("inMemoryRetries maxWaiting must be 1 to 1000000, got " + maxWaiting);
+            }
+            this.inMemoryUpTo = upTo;
+            this.maxInMemory = maxWaiting;
+            return this;
+        }
+
         /** Adds a listener told what became of each record (metrics, logs). */
         public Builder recordListener(RecordListener listener) {
             listeners.add(Objects.requireNonNull(listener, "recordListener must not be null"));
@@ -649,7 +702,14 @@ public final class KafkaRetryConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @throws IllegalStateException when {@link #inMemoryRetries} and {@link #keyOrder} are both set
+         */
         public KafkaRetryConsumer build() {
+            if (inMemoryUpTo != null && maxHeldPerKey > 0) {
+                throw new IllegalStateException("inMemoryRetries cannot be combined with keyOrder: a key's held records are"
+                        + " released when its retry settles in its delay topic");
+            }
             return new KafkaRetryConsumer(this);
         }
 

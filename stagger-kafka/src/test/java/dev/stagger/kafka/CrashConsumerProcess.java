@@ -18,7 +18,8 @@ import java.util.Map;
  * A Kafka consumer in its own JVM for {@link CrashSafetyTest} and {@link GroupCrashSafetyTest}:
  * {@code CrashConsumerProcess TOPIC DB MODE CRASH_POINT CRASH_AT [MEMBER]}. DB is a SQLite file (effects in
  * table {@code effects}, the inbox's default table). MODE is {@code inbox} (the effect and the
- * inbox row of {@link KafkaMessage#id()} in one transaction) or {@code plain} (the effect alone).
+ * inbox row of {@link KafkaMessage#id()} in one transaction) or {@code plain} (the effect alone),
+ * either with {@code -memory} after it (retries kept in memory, {@code inMemoryRetries}).
  * Every tenth record fails its first attempt and is retried through a delay topic. At the
  * CRASH_AT-th time this process reaches CRASH_POINT ({@code before-commit}: the effect written,
  * its transaction not committed; {@code after-commit}: committed, the handler not yet returned, so
@@ -40,7 +41,7 @@ public final class CrashConsumerProcess {
         String crashPoint = args[3];
         int crashAt = Integer.parseInt(args[4]);
         Runnable point = new CrashFixture.CrashPoint(crashAt);
-        Inbox inbox = args[2].equals("inbox") ? Inbox.builder("crash-test", ds).build() : null;
+        Inbox inbox = args[2].startsWith("inbox") ? Inbox.builder("crash-test", ds).build() : null;
         ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
             try {
                 return ds.getConnection();
@@ -61,7 +62,11 @@ public final class CrashConsumerProcess {
         if (!member.equals("dynamic")) {
             config.put("group.instance.id", member);
         }
-        KafkaRetryConsumer consumer = KafkaRetryConsumer.builder(topic, config, handler)
+        KafkaRetryConsumer.Builder builder = KafkaRetryConsumer.builder(topic, config, handler);
+        if (args[2].endsWith("-memory")) {
+            builder.inMemoryRetries(Duration.ofSeconds(1), 1_000); // the 20 ms retries wait in memory, not in a topic
+        }
+        KafkaRetryConsumer consumer = builder
                 .policy(RetryPolicy.builder().maxAttempts(10).backoff(Backoff.fixed(Duration.ofMillis(20))).build())
                 .delayLevels(List.of(Duration.ofMillis(20), Duration.ofMillis(100)))
                 .concurrency(4).shutdownTimeout(Duration.ofSeconds(5))

@@ -61,6 +61,16 @@ class CrashSafetyTest {
     }
 
     @Test
+    void withRetriesInMemoryAndTheInboxNoRecordIsLostAndNoneTakesEffectTwice() throws Exception {
+        // "after-produce" is told when a retry is kept in memory: the kill loses it with the process
+        Counts counts = run("inbox-memory");
+        System.out.printf("kafka crash safety with retries in memory and the inbox: %d records, %d kills, %d lost,"
+                + " %d duplicate effects%n", RECORDS, counts.kills, counts.lost, counts.duplicates);
+        assertThat(counts.lost).isZero();
+        assertThat(counts.duplicates).isZero();
+    }
+
+    @Test
     void withoutTheInboxNoRecordIsLostAndTheDuplicatesAreCounted() throws Exception {
         Counts counts = run("plain");
         System.out.printf("kafka crash safety without the inbox: %d records, %d kills, %d lost, %d duplicate effects%n",

@@ -28,6 +28,21 @@ class KafkaMessageTest {
     }
 
     @Test
+    void aRetrysHistoryIsReadFromItsHeadersAndItEqualsTheSameMessageMadeWithThatHistory() {
+        RecordHeaders h = new RecordHeaders();
+        h.add(KafkaHeaders.ERRORS, "attempt=1;failed_at=500;exception=java.io.IOException;message=down".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8));
+        h.add(KafkaHeaders.ERRORS, "not an entry".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        KafkaMessage retry = KafkaMessage.retry("orders", 3, 42, key, value, h, "orders/0/7", 2, at);
+        List<AttemptError> history = List.of(new AttemptError(1, Instant.ofEpochMilli(500), "java.io.IOException", "down"));
+        KafkaMessage made = new KafkaMessage("orders", 3, 42, key, value, h, "orders/0/7", 2, at, history);
+        assertThat(retry.history()).as("the malformed entry left out").isEqualTo(history);
+        assertThat(retry).isEqualTo(made).hasSameHashCodeAs(made);
+        assertThat(retry.id()).isEqualTo("orders/0/7");
+        assertThatThrownBy(() -> retry.history().clear()).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
     void messagesDifferingInAnyPartAreNotEqual() {
         KafkaMessage m = new KafkaMessage("orders", 0, 1, key, value, headers, "orders/0/1", 1, at, List.of());
         assertThat(m).isNotEqualTo(new KafkaMessage("orders", 0, 1, key, value, headers, "other/0/1", 1, at, List.of()))

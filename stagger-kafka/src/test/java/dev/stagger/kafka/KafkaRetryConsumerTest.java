@@ -100,6 +100,82 @@ class KafkaRetryConsumerTest extends BrokerTest {
     }
 
     @Test
+    void aShortRetryKeptInMemoryRunsWhenDueWhileTheRecordsBehindItGoOnAndNoCopyIsProduced() throws Exception {
+        String topic = TestKafka.uniqueTopic("memory");
+        List<Seen> seen = new CopyOnWriteArrayList<>();
+        KafkaRetryConsumer consumer = start(KafkaRetryConsumer.builder(topic, config, m -> {
+            String v = new String(m.value(), StandardCharsets.UTF_8);
+            seen.add(new Seen(v, m.attempt(), System.currentTimeMillis(), m.id()));
+            if (v.equals("fails once") && m.attempt() == 1) {
+                throw new IllegalStateException("the first attempt fails");
+            }
+        }).policy(policy(3)).inMemoryRetries(Duration.ofSeconds(1), 100));
+        send(topic, "k", "fails once");
+        for (int i = 1; i <= 5; i++) {
+            send(topic, "k", "ok " + i);
+        }
+        assertThat(TestKafka.await(WITHIN, () -> seen.size() >= 7)).as("seen %s", seen).isTrue();
+        assertThat(TestKafka.await(WITHIN, () -> lagOf(topic) == 0)).as("every offset committed").isTrue();
+
+        Seen first = seen.get(0);
+        Seen retry = seen.stream().filter(s -> s.attempt() == 2).findFirst().orElseThrow();
+        assertThat(retry.value()).isEqualTo("fails once");
+        assertThat(retry.id()).isEqualTo(first.id()).isEqualTo(topic + "/0/0");
+        assertThat(retry.atMillis() - first.atMillis()).as("its wait: no earlier than 150 ms, about one poll later at most")
+                .isBetween(150L, 2_200L);
+        assertThat(seen.indexOf(retry)).as("the records behind it went on while it waited, %s", seen).isEqualTo(6);
+        assertThat(endOffset(topic + ".stagger.retry-200")).as("no copy in the delay topic").isZero();
+        assertThat(consumer.retriesInMemory()).isZero();
+    }
+
+    @Test
+    void aConsumerClosingSendsTheRetriesItKeepsToTheirDelayTopicsAndTheGroupRunsThemOnce() throws Exception {
+        String topic = TestKafka.uniqueTopic("memory-close");
+        List<Seen> seen = new CopyOnWriteArrayList<>();
+        KafkaHandler handler = m -> {
+            seen.add(new Seen(new String(m.value(), StandardCharsets.UTF_8), m.attempt(), System.currentTimeMillis(), m.id()));
+            if (m.attempt() == 1) {
+                throw new Later(Duration.ofSeconds(2));
+            }
+        };
+        KafkaRetryConsumer first = start(KafkaRetryConsumer.builder(topic, config, handler).policy(policy(3))
+                .inMemoryRetries(Duration.ofMinutes(1), 100));
+        send(topic, "k", "v");
+        assertThat(TestKafka.await(WITHIN, () -> first.retriesInMemory() == 1)).as("kept, seen %s", seen).isTrue();
+        first.close();
+
+        assertThat(lagOf(topic)).as("committed past it once its copy was acknowledged").isZero();
+        List<ConsumerRecord<byte[], byte[]>> copies = TestKafka.readAll(config, topic + ".stagger.retry-3000", 1, WITHIN);
+        assertThat(copies).singleElement().satisfies(c -> {
+            assertThat(TestKafka.header(c, KafkaHeaders.ATTEMPT)).isEqualTo("2");
+            assertThat(TestKafka.header(c, KafkaHeaders.ORIGIN)).isEqualTo(topic + "/0/0");
+        });
+        start(KafkaRetryConsumer.builder(topic, config, handler).policy(policy(3)));
+        assertThat(TestKafka.await(WITHIN, () -> seen.size() >= 2)).isTrue();
+        assertThat(TestKafka.await(Duration.ofSeconds(1), () -> seen.size() > 2)).as("run once, seen %s", seen).isFalse();
+        assertThat(seen.get(1).attempt()).isEqualTo(2);
+        assertThat(seen.get(1).id()).isEqualTo(seen.get(0).id());
+        assertThat(seen.get(1).atMillis() - seen.get(0).atMillis()).as("no earlier than its wait").isGreaterThanOrEqualTo(2_000);
+    }
+
+    private long lagOf(String topic) {
+        try {
+            return CrashSafetyTest.lag(config, topic);
+        } catch (Exception e) {
+            return -1; // not readable yet: not done
+        }
+    }
+
+    private long endOffset(String topic) {
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                config, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            return c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+        }
+    }
+
+    @Test
     void aShortRetryIsNotHeldBehindALongOne() throws Exception {
         String topic = TestKafka.uniqueTopic("short-long");
         Map<String, Long> secondAttempt = new ConcurrentHashMap<>();

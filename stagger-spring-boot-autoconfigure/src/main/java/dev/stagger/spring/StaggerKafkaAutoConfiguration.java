@@ -7,6 +7,7 @@ import dev.stagger.spring.StaggerKafkaProperties.Consumer;
 import dev.stagger.spring.internal.InstanceFactory;
 import dev.stagger.spring.internal.KafkaListenerMethods;
 import dev.stagger.spring.internal.PropertyCheck;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -128,6 +129,16 @@ public class StaggerKafkaAutoConfiguration {
             int all = p.getMaxHeld() != null ? p.getMaxHeld() : Math.max(perKey, 10_000);
             PropertyCheck.apply(at + (p.getMaxHeld() != null ? "max-held" : "max-held-per-key"), perKey,
                     n -> b.keyOrder(n, all));
+        }
+        if (p.getInMemoryRetriesUpTo() != null || p.getMaxInMemoryRetries() != null) {
+            Duration upTo = p.getInMemoryRetriesUpTo();
+            if (upTo == null) {
+                throw PropertyCheck.invalid(at + "max-in-memory-retries", p.getMaxInMemoryRetries(),
+                        "retries in memory need " + at + "in-memory-retries-up-to too");
+            }
+            Integer max = p.getMaxInMemoryRetries();
+            PropertyCheck.apply(at + "in-memory-retries-up-to", upTo, d -> b.inMemoryRetries(d, 10_000));
+            PropertyCheck.apply(at + "max-in-memory-retries", max, n -> b.inMemoryRetries(upTo, n));
         }
     }
 

@@ -66,6 +66,13 @@ public class StaggerKafkaProperties {
         private @Nullable Integer maxHeldPerKey;
         /** Key order: at most this many records held back in all; default 10000 (with {@code max-held-per-key}). */
         private @Nullable Integer maxHeld;
+        /**
+         * Retries in memory: a retry whose wait is at most this waits in the consumer's memory
+         * instead of a delay topic; setting it turns them on (off by default). 1 ms to 1 minute.
+         */
+        private @Nullable Duration inMemoryRetriesUpTo;
+        /** Retries in memory: at most this many at once; default 10000 (with {@code in-memory-retries-up-to}). */
+        private @Nullable Integer maxInMemoryRetries;
 
         public @Nullable String getTopic() { return topic; }
         public void setTopic(@Nullable String topic) { this.topic = topic; }
@@ -83,5 +90,9 @@ public class StaggerKafkaProperties {
         public void setMaxHeldPerKey(@Nullable Integer maxHeldPerKey) { this.maxHeldPerKey = maxHeldPerKey; }
         public @Nullable Integer getMaxHeld() { return maxHeld; }
         public void setMaxHeld(@Nullable Integer maxHeld) { this.maxHeld = maxHeld; }
+        public @Nullable Duration getInMemoryRetriesUpTo() { return inMemoryRetriesUpTo; }
+        public void setInMemoryRetriesUpTo(@Nullable Duration inMemoryRetriesUpTo) { this.inMemoryRetriesUpTo = inMemoryRetriesUpTo; }
+        public @Nullable Integer getMaxInMemoryRetries() { return maxInMemoryRetries; }
+        public void setMaxInMemoryRetries(@Nullable Integer maxInMemoryRetries) { this.maxInMemoryRetries = maxInMemoryRetries; }
     }
 }

@@ -134,6 +134,10 @@ class EveryKafkaPropertyTest {
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class).hasMessageContaining(property);
     }
 
+    /** A retry 100 ms after a failure, named quick, used by the consumer. */
+    private static final String[] QUICK_RETRY = {"stagger.retries.quick.backoff.type=fixed",
+        "stagger.retries.quick.backoff.base=100ms", "stagger.kafka.consumers.<name>.retry=quick"};
+
     static final List<Case> CASES = List.of(
             set("stagger.kafka.phase", "7", (c, b, n) -> assertThat(c.getBean(StaggerKafkaConsumers.class).getPhase()).isEqualTo(7)),
             set(C + "topic", "other", (c, b, n) -> assertThat(consumer(c, n).topic()).isEqualTo(n + "-other")),
@@ -177,7 +181,33 @@ class EveryKafkaPropertyTest {
                 assertThat(next(handler(c, n), 3)).containsExactly("fail-once-A1", "fail-once-A1", "A2");
             }, "stagger.retries.slow.backoff.type=fixed", "stagger.retries.slow.backoff.base=300ms",
                     "stagger.kafka.consumers.<name>.retry=slow"),
-            set(C + "max-held", "1", (c, b, n) -> refused(c, "max-held"), C + "max-held-per-key=5"));
+            set(C + "max-held", "1", (c, b, n) -> refused(c, "max-held"), C + "max-held-per-key=5"),
+            // retries in memory: the retry runs without a copy in a delay topic (without: through one)
+            set(C + "in-memory-retries-up-to", "1s", (c, b, n) -> {
+                send(b, record(n, 0, "k", "fail-once"));
+                assertThat(next(handler(c, n), 2)).containsExactly("fail-once", "fail-once");
+                assertThat(delayCopies(consumer(c, n), b)).isZero();
+            }, QUICK_RETRY),
+            // at most one in memory: the second record's retry goes through a delay topic (without: none does)
+            set(C + "max-in-memory-retries", "1", (c, b, n) -> {
+                send(b, record(n, 0, "k", "fail-once-1"), record(n, 0, "k", "fail-once-2"));
+                assertThat(next(handler(c, n), 4)).containsExactlyInAnyOrder("fail-once-1", "fail-once-2", "fail-once-1",
+                        "fail-once-2");
+                assertThat(delayCopies(consumer(c, n), b)).isEqualTo(1);
+            }, Stream.concat(Stream.of(QUICK_RETRY), Stream.of(C + "in-memory-retries-up-to=1s")).toArray(String[]::new)));
+
+    /** Records produced to {@code consumer}'s delay topics so far. */
+    private static long delayCopies(KafkaRetryConsumer consumer, String bootstrap) {
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                Map.of("bootstrap.servers", bootstrap), new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (String t : consumer.delayTopics()) {
+                c.partitionsFor(t).forEach(i -> parts.add(new TopicPartition(t, i.partition())));
+            }
+            return c.endOffsets(parts, Duration.ofSeconds(30)).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
 
     private static ApplicationContextRunner runner(String bootstrap, String name, List<String> properties) {
         List<String> all = new ArrayList<>(List.of("spring.kafka.bootstrap-servers=" + bootstrap,

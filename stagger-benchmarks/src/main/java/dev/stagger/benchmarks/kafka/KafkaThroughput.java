@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * partitions, {@code --records} records of 64 bytes, produced before the consumer starts and not
  * timed) on the local broker: a plain kafka-clients loop (poll, count, commit asynchronously after
  * each poll), {@link KafkaRetryConsumer} with a no-op handler and with the first attempt of every
- * tenth record failing (retried after 10 ms through a 10 ms delay topic), and a Spring Kafka
+ * tenth record failing (retried after 10 ms through a 10 ms delay topic, and again with the retries
+ * waiting in the consumer's memory instead, {@code inMemoryRetries(100 ms, 100,000)}), and a Spring Kafka
  * {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s machinery, 10 ms
  * fixed back-off), no-op and with the same failures; and, as the floor of any retry through a
  * topic, the plain loop sending each failing record to a second topic that a second plain loop
@@ -53,6 +54,8 @@ import org.jspecify.annotations.Nullable;
 public final class KafkaThroughput {
     /** The least work of a retry through a topic: see {@link #plainWithCopies}. */
     private static final String COPIES = "kafka-clients, plain + copies, 10% fail once";
+    /** Stagger with the same failures, its retries waiting in memory ({@code inMemoryRetries}), not in a topic. */
+    private static final String IN_MEMORY = "Stagger, 10% fail once, retries in memory";
     private KafkaThroughput() {
     }
 
@@ -129,8 +132,9 @@ public final class KafkaThroughput {
         Map<String, Run> runs = new LinkedHashMap<>();
         runs.put("kafka-clients, plain loop", (b, t, n, max) -> plain(b, t, n, max));
         runs.put(COPIES, (b, t, n, max) -> plainWithCopies(b, t, n, max, partitions));
-        runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false));
-        runs.put("Stagger, 10% fail once", (b, t, n, max) -> stagger(b, t, n, max, partitions, true));
+        runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false, false));
+        runs.put("Stagger, 10% fail once", (b, t, n, max) -> stagger(b, t, n, max, partitions, true, false));
+        runs.put(IN_MEMORY, (b, t, n, max) -> stagger(b, t, n, max, partitions, true, true));
         runs.put("Spring Kafka, no-op", (b, t, n, max) -> spring(b, t, n, max, partitions, false,
                 SpringKafka.Retries.RETRY_TOPICS));
         runs.put("Spring @RetryableTopic, 10% fail once", (b, t, n, max) -> spring(b, t, n, max, partitions, true,
@@ -265,14 +269,18 @@ public final class KafkaThroughput {
         return consumer;
     }
 
-    private static Result stagger(Broker broker, String topic, int records, long maxNanos, int concurrency, boolean failSome)
-            throws Exception {
+    /** With {@code inMemory}, the retries (10 ms) wait in the consumer's memory rather than the delay topic. */
+    private static Result stagger(Broker broker, String topic, int records, long maxNanos, int concurrency, boolean failSome,
+                                  boolean inMemory) throws Exception {
         Work work = new Work(records, failSome);
-        try (KafkaRetryConsumer consumer = KafkaRetryConsumer.builder(topic, broker.config(), m -> work.handle(m.value()))
+        KafkaRetryConsumer.Builder builder = KafkaRetryConsumer.builder(topic, broker.config(), m -> work.handle(m.value()))
                 .policy(RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
                 .delayLevels(List.of(Duration.ofMillis(10)))
-                .concurrency(concurrency)
-                .build()) {
+                .concurrency(concurrency);
+        if (inMemory) {
+            builder.inMemoryRetries(Duration.ofMillis(100), 100_000);
+        }
+        try (KafkaRetryConsumer consumer = builder.build()) {
             consumer.start();
             return work.await(maxNanos);
         }

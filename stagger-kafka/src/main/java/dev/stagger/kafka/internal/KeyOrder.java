@@ -1,7 +1,5 @@
 package dev.stagger.kafka.internal;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * The key-order mode's bounds, shared by the work topic's lanes of one consumer: while a key has
  * a record in retry, its later records are held back, at most {@code maxPerKey} of one key and
@@ -12,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class KeyOrder {
     final int maxPerKey;
     final int maxTotal;
-    private final AtomicInteger held = new AtomicInteger();
+    private final Places held;
 
     /**
      * @param maxPerKey records of one key held at most
@@ -21,30 +19,21 @@ public final class KeyOrder {
     public KeyOrder(int maxPerKey, int maxTotal) {
         this.maxPerKey = maxPerKey;
         this.maxTotal = maxTotal;
+        this.held = new Places(maxTotal);
     }
 
     /** Takes a place for one more held record; false when all {@code maxTotal} are taken. */
     boolean take() {
-        while (true) {
-            int now = held.get();
-            if (now >= maxTotal) {
-                return false;
-            }
-            if (held.compareAndSet(now, now + 1)) {
-                return true;
-            }
-        }
+        return held.take();
     }
 
     /** Gives back {@code n} places. */
     void giveBack(int n) {
-        if (n > 0) {
-            held.addAndGet(-n);
-        }
+        held.giveBack(n);
     }
 
     /** Records held now, over all the consumer's partitions. */
     public int held() {
-        return held.get();
+        return held.taken();
     }
 }

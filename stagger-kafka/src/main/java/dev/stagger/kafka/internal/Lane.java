@@ -1,7 +1,9 @@
 package dev.stagger.kafka.internal;
 
+import dev.stagger.kafka.internal.KeptRetries.Kept;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -15,8 +17,10 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +34,13 @@ import org.jspecify.annotations.Nullable;
  * retry (a copy in a delay topic, not yet settled) is held back, in order, instead of being
  * handled; when the retry settles for good ({@link #release}), the key's held records go back to
  * the head of the lane, oldest first. A record past the bounds stops the lane until a release.
+ *
+ * <p>Retries in memory (with {@link MemoryRetries}, without key order): a failed record whose
+ * next attempt is due soon enough is kept here, by due time, instead of going to a delay topic;
+ * the poll thread hands the due ones to the handler ({@link #takeDue}), before the lane's next
+ * records. Meanwhile the partition is not committed past the record, as for a copy on its way.
+ * A revoked or stopping lane sends the retries it keeps to their delay topics, for what remains of
+ * their waits, before its offset is committed ({@link #revokeAndAwait}).
  */
 final class Lane implements RecordProcessor.Acks {
     /** Without key order: records handled between two publications of the committable offset. */
@@ -53,6 +64,10 @@ final class Lane implements RecordProcessor.Acks {
     private final int fullAt;
     /** Told when the lane, full, takes records (its partition may be resumed); any thread. */
     private final Runnable roomAgain;
+    /** The retries kept in memory; null: none is (no {@link MemoryRetries}, or key order). */
+    private final @Nullable KeptRetries memory;
+    /** Told the due time of each retry kept in memory (the poll in progress may have to end sooner); any thread. */
+    private final LongConsumer keptUntil;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
@@ -79,17 +94,23 @@ final class Lane implements RecordProcessor.Acks {
 
     Lane(TopicPartition partition, long levelMillis, Executor executor, RecordProcessor processor, BooleanSupplier closing,
          @Nullable KeyOrder keyOrder, @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled) {
-        this(partition, levelMillis, executor, processor, closing, keyOrder, settled, Integer.MAX_VALUE, () -> { });
+        this(partition, levelMillis, executor, processor, closing, keyOrder, settled, Integer.MAX_VALUE, () -> { }, null,
+                dueAt -> { });
     }
 
     /**
      * @param fullAt records waiting at which the poll thread pauses the partition
      * @param roomAgain told (after the lock) when the lane, holding {@code fullAt} or more records
      *     waiting, takes them for handling: the partition may be resumed at once
+     * @param memory which retries wait in memory (not in key order), or null for none
+     * @param keptUntil told the due time of each retry kept in memory
      */
     Lane(TopicPartition partition, long levelMillis, Executor executor, RecordProcessor processor, BooleanSupplier closing,
          @Nullable KeyOrder keyOrder, @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled, int fullAt,
-         Runnable roomAgain) {
+         Runnable roomAgain, @Nullable MemoryRetries memory, LongConsumer keptUntil) {
+        // with key order, a key's held records are released by its retry's delay topic: none is kept
+        this.memory = keyOrder == null && memory != null ? new KeptRetries(memory) : null;
+        this.keptUntil = keptUntil;
         this.fullAt = fullAt;
         this.roomAgain = roomAgain;
         this.partition = partition;
@@ -342,6 +363,9 @@ final class Lane implements RecordProcessor.Acks {
             lock.unlock();
         }
         while (true) {
+            if (!handleDue()) {
+                batch.clear(); // revoked or stopping: the kept retries left go to their delay topics, the rest is consumed again
+            }
             if (batch.size() >= fullAt) {
                 roomAgain.run(); // taken from a full lane: its partition may be fetched again now
             }
@@ -353,13 +377,7 @@ final class Lane implements RecordProcessor.Acks {
                 }
                 RecordProcessor.Outcome outcome = processor.handle(next, this);
                 if (outcome == null) {
-                    lock.lock();
-                    try {
-                        done = Math.max(done, settledTo);
-                        notSettled(next.offset());
-                    } finally {
-                        lock.unlock();
-                    }
+                    publish(settledTo, next.offset(), false);
                     settledTo = -1;
                     break; // the rest of the batch is consumed again after the rewind
                 }
@@ -367,31 +385,154 @@ final class Lane implements RecordProcessor.Acks {
                 tellSettled(next, outcome);
                 if (++sincePublished == PUBLISH_EVERY) {
                     sincePublished = 0;
-                    lock.lock();
-                    try {
-                        done = Math.max(done, settledTo);
-                    } finally {
-                        lock.unlock();
-                    }
+                    publish(settledTo, -1, false);
                 }
             }
             batch.clear();
-            lock.lock();
-            try {
-                done = Math.max(done, settledTo);
-                batch = takePending();
-                if (batch == null) {
-                    return;
-                }
-            } finally {
-                lock.unlock();
+            batch = publish(settledTo, -1, true);
+            if (batch == null) {
+                return;
             }
         }
     }
 
+    /**
+     * Handles the retries kept in memory that are due, soonest first.
+     *
+     * @return false when the lane is revoked or stopping (the kept retries left go to their delay
+     *     topics with the revocation)
+     */
+    private boolean handleDue() {
+        KeptRetries m = memory;
+        if (m == null) {
+            return true;
+        }
+        ArrayDeque<Kept> now;
+        lock.lock();
+        try {
+            if (revoked || closing.getAsBoolean()) {
+                return false;
+            }
+            now = m.takeDue(); // in one go: one lock for them all
+        } finally {
+            lock.unlock();
+        }
+        for (Kept next; now != null && (next = now.poll()) != null; ) {
+            if (revoked || closing.getAsBoolean()) {
+                now.addFirst(next);
+                now.forEach(k -> processor.park(k, this)); // taken before the revocation could: sent from here
+                return false;
+            }
+            RecordProcessor.Outcome outcome = processor.handle(next, this);
+            if (outcome == null) {
+                acked(next, null); // to be consumed again: never committed past
+            } else if (outcome != RecordProcessor.Outcome.RETRIED) {
+                m.settled(next.offset());
+            }
+        }
+        return true;
+    }
+
+    /** Under the lock, by the draining thread: {@link KeptRetries#publish}; returns the soonest due time added. */
+    private long publishKept(List<Kept> park) {
+        KeptRetries m = memory;
+        if (m == null) {
+            return Long.MAX_VALUE;
+        }
+        long soonest = m.publish(unacked, revoked, park);
+        idle.signalAll(); // a revocation may wait for kept retries that settled
+        return soonest;
+    }
+
+    /** After {@link #publishKept}, outside the lock: the poll thread hears of the soonest due time, the parked go. */
+    private void afterPublish(List<Kept> park, long soonest) {
+        park.forEach(k -> processor.park(k, this));
+        if (soonest != Long.MAX_VALUE) {
+            keptUntil.accept(soonest);
+        }
+    }
+
+    /**
+     * Poll thread, before each poll: the retries kept in memory that are due by {@code now} go to
+     * the handler, ahead of the lane's next records.
+     *
+     * @return when the next retry kept in memory is due, or {@link Long#MAX_VALUE} when none is
+     */
+    long takeDue(long now) {
+        if (memory == null) {
+            return Long.MAX_VALUE;
+        }
+        boolean start = false;
+        long next;
+        lock.lock();
+        try {
+            if (!revoked && memory.moveDue(now) && !draining && !closing.getAsBoolean()) {
+                draining = true;
+                start = true;
+            }
+            next = memory.nextDue();
+        } finally {
+            lock.unlock();
+        }
+        if (start) {
+            startDrain();
+        }
+        return next;
+    }
+
+    /**
+     * {@inheritDoc} Called by the draining thread only (from {@link RecordProcessor#handle}): the
+     * retry is the lane's from the draining thread's next publication ({@link #publishKept}), which
+     * comes before its committable offset passes the record.
+     */
+    @Override
+    public boolean keep(ConsumerRecord<byte[], byte[]> record, Headers next, long dueAt, long waitMillis) {
+        KeptRetries m = memory;
+        return m != null && !revoked && m.keep(record, next, dueAt, waitMillis);
+    }
+
+    /** Retries kept in memory in this lane now, due or not. */
+    int kept() {
+        lock.lock();
+        try {
+            return memory == null ? 0 : memory.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Publishes the committable offset {@code settledTo} with what the draining thread kept and
+     * settled before it ({@link #publishKept}); {@code notSettled} >= 0: that record was not
+     * settled, and is consumed again ({@link #notSettled}).
+     *
+     * @return with {@code takeNext}, the next batch ({@link #takePending}: null when the drain
+     *     ends); otherwise null
+     */
+    private @Nullable ArrayDeque<ConsumerRecord<byte[], byte[]>> publish(long settledTo, long notSettled, boolean takeNext) {
+        List<Kept> park = new ArrayList<>(0);
+        long soonest;
+        ArrayDeque<ConsumerRecord<byte[], byte[]>> next = null;
+        lock.lock();
+        try {
+            done = Math.max(done, settledTo);
+            soonest = publishKept(park);
+            if (notSettled >= 0) {
+                notSettled(notSettled);
+            }
+            if (takeNext) {
+                next = takePending();
+            }
+        } finally {
+            lock.unlock();
+        }
+        afterPublish(park, soonest);
+        return next;
+    }
+
     /** Under the lock: the pending records, swapped out in one go; null (and the drain ends) when none or when stopping. */
     private @Nullable ArrayDeque<ConsumerRecord<byte[], byte[]>> takePending() {
-        if (revoked || closing.getAsBoolean() || pending.isEmpty()) {
+        if (revoked || closing.getAsBoolean() || pending.isEmpty() && (memory == null || !memory.anyDue())) {
             pending.clear(); // a revoked or stopping lane's records are consumed again by whoever owns it next
             draining = false;
             idle.signalAll();
@@ -514,14 +655,37 @@ final class Lane implements RecordProcessor.Acks {
      * next owner consumes them from the committed offset) and waits up to {@code timeoutNanos} for
      * the one being handled to settle.
      *
+     * <p>The retries kept in memory go to their delay topics for what remains of their waits when
+     * {@code parkKept} (the revocation waits for their acknowledgements too, so the committed offset
+     * passes them), or are dropped when not (the partition was lost: its next owner consumes them
+     * again from the committed offset, which never passed them).
+     *
      * @return true when nothing is being handled any more and every copy sent is acknowledged
      */
-    boolean revokeAndAwait(long timeoutNanos) throws InterruptedException {
+    boolean revokeAndAwait(long timeoutNanos, boolean parkKept) throws InterruptedException {
+        List<Kept> parked;
         lock.lock();
         try {
             revoked = true;
             pending.clear();
             dropHeld();
+            parked = memory == null ? List.of() : memory.takeAll();
+            if (!parkKept) {
+                for (Kept k : parked) {
+                    unacked.remove(k.offset());
+                    notProduced = Math.min(notProduced, k.offset());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (parkKept) {
+            for (Kept k : parked) {
+                processor.park(k, this);
+            }
+        }
+        lock.lock();
+        try {
             long left = timeoutNanos;
             while (draining || !unacked.isEmpty()) { // copies on their way too: their records are committed with the rest
                 if (left <= 0) {

@@ -60,7 +60,7 @@ public final class PollLoop implements Runnable {
      * paused: long enough for a handler to take what waits (milliseconds), short against the
      * broker's hold of a caught-up fetch a pause can cost (500 ms by default).
      */
-    static final Duration FULL_HOLD = Duration.ofMillis(50);
+    public static final Duration FULL_HOLD = Duration.ofMillis(50);
     /** The longest poll, so due heads are resumed on time and a close is seen promptly. */
     static final long MAX_POLL_MILLIS = 100;
     /** How long the delay loop waits for a topic's partition count. */
@@ -90,6 +90,9 @@ public final class PollLoop implements Runnable {
     private volatile boolean stopping;
     /** Whether the poll thread is in {@link Consumer#poll} now: a lane with room again wakes it there. */
     private volatile boolean polling;
+    /** When the poll in progress times out: a retry kept in memory due sooner wakes it. */
+    private volatile long pollEnds;
+    private final @Nullable MemoryRetries memory;
     private final Pauses pauses;
 
     /** Delay loop: the work partitions whose delay partitions it is told to consume, and how far it has followed. */
@@ -106,7 +109,8 @@ public final class PollLoop implements Runnable {
 
     /** What both loops of a consumer share. */
     public record Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
-                           Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder, Duration fullHold) {
+                           Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder, Duration fullHold,
+                           @Nullable MemoryRetries memory) {
         /**
          * @param maxPending records a partition may have waiting for a handler before it is paused
          * @param revokeTimeout how long a revoked partition's record in hand may take to settle
@@ -115,6 +119,8 @@ public final class PollLoop implements Runnable {
          *     records in the work topic's partition of the same number
          * @param fullHold how long a work lane that has just filled may hold the poll thread before
          *     its partition is paused ({@link Pauses})
+         * @param memory which retries wait in memory instead of a delay topic (not in key order), or
+         *     null for none
          */
         public Settings {
             if (fullHold.isNegative()) {
@@ -125,7 +131,7 @@ public final class PollLoop implements Runnable {
         /** With the default {@link #FULL_HOLD}. */
         public Settings(TopicSet topics, RecordProcessor processor, Executor handlers, Clock clock, int maxPending,
                         Duration revokeTimeout, BooleanSupplier closing, @Nullable KeyOrder keyOrder) {
-            this(topics, processor, handlers, clock, maxPending, revokeTimeout, closing, keyOrder, FULL_HOLD);
+            this(topics, processor, handlers, clock, maxPending, revokeTimeout, closing, keyOrder, FULL_HOLD, null);
         }
     }
 
@@ -141,6 +147,7 @@ public final class PollLoop implements Runnable {
         this.revokeTimeoutNanos = s.revokeTimeout().toNanos();
         this.closing = s.closing();
         this.keyOrder = s.keyOrder();
+        this.memory = s.memory();
         this.retrying = retrying;
         this.delays = delays;
         this.engine = RetryEngine.of("poll", RecordProcessor.COPY_POLICY).withClock(s.clock());
@@ -215,6 +222,10 @@ public final class PollLoop implements Runnable {
                     if (rewind >= 0) {
                         consumer.seek(lane.partition, rewind);
                     }
+                    long kept = lane.takeDue(now);
+                    if (kept != Long.MAX_VALUE) {
+                        wait = Math.min(wait, kept - now);
+                    }
                     if (lane.blockedUntil > 0) {
                         if (lane.blockedUntil <= now) {
                             lane.blockedUntil = 0;
@@ -226,6 +237,7 @@ public final class PollLoop implements Runnable {
                 pauses.hold(lanes.values(), () -> stopping);
                 pauses.apply(lanes.values());
                 ConsumerRecords<byte[], byte[]> records;
+                pollEnds = clock.currentTimeMillis() + Math.max(1, wait);
                 polling = true;
                 try {
                     records = consumer.poll(Duration.ofMillis(Math.max(1, wait)));
@@ -545,7 +557,7 @@ public final class PollLoop implements Runnable {
         try {
             long deadline = System.nanoTime() + revokeTimeoutNanos;
             for (Lane lane : released) {
-                lane.revokeAndAwait(Math.max(0, deadline - System.nanoTime()));
+                lane.revokeAndAwait(Math.max(0, deadline - System.nanoTime()), commit);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -606,7 +618,7 @@ public final class PollLoop implements Runnable {
     private Lane lane(TopicPartition tp) {
         long level = topics.levelOf(tp.topic()).orElse(-1L);
         return new Lane(tp, level, handlers, processor, closing, keyOrder,
-                keyOrder == null || level < 0 ? null : this::releaseKey, maxPending, this::roomAgain);
+                keyOrder == null || level < 0 ? null : this::releaseKey, maxPending, this::roomAgain, memory, this::keptUntil);
     }
 
     /** Key order: {@code settled}, a delay topic's record, settled for good: its key's held records go on. */
@@ -629,6 +641,25 @@ public final class PollLoop implements Runnable {
         if (polling) {
             consumer.wakeup(); // a wakeup that comes as the poll returns is taken by the next poll (or a commit, retried)
         }
+    }
+
+    /**
+     * A retry kept in memory is due at {@code dueAt}: when that is before the poll in progress
+     * times out, the poll returns now, so the retry is handed out on time. Any thread.
+     */
+    private void keptUntil(long dueAt) {
+        if (polling && dueAt < pollEnds) {
+            consumer.wakeup(); // as roomAgain's: a wakeup that comes as the poll returns is taken by the next poll
+        }
+    }
+
+    /** Retries kept in memory now, over all partitions. */
+    public int kept() {
+        int n = 0;
+        for (Lane lane : lanes.values()) {
+            n += lane.kept();
+        }
+        return n;
     }
 
     /** Records waiting for a handler now, over all partitions. */

@@ -39,11 +39,24 @@ public final class RecordHeaderCodec {
         if (v == null || v.length == 0 || v.length > MAX_NUMBER_BYTES) {
             return fallback;
         }
-        try {
-            return Long.parseLong(new String(v, StandardCharsets.US_ASCII));
-        } catch (NumberFormatException e) {
+        // Long.parseLong's grammar (an optional sign, then ASCII digits), read from the bytes without a String
+        boolean negative = v[0] == '-';
+        int i = negative || v[0] == '+' ? 1 : 0;
+        if (i == v.length) {
             return fallback;
         }
+        long n = 0;
+        for (; i < v.length; i++) {
+            int d = v[i] - '0';
+            if (d < 0 || d > 9 || n < (Long.MIN_VALUE + d) / 10) {
+                return fallback; // not a digit, or past the range
+            }
+            n = n * 10 - d; // accumulated negatively: Long.MIN_VALUE is reachable
+        }
+        if (!negative && n == Long.MIN_VALUE) {
+            return fallback;
+        }
+        return negative ? n : -n;
     }
 
     /** The attempt a delivery is: {@link KafkaHeaders#ATTEMPT}, 1 when absent or out of range. */

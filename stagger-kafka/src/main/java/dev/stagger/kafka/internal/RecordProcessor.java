@@ -40,7 +40,10 @@ import org.jspecify.annotations.Nullable;
  * Runs the handler for one record and settles it: done on success; on failure a copy with the
  * next attempt's headers is produced to a delay topic (or the dead-letter topic, as
  * {@link RetryStep} decides), and the record counts as settled (its offset may be committed) only
- * once the broker has acknowledged the copy. A crash in between leaves both, never neither.
+ * once the broker has acknowledged the copy. A crash in between leaves both, never neither. A
+ * retry's copy may instead stay in memory ({@link Acks#keep}, with {@link MemoryRetries}): the
+ * record is then handed back to {@link #handle} when due, carrying the headers its copy would
+ * have, so the attempt, history and id read the same.
  *
  * <p>A copy that cannot be produced is never followed by the commit. In turn: a copy whose topic
  * is missing is produced again once after the topics are created again; a copy the producer
@@ -113,6 +116,18 @@ public final class RecordProcessor {
          * Called on the producer's thread or a handler thread.
          */
         void acked(ConsumerRecord<byte[], byte[]> record, @Nullable Outcome outcome);
+
+        /**
+         * Keeps {@code record}'s next attempt ({@code next}: its headers, as a copy's) in memory until
+         * {@code dueAt} instead of producing it to a delay topic, when the consumer keeps a wait of
+         * {@code waitMillis} in memory and has room ({@link MemoryRetries}). When kept, the record is
+         * not committed past until {@link #acked}, as a copy on its way.
+         *
+         * @return whether it is kept; false: its copy goes to the delay topic
+         */
+        default boolean keep(ConsumerRecord<byte[], byte[]> record, Headers next, long dueAt, long waitMillis) {
+            return false;
+        }
 
         /**
          * Runs {@code task} (producing a copy again, which may block and wait) on a handler thread.
@@ -214,9 +229,10 @@ public final class RecordProcessor {
         KafkaMessage message = plain && record.topic().equals(topics.topic()) // its id formed only if asked for
                 ? KafkaMessage.firstDelivery(record.topic(), record.partition(), record.offset(), record.key(), record.value(),
                         in, Instant.ofEpochMilli(firstAt))
-                : new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(), record.value(), in,
-                        plain ? coordinates(record) : origin(record), attempt, Instant.ofEpochMilli(firstAt),
-                        plain ? List.of() : RecordHeaderCodec.history(in));
+                : plain ? new KafkaMessage(topics.topic(), record.partition(), record.offset(), record.key(), record.value(),
+                        in, coordinates(record), 1, Instant.ofEpochMilli(firstAt), List.of())
+                : KafkaMessage.retry(topics.topic(), record.partition(), record.offset(), record.key(), record.value(), in,
+                        origin(record), attempt, Instant.ofEpochMilli(firstAt));
         HandlerCall call = HandlerCall.run(clock, listeners, message, RecordListener::onHandling,
                 () -> handler.handle(message));
         Throwable failure = call.failure();
@@ -234,6 +250,11 @@ public final class RecordProcessor {
         Copy copy = inner.isPresent() ? deferred(record, attempt, firstAt, failure, inner.get())
                 : afterFailure(record, attempt, firstAt, failure);
         if (acks != null && copy.outcome() == Outcome.RETRIED) {
+            long retryAt = RecordHeaderCodec.number(copy.headers(), KafkaHeaders.DUE_AT, 0);
+            if (acks.keep(record, copy.headers(), retryAt, retryAt - clock.currentTimeMillis())) {
+                events.settled(record, Outcome.RETRIED, attempt, firstAt, handlerNanos, copy.delay(), null, failure);
+                return Outcome.RETRIED;
+            }
             return sendWithoutWaiting(record, copy, attempt, firstAt, handlerNanos, failure, acks);
         }
         return settle(record, copy, attempt, firstAt, handlerNanos, failure);
@@ -359,6 +380,23 @@ public final class RecordProcessor {
             acks.acked(record, settle(record, c, attempt, firstAt, handlerNanos, failure));
         }
         return Outcome.RETRIED;
+    }
+
+    /**
+     * Sends {@code retry}, a record's next attempt kept in memory ({@link Acks#keep}) whose partition
+     * is revoked or stopping, to the delay topic for what remains of its wait, without waiting:
+     * {@code acks} hears {@link Outcome#RETRIED} once the broker acknowledges it, or null when it
+     * could not be sent (the record is then consumed again). Its retry was told to the listeners
+     * when it was kept.
+     */
+    public void park(ConsumerRecord<byte[], byte[]> retry, Acks acks) {
+        long left = Math.max(1, RecordHeaderCodec.number(retry.headers(), KafkaHeaders.DUE_AT, 0) - clock.currentTimeMillis());
+        Copy c = new Copy(topics.retryTopicFor(left), retry.headers(), Outcome.RETRIED, Duration.ZERO, null, false, false);
+        try {
+            producer.send(copyOf(retry, c), (metadata, e) -> acks.acked(retry, e == null ? Outcome.RETRIED : null));
+        } catch (RuntimeException e) {
+            acks.acked(retry, null);
+        }
     }
 
     /** Produces {@code copy} until the broker acknowledges it or the consumer stops; see the class comment. */

@@ -46,7 +46,7 @@ class LaneBatchTest {
         if (value.equals("revoke")) {
             Thread revoking = new Thread(() -> {
                 try {
-                    lane.revokeAndAwait(0);
+                    lane.revokeAndAwait(0, true);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

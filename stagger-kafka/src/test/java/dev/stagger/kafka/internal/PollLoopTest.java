@@ -91,7 +91,7 @@ class PollLoopTest {
                 Clock.system(), RandomSource.seeded(1), 1_000, 86_400_000, () -> { }, no, no,
                 (r, o, a, f, n, d, reason, failure) -> { });
         PollLoop.Settings settings = new PollLoop.Settings(topics, processor, handlers, Clock.system(), 100,
-                Duration.ofSeconds(1), no, null, fullHold);
+                Duration.ofSeconds(1), no, null, fullHold, null);
         delays = PollLoop.delays(delayConsumer, settings);
         loop = PollLoop.work(consumer, settings, null, delays);
         Map<TopicPartition, Long> zero = new java.util.HashMap<>();
