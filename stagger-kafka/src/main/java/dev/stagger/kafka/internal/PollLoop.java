@@ -330,7 +330,7 @@ public final class PollLoop implements Runnable {
             List<TopicPartition> dropped = new ArrayList<>(lanes.keySet());
             dropped.removeAll(wanted);
             if (!dropped.isEmpty()) {
-                release(dropped, commit);
+                release(dropped, commit, commit);
             }
             consumer.assign(wanted);
             for (TopicPartition tp : wanted) {
@@ -369,7 +369,8 @@ public final class PollLoop implements Runnable {
             again.add(i.next());
             i.remove();
         }
-        release(lanes.keySet().stream().filter(tp -> again.contains(tp.topic())).toList(), false);
+        // the old topic's records are gone: retries kept in memory of them go to the new topic, not dropped
+        release(lanes.keySet().stream().filter(tp -> again.contains(tp.topic())).toList(), false, true);
         return again;
     }
 
@@ -545,8 +546,12 @@ public final class PollLoop implements Runnable {
         }
     }
 
-    /** Settles the lanes of {@code partitions} (within the revoke timeout) and commits them when {@code commit}. */
-    private void release(Collection<TopicPartition> partitions, boolean commit) {
+    /**
+     * Settles the lanes of {@code partitions} (within the revoke timeout) and commits them when
+     * {@code commit}; their retries kept in memory go to their delay topics when {@code parkKept},
+     * else are dropped (consumed again from the committed offset, which never passed them).
+     */
+    private void release(Collection<TopicPartition> partitions, boolean commit, boolean parkKept) {
         List<Lane> released = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             Lane lane = lanes.get(tp);
@@ -557,7 +562,7 @@ public final class PollLoop implements Runnable {
         try {
             long deadline = System.nanoTime() + revokeTimeoutNanos;
             for (Lane lane : released) {
-                lane.revokeAndAwait(Math.max(0, deadline - System.nanoTime()), commit);
+                lane.revokeAndAwait(Math.max(0, deadline - System.nanoTime()), parkKept);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -587,7 +592,7 @@ public final class PollLoop implements Runnable {
     private void handOver(Collection<TopicPartition> partitions, boolean commit) {
         PollLoop d = delays;
         if (d == null) {
-            release(partitions, commit);
+            release(partitions, commit, commit);
             return;
         }
         Set<Integer> kept = new HashSet<>();
@@ -597,7 +602,7 @@ public final class PollLoop implements Runnable {
             }
         }
         long request = d.tell(kept, commit);
-        release(partitions, commit);
+        release(partitions, commit, commit);
         try {
             d.awaitFollowed(request, revokeTimeoutNanos + COMMIT_TIMEOUT.toNanos() + 2 * PARTITIONS_TIMEOUT.toNanos());
         } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package dev.stagger.kafka.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagger.Backoff;
 import dev.stagger.Clock;
 import dev.stagger.Nesting;
 import dev.stagger.RandomSource;
@@ -56,6 +57,8 @@ class PollLoopTest {
     private final MockConsumer<byte[], byte[]> delayConsumer = new MockConsumer<>("earliest");
     private final Set<String> handled = ConcurrentHashMap.newKeySet();
     private final ExecutorService handlers = Executors.newFixedThreadPool(2);
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+            new ByteArraySerializer());
     private PollLoop loop;
     private PollLoop delays;
     private Thread poller;
@@ -77,9 +80,14 @@ class PollLoopTest {
     }
 
     private void start(Duration fullHold) {
+        start(fullHold, null);
+    }
+
+    /** With {@code memory}, retries are kept in memory; a record whose value starts with "fail-once" fails its first attempt. */
+    private void start(Duration fullHold, MemoryRetries memory) {
         BooleanSupplier no = () -> false;
-        RecordProcessor processor = new RecordProcessor(topics, new MockProducer<>(true, null, new ByteArraySerializer(),
-                new ByteArraySerializer()), new RetryStep("orders", RetryPolicy.background(), Clock.system(),
+        RecordProcessor processor = new RecordProcessor(topics, producer, new RetryStep("orders",
+                RetryPolicy.builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofSeconds(30))).build(), Clock.system(),
                 RandomSource.seeded(1), Nesting.DEFER), m -> {
                     String v = new String(m.value(), StandardCharsets.UTF_8);
                     if (v.equals("gate")) {
@@ -87,11 +95,14 @@ class PollLoopTest {
                         gate.await();
                     }
                     handled.add(v);
+                    if (v.startsWith("fail-once") && m.attempt() == 1) {
+                        throw new IllegalStateException("the first attempt fails");
+                    }
                 },
                 Clock.system(), RandomSource.seeded(1), 1_000, 86_400_000, () -> { }, no, no,
                 (r, o, a, f, n, d, reason, failure) -> { });
         PollLoop.Settings settings = new PollLoop.Settings(topics, processor, handlers, Clock.system(), 100,
-                Duration.ofSeconds(1), no, null, fullHold, null);
+                Duration.ofSeconds(1), no, null, fullHold, memory);
         delays = PollLoop.delays(delayConsumer, settings);
         loop = PollLoop.work(consumer, settings, null, delays);
         Map<TopicPartition, Long> zero = new java.util.HashMap<>();
@@ -309,5 +320,24 @@ class PollLoopTest {
         delayConsumer.addRecord(record(shortLevel, 0, "after", System.currentTimeMillis() - 1));
         assertThat(await(Duration.ofSeconds(5), () -> handled.contains("after"))).isTrue();
         assertThat(delayConsumer.position(longLevel)).as("a topic not created again keeps its place").isEqualTo(longBefore);
+    }
+
+    @Test
+    void aRetryKeptInMemoryOfARecordInADelayTopicCreatedAgainGoesToTheNewTopicNotLost() throws Exception {
+        start(PollLoop.FULL_HOLD, new MemoryRetries(Duration.ofMinutes(1), 10));
+        assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
+        ConsumerRecord<byte[], byte[]> copy = record(shortLevel, 0, "fail-once", System.currentTimeMillis() - 1);
+        copy.headers().add(KafkaHeaders.ORIGIN, "orders/0/7".getBytes(StandardCharsets.UTF_8));
+        delayConsumer.addRecord(copy);
+        assertThat(await(Duration.ofSeconds(5), () -> delays.kept() == 1)).as("its retry kept in memory, 30 s ahead").isTrue();
+        assertThat(producer.history()).isEmpty();
+
+        // the old topic and the record in it are gone: dropping the retry would lose the record
+        delays.topicsCreatedAgain(Set.of(shortLevel.topic()));
+        assertThat(await(Duration.ofSeconds(5), () -> producer.history().size() == 1)).as("sent to its delay topic").isTrue();
+        assertThat(producer.history().get(0).topic()).isEqualTo(longLevel.topic());
+        assertThat(new String(producer.history().get(0).headers().lastHeader(KafkaHeaders.ORIGIN).value(),
+                StandardCharsets.UTF_8)).isEqualTo("orders/0/7");
+        assertThat(delays.kept()).isZero();
     }
 }
