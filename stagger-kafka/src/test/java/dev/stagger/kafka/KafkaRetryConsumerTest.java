@@ -124,7 +124,7 @@ class KafkaRetryConsumerTest extends BrokerTest {
         assertThat(retry.atMillis() - first.atMillis()).as("its wait: no earlier than 150 ms, about one poll later at most")
                 .isBetween(150L, 2_200L);
         assertThat(seen.indexOf(retry)).as("the records behind it went on while it waited, %s", seen).isEqualTo(6);
-        assertThat(endOffset(topic + ".stagger.retry-200")).as("no copy in the delay topic").isZero();
+        assertThat(TestKafka.endOffsets(config, List.of(topic + ".stagger.retry-200"))).as("no copy in the delay topic").isZero();
         assertThat(consumer.retriesInMemory()).isZero();
     }
 
@@ -163,15 +163,6 @@ class KafkaRetryConsumerTest extends BrokerTest {
             return CrashSafetyTest.lag(config, topic);
         } catch (Exception e) {
             return -1; // not readable yet: not done
-        }
-    }
-
-    private long endOffset(String topic) {
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-                config, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
-            return c.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
         }
     }
 

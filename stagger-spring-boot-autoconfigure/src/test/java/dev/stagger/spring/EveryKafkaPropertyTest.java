@@ -198,15 +198,7 @@ class EveryKafkaPropertyTest {
 
     /** Records produced to {@code consumer}'s delay topics so far. */
     private static long delayCopies(KafkaRetryConsumer consumer, String bootstrap) {
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-                Map.of("bootstrap.servers", bootstrap), new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-            List<TopicPartition> parts = new ArrayList<>();
-            for (String t : consumer.delayTopics()) {
-                c.partitionsFor(t).forEach(i -> parts.add(new TopicPartition(t, i.partition())));
-            }
-            return c.endOffsets(parts, Duration.ofSeconds(30)).values().stream().mapToLong(Long::longValue).sum();
-        }
+        return TestKafka.endOffsets(Map.of("bootstrap.servers", bootstrap), consumer.delayTopics());
     }
 
     private static ApplicationContextRunner runner(String bootstrap, String name, List<String> properties) {

@@ -115,11 +115,6 @@ final class KeptRetries {
         return out;
     }
 
-    /** Under the lock: the retries kept, due or not. */
-    int size() {
-        return waiting.size() + due.size();
-    }
-
     /** Under the lock: every retry kept, due or not, taken out (their places given back). */
     List<Kept> takeAll() {
         if (waiting.isEmpty() && due.isEmpty()) {

@@ -658,15 +658,6 @@ public final class PollLoop implements Runnable {
         }
     }
 
-    /** Retries kept in memory now, over all partitions. */
-    public int kept() {
-        int n = 0;
-        for (Lane lane : lanes.values()) {
-            n += lane.kept();
-        }
-        return n;
-    }
-
     /** Records waiting for a handler now, over all partitions. */
     public int pending() {
         int n = 0;

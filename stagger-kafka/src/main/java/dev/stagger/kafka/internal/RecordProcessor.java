@@ -173,9 +173,14 @@ public final class RecordProcessor {
         this.events = events;
     }
 
-    /** A copy to produce before the record is settled. */
+    /** A copy to produce before the record is settled; a retry's is due at {@code dueAt} (its {@link KafkaHeaders#DUE_AT}). */
     private record Copy(String topic, Headers headers, Outcome outcome, Duration delay, @Nullable EndReason reason,
-                        boolean lastResort, boolean bare) {
+                        boolean lastResort, boolean bare, long dueAt) {
+        /** Not a retry: no due time of its own. */
+        Copy(String topic, Headers headers, Outcome outcome, Duration delay, @Nullable EndReason reason, boolean lastResort,
+             boolean bare) {
+            this(topic, headers, outcome, delay, reason, lastResort, bare, 0);
+        }
     }
 
     /**
@@ -250,8 +255,7 @@ public final class RecordProcessor {
         Copy copy = inner.isPresent() ? deferred(record, attempt, firstAt, failure, inner.get())
                 : afterFailure(record, attempt, firstAt, failure);
         if (acks != null && copy.outcome() == Outcome.RETRIED) {
-            long retryAt = RecordHeaderCodec.number(copy.headers(), KafkaHeaders.DUE_AT, 0);
-            if (acks.keep(record, copy.headers(), retryAt, retryAt - clock.currentTimeMillis())) {
+            if (acks.keep(record, copy.headers(), copy.dueAt(), copy.dueAt() - clock.currentTimeMillis())) {
                 events.settled(record, Outcome.RETRIED, attempt, firstAt, handlerNanos, copy.delay(), null, failure);
                 return Outcome.RETRIED;
             }
@@ -311,9 +315,10 @@ public final class RecordProcessor {
             }
             RecordHeaderCodec.put(headers, KafkaHeaders.ATTEMPT, attempt + 1);
             RecordHeaderCodec.put(headers, KafkaHeaders.BACKOFF_STATE, retry.backoffState());
-            RecordHeaderCodec.put(headers, KafkaHeaders.DUE_AT, clock.currentTimeMillis() + delayMillis);
+            long dueAt = clock.currentTimeMillis() + delayMillis;
+            RecordHeaderCodec.put(headers, KafkaHeaders.DUE_AT, dueAt);
             return new Copy(topics.retryTopicFor(delayMillis), headers, Outcome.RETRIED, Duration.ofNanos(retry.delayNanos()),
-                    null, false, false);
+                    null, false, false, dueAt);
         }
         return dead(headers, ((RetryStep.DeadLetter) outcome).reason(), null, false);
     }
@@ -383,15 +388,16 @@ public final class RecordProcessor {
     }
 
     /**
-     * Sends {@code retry}, a record's next attempt kept in memory ({@link Acks#keep}) whose partition
-     * is revoked or stopping, to the delay topic for what remains of its wait, without waiting:
+     * Sends {@code retry}, a record's next attempt kept in memory ({@link Acks#keep}) due at
+     * {@code dueAt}, whose partition is revoked or stopping, to the delay topic for what remains of
+     * its wait, without waiting:
      * {@code acks} hears {@link Outcome#RETRIED} once the broker acknowledges it, or null when it
      * could not be sent (the record is then consumed again). Its retry was told to the listeners
      * when it was kept.
      */
-    public void park(ConsumerRecord<byte[], byte[]> retry, Acks acks) {
-        long left = Math.max(1, RecordHeaderCodec.number(retry.headers(), KafkaHeaders.DUE_AT, 0) - clock.currentTimeMillis());
-        Copy c = new Copy(topics.retryTopicFor(left), retry.headers(), Outcome.RETRIED, Duration.ZERO, null, false, false);
+    public void park(ConsumerRecord<byte[], byte[]> retry, long dueAt, Acks acks) {
+        long left = Math.max(1, dueAt - clock.currentTimeMillis());
+        Copy c = new Copy(topics.retryTopicFor(left), retry.headers(), Outcome.RETRIED, Duration.ZERO, null, false, false, dueAt);
         try {
             producer.send(copyOf(retry, c), (metadata, e) -> acks.acked(retry, e == null ? Outcome.RETRIED : null));
         } catch (RuntimeException e) {

@@ -31,6 +31,8 @@ class InMemoryRetryTest {
     /** What the handler saw: value, attempt and id of each run. */
     private final List<String> handled = new ArrayList<>();
     private final List<RecordProcessor.Outcome> outcomes = new ArrayList<>();
+    /** The retries' places of the lane made last by {@link #lane(Duration, int)}. */
+    private MemoryRetries memory;
     /** Due times the lane told the poll loop about. */
     private final List<Long> told = new ArrayList<>();
 
@@ -48,7 +50,8 @@ class InMemoryRetryTest {
 
     /** A lane that keeps waits up to {@code upTo} in memory, {@code max} at once; backoff 100 ms doubling. */
     private Lane lane(Duration upTo, int max) {
-        return lane(new MemoryRetries(upTo, max));
+        memory = new MemoryRetries(upTo, max);
+        return lane(memory);
     }
 
     private Lane lane(MemoryRetries memory) {
@@ -79,7 +82,7 @@ class InMemoryRetryTest {
 
         assertThat(producer.history()).as("no copy: the retry waits in memory").isEmpty();
         assertThat(told).containsExactly(start + 100);
-        assertThat(lane.kept()).isEqualTo(1);
+        assertThat(memory.kept()).isEqualTo(1);
         assertThat(lane.done()).as("not committed past the record whose retry waits").isEqualTo(42);
 
         assertThat(lane.takeDue(start + 99)).as("not due: the next due time").isEqualTo(start + 100);
@@ -89,7 +92,7 @@ class InMemoryRetryTest {
         assertThat(lane.takeDue(clock.currentTimeMillis())).as("nothing left").isEqualTo(Long.MAX_VALUE);
         assertThat(handled).containsExactly("fail-1#1@orders/0/42", "ok#1@orders/0/43", "fail-1#2@orders/0/42");
         assertThat(lane.done()).isEqualTo(44);
-        assertThat(lane.kept()).isZero();
+        assertThat(memory.kept()).isZero();
         assertThat(outcomes).as("the retry is told when kept, as a copy's when acknowledged").containsExactly(
                 RecordProcessor.Outcome.RETRIED, RecordProcessor.Outcome.SUCCEEDED, RecordProcessor.Outcome.SUCCEEDED);
         assertThat(producer.history()).isEmpty();
@@ -110,7 +113,7 @@ class InMemoryRetryTest {
                     .isEqualTo("orders/0/42");
             assertThat(c.headers().headers(KafkaHeaders.ERRORS)).as("both failures in its history").hasSize(2);
         });
-        assertThat(lane.kept()).isZero();
+        assertThat(memory.kept()).isZero();
         assertThat(lane.done()).as("its copy is not acknowledged yet").isEqualTo(42);
 
         assertThat(producer.completeNext()).isTrue();
@@ -122,7 +125,7 @@ class InMemoryRetryTest {
         Lane lane = lane(Duration.ofMillis(99), 10);
         lane.add(record(42, "fail-1"));
         assertThat(producer.history()).as("100 ms is longer than 99 ms").hasSize(1);
-        assertThat(lane.kept()).isZero();
+        assertThat(memory.kept()).isZero();
 
         MemoryRetries one = new MemoryRetries(Duration.ofSeconds(1), 1);
         Lane full = lane(one);

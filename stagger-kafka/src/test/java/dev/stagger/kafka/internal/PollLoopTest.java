@@ -324,12 +324,13 @@ class PollLoopTest {
 
     @Test
     void aRetryKeptInMemoryOfARecordInADelayTopicCreatedAgainGoesToTheNewTopicNotLost() throws Exception {
-        start(PollLoop.FULL_HOLD, new MemoryRetries(Duration.ofMinutes(1), 10));
+        MemoryRetries memory = new MemoryRetries(Duration.ofMinutes(1), 10);
+        start(PollLoop.FULL_HOLD, memory);
         assertThat(await(Duration.ofSeconds(5), () -> delays.assigned().size() == 2)).isTrue();
         ConsumerRecord<byte[], byte[]> copy = record(shortLevel, 0, "fail-once", System.currentTimeMillis() - 1);
         copy.headers().add(KafkaHeaders.ORIGIN, "orders/0/7".getBytes(StandardCharsets.UTF_8));
         delayConsumer.addRecord(copy);
-        assertThat(await(Duration.ofSeconds(5), () -> delays.kept() == 1)).as("its retry kept in memory, 30 s ahead").isTrue();
+        assertThat(await(Duration.ofSeconds(5), () -> memory.kept() == 1)).as("its retry kept in memory, 30 s ahead").isTrue();
         assertThat(producer.history()).isEmpty();
 
         // the old topic and the record in it are gone: dropping the retry would lose the record
@@ -338,6 +339,6 @@ class PollLoopTest {
         assertThat(producer.history().get(0).topic()).isEqualTo(longLevel.topic());
         assertThat(new String(producer.history().get(0).headers().lastHeader(KafkaHeaders.ORIGIN).value(),
                 StandardCharsets.UTF_8)).isEqualTo("orders/0/7");
-        assertThat(delays.kept()).isZero();
+        assertThat(memory.kept()).isZero();
     }
 }

@@ -4,6 +4,7 @@ import dev.stagger.testsupport.Await;
 import dev.stagger.testsupport.Services;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,6 +100,18 @@ public class TestKafka {
             }
         }
         return out;
+    }
+
+    /** Records produced to {@code topics} so far: the sum of their partitions' end offsets. */
+    public static long endOffsets(Map<String, Object> config, Collection<String> topics) {
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (String t : topics) {
+                c.partitionsFor(t).forEach(i -> parts.add(new TopicPartition(t, i.partition())));
+            }
+            return c.endOffsets(parts, Duration.ofSeconds(30)).values().stream().mapToLong(Long::longValue).sum();
+        }
     }
 
     public static String header(ConsumerRecord<byte[], byte[]> r, String name) {
