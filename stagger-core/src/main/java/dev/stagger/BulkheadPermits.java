@@ -122,40 +122,29 @@ final class BulkheadPermits {
         free();
     }
 
-    private void free() {
-        if (waiting > 0 && passOn()) {
-            return;
-        }
-        inFlight.decrementAndGet();
-        if (waiting > 0) { // a caller queued while this looked, or the limit grew
-            Waiter granted;
-            lock.lock();
-            try {
-                granted = handOver();
-            } finally {
-                lock.unlock();
-            }
-            wake(granted);
-        }
-    }
-
     /**
-     * Callers wait: the permit given back goes straight to the first whose wait has not ended, so
-     * its room is never seen free in between (no caller barges ahead of the queue, and the count in
-     * flight does not dip and rise again). False, and nothing handed, when no caller is left waiting
-     * or the adaptive limit has fallen to the count or below (the room is given up instead).
+     * Under the queue's lock, so a caller that queues while the permit is given back is either seen
+     * by this release (and handed the room) or sees the room free itself: the count in flight never
+     * dips and rises again while a caller waits. Callers wait: the permit goes straight to the first
+     * whose wait has not ended (no caller barges ahead of the queue), unless the adaptive limit has
+     * fallen to the count or below (the room is given up instead). The woken run after the lock.
      */
-    private boolean passOn() {
+    private void free() {
         Waiter granted;
         lock.lock();
         try {
             int n = inFlight.get(); // this permit's included
-            granted = n > algorithm.limit() ? null : grantNext(n);
+            granted = waiting > 0 && n <= algorithm.limit() ? grantNext(n) : null;
+            if (granted == null) {
+                inFlight.decrementAndGet();
+                if (waiting > 0) { // the limit fell and grew again, or every wait had ended
+                    granted = handOver();
+                }
+            }
         } finally {
             lock.unlock();
         }
         wake(granted);
-        return granted != null;
     }
 
     int limit() {
