@@ -3,6 +3,7 @@ package dev.stagger.httpclient5;
 import dev.stagger.http.RetryingHttpClient;
 import dev.stagger.http.StaggerHeaders;
 import dev.stagger.httpclient5.internal.ApacheTransports;
+import dev.stagger.httpclient5.internal.ExchangeCancellation;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Objects;
@@ -11,6 +12,8 @@ import java.util.concurrent.Future;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.async.methods.SimpleRequestProducer;
+import org.apache.hc.client5.http.async.methods.SimpleResponseConsumer;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
 import org.apache.hc.core5.concurrent.FutureCallback;
@@ -39,7 +42,9 @@ import org.apache.hc.core5.io.CloseMode;
  * <p>When the rules' policy hedges, the requests {@link RetryingHttpClient#send} would hedge (safe
  * methods; POST and PATCH carrying an {@code Idempotency-Key}, the same on every attempt, to a
  * server that honours keys) are hedged: each attempt is an exchange of its own, and a losing one's
- * exchange is cancelled.
+ * exchange is cancelled: the exchange itself, its connection closed, also in the window where the
+ * client's own future misses a cancel (a connection opened for the attempt). {@link #of} adds the
+ * exec-chain handler that does this, just before the main transport.
  *
  * <p>Thread-safe. Closing it closes the client.
  */
@@ -59,7 +64,7 @@ public final class RetryingAsyncClient implements Closeable {
     public static RetryingAsyncClient of(HttpAsyncClientBuilder builder, RetryingHttpClient rules) {
         Objects.requireNonNull(builder, "builder");
         Objects.requireNonNull(rules, "rules");
-        CloseableHttpAsyncClient client = builder.disableAutomaticRetries().build();
+        CloseableHttpAsyncClient client = ExchangeCancellation.install(builder.disableAutomaticRetries()).build();
         client.start();
         return new RetryingAsyncClient(client, rules);
     }
@@ -79,7 +84,7 @@ public final class RetryingAsyncClient implements Closeable {
 
     private CompletableFuture<SimpleHttpResponse> send(SimpleHttpRequest request) {
         CompletableFuture<SimpleHttpResponse> result = new CompletableFuture<>();
-        Future<SimpleHttpResponse> inFlight = client.execute(request, new FutureCallback<>() {
+        FutureCallback<SimpleHttpResponse> callback = new FutureCallback<>() {
             @Override
             public void completed(SimpleHttpResponse response) {
                 result.complete(response);
@@ -94,10 +99,14 @@ public final class RetryingAsyncClient implements Closeable {
             public void cancelled() {
                 result.cancel(false);
             }
-        });
+        };
+        ExchangeCancellation cancellation = new ExchangeCancellation();
+        Future<SimpleHttpResponse> inFlight = client.execute(SimpleRequestProducer.create(request),
+                SimpleResponseConsumer.create(), cancellation.context(), callback);
         result.whenComplete((r, failure) -> {
             if (result.isCancelled()) {
                 inFlight.cancel(true);
+                cancellation.cancel(); // the exchange itself, which the client's future can miss
             }
         });
         return result;
