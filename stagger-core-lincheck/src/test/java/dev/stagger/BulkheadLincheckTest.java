@@ -145,6 +145,21 @@ public class BulkheadLincheckTest {
                 List.of(op(t, "inFlight"))));
     }
 
+    /**
+     * Both permits held; caller 0 gives one back while caller 3 asks with a wait and then reads the
+     * count in flight. Whichever comes first, caller 3 ends up holding the permit (at once, or handed
+     * over from the queue) and the count reads 2: a release that looked for waiters before caller 3
+     * queued and freed the permit after never lets the count dip to 1 under a queued caller.
+     */
+    @Test
+    void aCallerQueueingDuringAReleaseIsHandedThePermitOrFindsItFree() {
+        Class<?> t = getClass();
+        BreakerHarness.explore(t, t, BreakerHarness.scenario(
+                List.of(op(t, "tryAcquire", 0), op(t, "tryAcquire", 1)),
+                List.of(List.of(op(t, "release", 0)), List.of(op(t, "acquireWaiting", 3), op(t, "inFlight"))),
+                List.of(op(t, "inFlight"))));
+    }
+
     @Test
     void stress() {
         BreakerHarness.stressCheck(getClass(), getClass(), 2);
