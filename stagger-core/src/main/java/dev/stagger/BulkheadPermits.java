@@ -4,6 +4,7 @@ import dev.stagger.internal.LimitAlgorithm;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -16,9 +17,15 @@ import org.jspecify.annotations.Nullable;
  * {@link ReentrantLock} held only to change the queue and hand permits over, never across a wait:
  * a waiter is a {@link CompletableFuture} completed with {@code true} when a permit is handed to it
  * and {@code false} when its wait ends first (a task on the clock), so a sync caller blocks on it
- * (virtual threads unmount) and an async one chains on it. A release decrements the count, then
- * looks at the queue: the count and the queue's size are both volatile, so a caller queueing while
- * a permit is released either sees the freed room itself or is seen by the releaser, never neither.
+ * (virtual threads unmount) and an async one chains on it.
+ *
+ * <p>The count in flight and the queue's size are one word ({@link #counts}: the count in the low
+ * half, the size in the high half), so the checks that must see both are one compare-and-set: a
+ * permit taken without waiting is refused once a caller is queued, and a permit given back while
+ * nobody is queued is freed by one compare-and-set, no lock; a caller that queues meanwhile changes
+ * the word, so the release either came first (the caller finds the room free as it queues) or sees
+ * the caller and hands the room over under the lock. The count never dips and rises again while a
+ * caller waits.
  */
 final class BulkheadPermits {
     /** The permit of a fixed bulkhead: nothing to remember, so nothing allocated. */
@@ -28,13 +35,12 @@ final class BulkheadPermits {
     private final LimitAlgorithm algorithm;
     private final boolean adaptive;
     private final Clock clock;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    /** The count in flight (low 32 bits) and the queue's size (high 32 bits, written under the lock). */
+    private final AtomicLong counts = new AtomicLong();
     private final LongAdder refusals = new LongAdder();
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by {@link #lock}. */
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-    /** The queue's size, written under the lock, read without it. */
-    private volatile int waiting;
 
     BulkheadPermits(Bulkhead config, LimitAlgorithm algorithm, boolean adaptive) {
         this.config = config;
@@ -45,11 +51,17 @@ final class BulkheadPermits {
 
     /** A permit if one is free now and nobody is queued for one, else null; never waits, never counts a refusal. */
     @Nullable Permit tryAcquire() {
-        if (waiting > 0) {
-            return null;
+        int limit = algorithm.limit();
+        while (true) {
+            long c = counts.get();
+            int n = (int) c;
+            if (queued(c) > 0 || n >= limit) {
+                return null;
+            }
+            if (counts.compareAndSet(c, c + 1)) {
+                return permit(n + 1);
+            }
         }
-        int n = claim();
-        return n < 0 ? null : permit(n);
     }
 
     /**
@@ -123,21 +135,25 @@ final class BulkheadPermits {
     }
 
     /**
-     * Under the queue's lock, so a caller that queues while the permit is given back is either seen
-     * by this release (and handed the room) or sees the room free itself: the count in flight never
-     * dips and rises again while a caller waits. Callers wait: the permit goes straight to the first
-     * whose wait has not ended (no caller barges ahead of the queue), unless the adaptive limit has
-     * fallen to the count or below (the room is given up instead). The woken run after the lock.
+     * Nobody queued: one compare-and-set frees the room. Callers queued: under the queue's lock the
+     * permit goes straight to the first whose wait has not ended (no caller barges ahead of the
+     * queue), unless the adaptive limit has fallen to the count or below (the room is given up
+     * instead). The woken run after the lock.
      */
     private void free() {
+        for (long c = counts.get(); queued(c) == 0; c = counts.get()) {
+            if (counts.compareAndSet(c, c - 1)) {
+                return;
+            }
+        }
         Waiter granted;
         lock.lock();
         try {
-            int n = inFlight.get(); // this permit's included
-            granted = waiting > 0 && n <= algorithm.limit() ? grantNext(n) : null;
+            int n = inFlight(); // this permit's included
+            granted = !waiters.isEmpty() && n <= algorithm.limit() ? grantNext(n) : null;
             if (granted == null) {
-                inFlight.decrementAndGet();
-                if (waiting > 0) { // the limit fell and grew again, or every wait had ended
+                counts.decrementAndGet();
+                if (!waiters.isEmpty()) { // the limit fell and grew again, or every wait had ended
                     granted = handOver();
                 }
             }
@@ -152,11 +168,24 @@ final class BulkheadPermits {
     }
 
     int inFlight() {
-        return inFlight.get();
+        return (int) counts.get();
     }
 
     int waiting() {
-        return waiting;
+        return queued(counts.get());
+    }
+
+    private static int queued(long counts) {
+        return (int) (counts >>> 32);
+    }
+
+    /** Under the lock: the queue's size into the high half of {@link #counts}. */
+    private void setQueued() {
+        long size = waiters.size();
+        long c;
+        do {
+            c = counts.get();
+        } while (!counts.compareAndSet(c, size << 32 | (c & 0xFFFF_FFFFL)));
     }
 
     long refusals() {
@@ -167,11 +196,12 @@ final class BulkheadPermits {
     private int claim() {
         int limit = algorithm.limit();
         while (true) {
-            int n = inFlight.get();
+            long c = counts.get();
+            int n = (int) c;
             if (n >= limit) {
                 return -1;
             }
-            if (inFlight.compareAndSet(n, n + 1)) {
+            if (counts.compareAndSet(c, c + 1)) {
                 return n + 1;
             }
         }
@@ -197,7 +227,7 @@ final class BulkheadPermits {
         lock.lock();
         try {
             waiters.addLast(w);
-            waiting = waiters.size();
+            setQueued();
             granted = handOver(); // room freed before this waiter was visible to the releaser
         } finally {
             lock.unlock();
@@ -230,7 +260,7 @@ final class BulkheadPermits {
             }
             Waiter head = grantNext(n);
             if (head == null) {
-                inFlight.decrementAndGet(); // every wait left had ended: the room is not used
+                counts.decrementAndGet(); // every wait left had ended: the room is not used
                 break;
             }
             if (last == null) {
@@ -252,7 +282,7 @@ final class BulkheadPermits {
     private @Nullable Waiter grantNext(int inFlightWithIt) {
         while (!waiters.isEmpty()) {
             Waiter head = waiters.pollFirst();
-            waiting = waiters.size();
+            setQueued();
             head.inFlight = inFlightWithIt;
             if (head.grant()) {
                 return head;
@@ -274,7 +304,7 @@ final class BulkheadPermits {
         lock.lock();
         try {
             if (waiters.remove(w)) {
-                waiting = waiters.size();
+                setQueued();
             }
         } finally {
             lock.unlock();
