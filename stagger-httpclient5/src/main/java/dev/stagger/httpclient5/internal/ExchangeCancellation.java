@@ -91,6 +91,21 @@ public final class ExchangeCancellation {
         }
     }
 
+    /** A stage's cancellable, cancelled at most once whoever asks first. */
+    private static final class Once extends AtomicReference<@Nullable Cancellable> implements Cancellable {
+        private static final long serialVersionUID = 1L;
+
+        Once(Cancellable stage) {
+            super(stage);
+        }
+
+        @Override
+        public boolean cancel() {
+            Cancellable stage = getAndSet(null);
+            return stage != null && stage.cancel();
+        }
+    }
+
     /** The client's own dependency, every cancellable set on it also handed to the cancellation. */
     private static final class Watched implements CancellableDependency {
         private final CancellableDependency delegate;
@@ -101,10 +116,12 @@ public final class ExchangeCancellation {
             this.cancellation = cancellation;
         }
 
+        /** Both the client's future and the cancellation get one cancellable that cancels the stage once. */
         @Override
         public void setDependency(Cancellable dependency) {
-            delegate.setDependency(dependency);
-            cancellation.attach(dependency);
+            Cancellable once = new Once(dependency);
+            delegate.setDependency(once);
+            cancellation.attach(once);
         }
 
         @Override
