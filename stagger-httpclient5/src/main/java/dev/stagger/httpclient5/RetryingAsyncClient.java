@@ -12,8 +12,6 @@ import java.util.concurrent.Future;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
-import org.apache.hc.client5.http.async.methods.SimpleRequestProducer;
-import org.apache.hc.client5.http.async.methods.SimpleResponseConsumer;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
 import org.apache.hc.core5.concurrent.FutureCallback;
@@ -43,8 +41,9 @@ import org.apache.hc.core5.io.CloseMode;
  * methods; POST and PATCH carrying an {@code Idempotency-Key}, the same on every attempt, to a
  * server that honours keys) are hedged: each attempt is an exchange of its own, and a losing one's
  * exchange is cancelled: the exchange itself, its connection closed, also in the window where the
- * client's own future misses a cancel (a connection opened for the attempt). {@link #of} adds the
- * exec-chain handler that does this, just before the main transport.
+ * client's own future would miss the cancel (a connection opened for the attempt): {@link #of} adds
+ * an exec-chain handler, first in the chain, through which the future cancels every stage of its
+ * exchange.
  *
  * <p>Thread-safe. Closing it closes the client.
  */
@@ -100,13 +99,10 @@ public final class RetryingAsyncClient implements Closeable {
                 result.cancel(false);
             }
         };
-        ExchangeCancellation cancellation = new ExchangeCancellation();
-        Future<SimpleHttpResponse> inFlight = client.execute(SimpleRequestProducer.create(request),
-                SimpleResponseConsumer.create(), cancellation.context(), callback);
+        Future<SimpleHttpResponse> inFlight = client.execute(request, callback);
         result.whenComplete((r, failure) -> {
             if (result.isCancelled()) {
-                inFlight.cancel(true);
-                cancellation.cancel(); // the exchange itself, which the client's future can miss
+                inFlight.cancel(true); // the exchange itself, whatever stage it is in (ExchangeCancellation)
             }
         });
         return result;
