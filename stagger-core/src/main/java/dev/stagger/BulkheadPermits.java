@@ -51,17 +51,8 @@ final class BulkheadPermits {
 
     /** A permit if one is free now and nobody is queued for one, else null; never waits, never counts a refusal. */
     @Nullable Permit tryAcquire() {
-        int limit = algorithm.limit();
-        while (true) {
-            long c = counts.get();
-            int n = (int) c;
-            if (queued(c) > 0 || n >= limit) {
-                return null;
-            }
-            if (counts.compareAndSet(c, c + 1)) {
-                return permit(n + 1);
-            }
-        }
+        int n = claim(true);
+        return n < 0 ? null : permit(n);
     }
 
     /**
@@ -192,13 +183,16 @@ final class BulkheadPermits {
         return refusals.sum();
     }
 
-    /** Takes one unit of room under the limit; the in-flight count with it, or -1 when there is none. */
-    private int claim() {
+    /**
+     * Takes one unit of room under the limit, refused while callers are queued when
+     * {@code notPastQueue}; the in-flight count with it, or -1 when there is none.
+     */
+    private int claim(boolean notPastQueue) {
         int limit = algorithm.limit();
         while (true) {
             long c = counts.get();
             int n = (int) c;
-            if (n >= limit) {
+            if (n >= limit || notPastQueue && queued(c) > 0) {
                 return -1;
             }
             if (counts.compareAndSet(c, c + 1)) {
@@ -254,7 +248,7 @@ final class BulkheadPermits {
         Waiter first = null;
         Waiter last = null;
         while (!waiters.isEmpty()) {
-            int n = claim();
+            int n = claim(false); // under the lock, for the queue's head
             if (n < 0) {
                 break;
             }

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -81,9 +82,14 @@ class HedgingConformanceTest {
 
     /** The first attempt's answer is held until the case ends (10 s at most); any other is 200 "hedge". */
     private FaultServer.Step slowFirstAttempt() {
+        return firstAttemptHeldBy(() -> release);
+    }
+
+    /** The first attempt's answer is held until {@code release}'s latch opens (10 s at most); any other is 200 "hedge". */
+    private static FaultServer.Step firstAttemptHeldBy(Supplier<CountDownLatch> release) {
         return (request, response, callback) -> {
             if ("1".equals(request.getHeaders().get("Stagger-Attempt"))) {
-                release.await(10, TimeUnit.SECONDS);
+                release.get().await(10, TimeUnit.SECONDS);
                 status(200, "slow").answer(request, response, callback);
             } else {
                 status(200, "hedge").answer(request, response, callback);
@@ -138,14 +144,7 @@ class HedgingConformanceTest {
     @MethodSource("hedgingClients")
     void cancelsTheLoserInEveryRound(ClientUnderTest client) throws Exception {
         AtomicReference<CountDownLatch> roundRelease = new AtomicReference<>(new CountDownLatch(1));
-        server.otherwise((request, response, callback) -> {
-            if ("1".equals(request.getHeaders().get("Stagger-Attempt"))) {
-                roundRelease.get().await(10, TimeUnit.SECONDS);
-                status(200, "slow").answer(request, response, callback);
-            } else {
-                status(200, "hedge").answer(request, response, callback);
-            }
-        });
+        server.otherwise(firstAttemptHeldBy(roundRelease::get));
         for (int round = 1; round <= 50; round++) {
             VirtualClock roundClock = new VirtualClock();
             int before = server.received().size();

@@ -83,7 +83,7 @@ public final class RetryingAsyncClient implements Closeable {
 
     private CompletableFuture<SimpleHttpResponse> send(SimpleHttpRequest request) {
         CompletableFuture<SimpleHttpResponse> result = new CompletableFuture<>();
-        FutureCallback<SimpleHttpResponse> callback = new FutureCallback<>() {
+        Future<SimpleHttpResponse> inFlight = client.execute(request, new FutureCallback<>() {
             @Override
             public void completed(SimpleHttpResponse response) {
                 result.complete(response);
@@ -98,8 +98,7 @@ public final class RetryingAsyncClient implements Closeable {
             public void cancelled() {
                 result.cancel(false);
             }
-        };
-        Future<SimpleHttpResponse> inFlight = client.execute(request, callback);
+        });
         result.whenComplete((r, failure) -> {
             if (result.isCancelled()) {
                 inFlight.cancel(true); // the exchange itself, whatever stage it is in (ExchangeCancellation)

@@ -48,7 +48,7 @@ public final class ExchangeCancellation {
     }
 
     /** Every stage's cancellable of one exchange, standing as the client future's one dependency. */
-    static final class Stages implements CancellableDependency {
+    private static final class Stages implements CancellableDependency {
         private final CancellableDependency future;
         /** Null once cancelled. Guarded by {@code this}. */
         private @Nullable List<Cancellable> stages = new ArrayList<>(4);
@@ -70,7 +70,7 @@ public final class ExchangeCancellation {
             if (cancelled) {
                 stage.cancel();
             } else {
-                future.setDependency(this); // cancels this at once when the future is done already
+                future.setDependency(this); // again at each stage, whoever set the future's since; cancels this if it is done
             }
         }
 

@@ -420,7 +420,7 @@ final class Lane implements RecordProcessor.Acks {
         for (Kept next; now != null && (next = now.poll()) != null; ) {
             if (revoked || closing.getAsBoolean()) {
                 now.addFirst(next);
-                now.forEach(k -> processor.park(k, k.dueAt, this)); // taken before the revocation could: sent from here
+                now.forEach(k -> processor.park(k, this)); // taken before the revocation could: sent from here
                 return false;
             }
             RecordProcessor.Outcome outcome = processor.handle(next, this);
@@ -446,7 +446,7 @@ final class Lane implements RecordProcessor.Acks {
 
     /** After {@link #publishKept}, outside the lock: the poll thread hears of the soonest due time, the parked go. */
     private void afterPublish(List<Kept> park, long soonest) {
-        park.forEach(k -> processor.park(k, k.dueAt, this));
+        park.forEach(k -> processor.park(k, this));
         if (soonest != Long.MAX_VALUE) {
             keptUntil.accept(soonest);
         }
@@ -671,7 +671,7 @@ final class Lane implements RecordProcessor.Acks {
         }
         if (parkKept) {
             for (Kept k : parked) {
-                processor.park(k, k.dueAt, this);
+                processor.park(k, this);
             }
         }
         lock.lock();

@@ -388,16 +388,16 @@ public final class RecordProcessor {
     }
 
     /**
-     * Sends {@code retry}, a record's next attempt kept in memory ({@link Acks#keep}) due at
-     * {@code dueAt}, whose partition is revoked or stopping, to the delay topic for what remains of
-     * its wait, without waiting:
-     * {@code acks} hears {@link Outcome#RETRIED} once the broker acknowledges it, or null when it
-     * could not be sent (the record is then consumed again). Its retry was told to the listeners
-     * when it was kept.
+     * Sends {@code retry}, a record's next attempt kept in memory ({@link Acks#keep}), whose
+     * partition is revoked or stopping, to the delay topic for what remains of its wait, without
+     * waiting: {@code acks} hears {@link Outcome#RETRIED} once the broker acknowledges it, or null
+     * when it could not be sent (the record is then consumed again). Its retry was told to the
+     * listeners when it was kept.
      */
-    public void park(ConsumerRecord<byte[], byte[]> retry, long dueAt, Acks acks) {
-        long left = Math.max(1, dueAt - clock.currentTimeMillis());
-        Copy c = new Copy(topics.retryTopicFor(left), retry.headers(), Outcome.RETRIED, Duration.ZERO, null, false, false, dueAt);
+    void park(KeptRetries.Kept retry, Acks acks) {
+        long left = Math.max(1, retry.dueAt - clock.currentTimeMillis());
+        Copy c = new Copy(topics.retryTopicFor(left), retry.headers(), Outcome.RETRIED, Duration.ZERO, null, false, false,
+                retry.dueAt);
         try {
             producer.send(copyOf(retry, c), (metadata, e) -> acks.acked(retry, e == null ? Outcome.RETRIED : null));
         } catch (RuntimeException e) {
