@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * and how long it ran. One home for the RabbitMQ and Kafka consumers.
  *
  * @param failure what the handler threw, null when it returned
- * @param nanos how long it ran, on the consumer's clock
+ * @param nanos how long it ran, on the consumer's clock; 0 when it ran without listeners (the
+ *     consumers report the time only to them, so without them the clock is not read)
  * @param scope the closed scope the handler ran in
  */
 public record HandlerCall(@Nullable Throwable failure, long nanos, RetryScope scope) {
@@ -25,9 +26,9 @@ public record HandlerCall(@Nullable Throwable failure, long nanos, RetryScope sc
         void run() throws Exception;
     }
 
-    /** Runs {@code body}, catching whatever it throws. */
-    public static HandlerCall run(Clock clock, Body body) {
-        long started = clock.nanoTime();
+    /** Runs {@code body}, catching whatever it throws; timed on {@code clock} unless it is null (nanos 0). */
+    private static HandlerCall call(@Nullable Clock clock, Body body) {
+        long started = clock == null ? 0 : clock.nanoTime();
         Throwable failure = null;
         RetryScope scope = RetryScope.open(null); // hears the Stagger retries the handler runs
         try {
@@ -37,21 +38,22 @@ public record HandlerCall(@Nullable Throwable failure, long nanos, RetryScope sc
         } finally {
             scope.close();
         }
-        return new HandlerCall(failure, Math.max(0, clock.nanoTime() - started), scope);
+        return new HandlerCall(failure, clock == null ? 0 : Math.max(0, clock.nanoTime() - started), scope);
     }
 
     /**
-     * Runs {@code body} as {@link #run(Clock, Body)} does, with the scope each listener opens for
+     * Runs {@code body}, catching whatever it throws, with the scope each listener opens for
      * {@code message} (an observation made current on the handler's thread, say) around it,
      * closed last opened first. A listener that throws, or returns null, opens nothing: listeners
-     * never change what becomes of the message.
+     * never change what becomes of the message. Without listeners the handler is not timed
+     * ({@link #nanos()} is 0): nobody would read the time.
      */
     public static <L, M> HandlerCall run(Clock clock, L[] listeners, M message,
                                          BiFunction<? super L, ? super M, RetryListener.@Nullable Scope> opener, Body body) {
         if (listeners.length == 0) {
-            return run(clock, body);
+            return call(null, body);
         }
-        return run(clock, () -> {
+        return call(clock, () -> {
             Object opened = open(listeners, message, opener);
             try {
                 body.run();

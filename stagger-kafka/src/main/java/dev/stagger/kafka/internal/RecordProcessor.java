@@ -91,7 +91,10 @@ public final class RecordProcessor {
     private final RecordListener[] listeners;
     private static final RecordListener[] NO_LISTENERS = {};
 
-    /** What became of each record, for the consumer's listeners. */
+    /**
+     * What became of each record, for the consumer's listeners. {@code handlerNanos} is 0 when the
+     * processor was given no listeners: the handler is then not timed (nobody hears of it).
+     */
     public interface Events {
         void settled(ConsumerRecord<byte[], byte[]> record, Outcome outcome, int attempt, long firstAtMillis,
                      long handlerNanos, Duration delay, @Nullable EndReason reason, @Nullable Throwable failure);

@@ -10,6 +10,7 @@ import dev.stagger.RetryPolicy;
 import dev.stagger.internal.RetryStep;
 import dev.stagger.kafka.KafkaHandler;
 import dev.stagger.kafka.KafkaHeaders;
+import dev.stagger.kafka.RecordListener;
 import dev.stagger.testing.VirtualClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,6 +69,27 @@ class RecordProcessorTest {
                     outcomes.add(outcome);
                     delays.add(delay);
                 });
+    }
+
+    @Test
+    void theHandlersTimeIsMeasuredOnTheClockForListenersAndNotReadWithoutThem() {
+        KafkaHandler takes25ms = m -> clock.advance(Duration.ofMillis(25));
+        List<Long> nanos = new ArrayList<>();
+        RecordProcessor.Events events = (record, outcome, attempt, firstAt, handlerNanos, delay, reason, failure) ->
+                nanos.add(handlerNanos);
+        RecordListener listener = event -> { };
+        RetryPolicy policy = RetryPolicy.builder().maxAttempts(3).build();
+        for (RecordListener[] listeners : List.of(new RecordListener[] {listener}, new RecordListener[0])) {
+            RecordProcessor p = new RecordProcessor(topics, new ScriptedProducer(r -> null),
+                    new RetryStep("orders", policy, clock, RandomSource.seeded(7), Nesting.DEFER), takes25ms, clock,
+                    RandomSource.seeded(7), 1_000, Duration.ofDays(1).toMillis(), recreated::incrementAndGet, closing::get,
+                    () -> false, events, false, listeners);
+            long before = clock.nanoTime();
+            assertThat(p.handle(record(new byte[10]))).isEqualTo(RecordProcessor.Outcome.SUCCEEDED);
+            assertThat(clock.nanoTime() - before).isEqualTo(Duration.ofMillis(25).toNanos());
+        }
+        // with a listener, the 25 ms the handler took on the clock; without one nobody hears it, and the clock is not read
+        assertThat(nanos).containsExactly(Duration.ofMillis(25).toNanos(), 0L);
     }
 
     private static ConsumerRecord<byte[], byte[]> record(byte[] value) {
