@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Kafka consumers on the local broker, in the same run: throughput of a plain kafka-clients loop,
-# Stagger's KafkaRetryConsumer (no-op; 10 % failing once) and Spring Kafka's @KafkaListener with
+# Kafka consumers on the local broker, in the same run: throughput of a plain kafka-clients loop
+# (no-op; and handling the same failures inline, the failures' own cost), Stagger's
+# KafkaRetryConsumer (no-op; 10 % failing once) and Spring Kafka's @KafkaListener with
 # @RetryableTopic retry topics (no-op; 10 % failing once), median of rounds; then healthy records'
 # end-to-end latency while one record waits 5 minutes in retry (Stagger, Spring's retry topics,
 # Spring's blocking retry), against the same consumers with no record waiting.

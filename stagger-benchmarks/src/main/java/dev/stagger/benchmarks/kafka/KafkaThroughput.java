@@ -35,9 +35,11 @@ import org.jspecify.annotations.Nullable;
  * tenth record failing (retried after 10 ms through a 10 ms delay topic, and again with the retries
  * waiting in the consumer's memory instead, {@code inMemoryRetries(100 ms, 100,000)}), and a Spring Kafka
  * {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s machinery, 10 ms
- * fixed back-off), no-op and with the same failures; and, as the floor of any retry through a
- * topic, the plain loop sending each failing record to a second topic that a second plain loop
- * reads back at once ({@link #plainWithCopies}). Every consumer has the same fetch and poll
+ * fixed back-off), no-op and with the same failures; the plain loop with the same failures, each
+ * handled again at once on the poll thread ({@link #plainRetryingAtOnce}: what the failures
+ * themselves cost, the handler's exceptions included, with no wait and no bookkeeping); and, as the
+ * floor of any retry through a topic, the plain loop sending each failing record to a second topic
+ * that a second plain loop reads back at once ({@link #plainWithCopies}). Every consumer has the same fetch and poll
  * settings ({@code Broker.FETCH}). A round of one consumer lasts from the first record handled to
  * the last success, or {@code --max-seconds} when that comes first (a slow consumer is measured on
  * part of the backlog); records/s is the successes over that time (group joins and topic creation
@@ -47,11 +49,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
  * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the consumers
- * whose names contain it (and the plain loop), and {@code --spring-defaults} to add Spring's retry
+ * whose names contain it (and the plain loop; the plain loop's failing rows too when one of them fails), and {@code --spring-defaults} to add Spring's retry
  * topics with its own defaults (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's
  * concurrency and Spring's container concurrency are the partition count.
  */
 public final class KafkaThroughput {
+    /** The plain loop on the failing workload, each failure handled again at once: see {@link #plainRetryingAtOnce}. */
+    private static final String PLAIN_FAILING = "kafka-clients, plain, 10% fail once, inline";
     /** The least work of a retry through a topic: see {@link #plainWithCopies}. */
     private static final String COPIES = "kafka-clients, plain + copies, 10% fail once";
     /** Stagger with the same failures, its retries waiting in memory ({@code inMemoryRetries}), not in a topic. */
@@ -131,6 +135,7 @@ public final class KafkaThroughput {
 
         Map<String, Run> runs = new LinkedHashMap<>();
         runs.put("kafka-clients, plain loop", (b, t, n, max) -> plain(b, t, n, max));
+        runs.put(PLAIN_FAILING, (b, t, n, max) -> plainRetryingAtOnce(b, t, n, max));
         runs.put(COPIES, (b, t, n, max) -> plainWithCopies(b, t, n, max, partitions));
         runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false, false));
         runs.put("Stagger, 10% fail once", (b, t, n, max) -> stagger(b, t, n, max, partitions, true, false));
@@ -143,8 +148,11 @@ public final class KafkaThroughput {
             runs.put("Spring @RetryableTopic defaults, 10% fail", (b, t, n, max) -> spring(b, t, n, max, partitions, true,
                     SpringKafka.Retries.RETRY_TOPICS_DEFAULTS));
         }
-        String only = args.text("--only", ""); // a diagnostic: the consumers whose names contain this text, and the plain loop
-        runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.startsWith("kafka-clients"));
+        // a diagnostic: the consumers whose names contain this text, the plain loop, and the plain failing anchors if one fails
+        String only = args.text("--only", "");
+        boolean anyFailing = runs.keySet().stream().anyMatch(k -> k.contains(only) && k.contains("fail"));
+        runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.equals("kafka-clients, plain loop")
+                && !(anyFailing && k.startsWith("kafka-clients")));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         runs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
         List<String> names = new ArrayList<>(runs.keySet());
@@ -171,25 +179,40 @@ public final class KafkaThroughput {
         }
         System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after a warm-up%n",
                 records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds);
-        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %10s %12s%n", "consumer", "median rec/s", "spread (min-max)",
-                "vs plain", "vs Spring", "vs + copies");
+        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s%n", "consumer", "median rec/s", "spread (min-max)",
+                "vs plain", "vs plain, 10%", "vs Spring", "vs + copies");
         double plain = Broker.median(rates.get("kafka-clients, plain loop"));
+        double plainFailing = rates.containsKey(PLAIN_FAILING) ? Broker.median(rates.get(PLAIN_FAILING)) : Double.NaN;
         List<Double> floor = rates.getOrDefault(COPIES, List.of());
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
             List<Double> r = e.getValue();
             String anchor = e.getKey().endsWith("no-op") ? "Spring Kafka, no-op" : "Spring @RetryableTopic, 10% fail once";
             String spring = e.getKey().startsWith("Stagger") && !rates.getOrDefault(anchor, List.of()).isEmpty()
                     ? String.format(Locale.ROOT, "%9.2fx", Broker.median(r) / Broker.median(rates.get(anchor))) : "";
-            String copies = e.getKey().contains("fail") && !e.getKey().equals(COPIES) && !floor.isEmpty()
+            boolean failing = e.getKey().contains("fail") && !e.getKey().startsWith("kafka-clients");
+            String copies = failing && !floor.isEmpty()
                     ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r) / Broker.median(floor)) : "";
-            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %10s %12s%n", e.getKey(), Broker.median(r),
+            String sameFailures = failing ? String.format(Locale.ROOT, "%12.2fx", Broker.median(r) / plainFailing) : "";
+            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s%n", e.getKey(), Broker.median(r),
                     r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
-                    r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, spring, copies);
+                    r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, sameFailures, spring,
+                    copies);
         }
     }
 
     private static Result plain(Broker broker, String topic, int records, long maxNanos) throws Exception {
         return drainPlainly(broker, topic, new Work(records, false), maxNanos, null);
+    }
+
+    /**
+     * The plain loop on the failing workload: a record whose handling fails is handled again at
+     * once, on the poll thread, before the next (it then succeeds). What the failures cost by
+     * themselves (the handler's exception, thrown and caught, and the second call), with none of a
+     * retry's wait, bookkeeping or promises: a retry that blocks its partition, with no delay.
+     */
+    private static Result plainRetryingAtOnce(Broker broker, String topic, int records, long maxNanos) throws Exception {
+        Work work = new Work(records, true);
+        return drainPlainly(broker, topic, work, maxNanos, r -> work.handle(r.value()));
     }
 
     /**
