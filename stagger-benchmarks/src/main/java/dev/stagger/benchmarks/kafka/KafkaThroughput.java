@@ -33,25 +33,27 @@ import org.jspecify.annotations.Nullable;
  * timed) on the local broker: a plain kafka-clients loop (poll, count, commit asynchronously after
  * each poll), {@link KafkaRetryConsumer} with a no-op handler and with the first attempt of every
  * tenth record failing (retried after 10 ms through a 10 ms delay topic, and again with the retries
- * waiting in the consumer's memory instead, {@code inMemoryRetries(100 ms, 100,000)}), and a Spring Kafka
- * {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s machinery, 10 ms
- * fixed back-off), no-op and with the same failures; the plain loop with the same failures, each
- * handled again at once on the poll thread ({@link #plainRetryingAtOnce}: what the failures
- * themselves cost, the handler's exceptions included, with no wait and no bookkeeping); and, as the
- * floor of any retry through a topic, the plain loop sending each failing record to a second topic
- * that a second plain loop reads back at once ({@link #plainWithCopies}). Every consumer has the same fetch and poll
- * settings ({@code Broker.FETCH}). A round of one consumer lasts from the first record handled to
- * the last success, or {@code --max-seconds} when that comes first (a slow consumer is measured on
- * part of the backlog); records/s is the successes over that time (group joins and topic creation
- * left out for all alike). A warm-up round of every consumer (not counted) comes first; then
- * {@code --rounds} rounds, interleaved, each starting with a different consumer; the table shows
- * the median, the spread (min-max) and the ratios of the medians.
+ * waiting in the consumer's memory instead, {@code inMemoryRetries(100 ms, 100,000)}), and a
+ * Spring Kafka {@code @KafkaListener} with non-blocking retry topics ({@code @RetryableTopic}'s
+ * machinery, 10 ms fixed back-off), no-op and with the same failures; the plain loop with the same
+ * failures, each handled again at once on the poll thread ({@link #plainRetryingAtOnce}: what the
+ * failures themselves cost, the handler's exceptions included, with no wait and no bookkeeping);
+ * and, as the floor of any retry through a topic, the plain loop sending each failing record to a
+ * second topic that a second plain loop reads back at once ({@link #plainWithCopies}). Every
+ * consumer has the same fetch and poll settings ({@code Broker.FETCH}). A round of one consumer
+ * lasts from the first record handled to the last success, or {@code --max-seconds} when that
+ * comes first (a slow consumer is measured on part of the backlog); records/s is the successes
+ * over that time (group joins and topic creation left out for all alike). A warm-up round of every
+ * consumer (not counted) comes first; then {@code --rounds} rounds, interleaved, each starting with
+ * a different consumer; the table shows the median, the spread (min-max) and the ratios of the
+ * medians.
  *
  * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
- * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the consumers
- * whose names contain it (and the plain loop; the plain loop's failing rows too when one of them fails), and {@code --spring-defaults} to add Spring's retry
- * topics with its own defaults (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's
- * concurrency and Spring's container concurrency are the partition count.
+ * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the
+ * consumers whose names contain it (and the plain loop; the plain loop's failing rows too when one
+ * of them fails), and {@code --spring-defaults} to add Spring's retry topics with its own defaults
+ * (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's concurrency and Spring's
+ * container concurrency are the partition count.
  */
 public final class KafkaThroughput {
     /** The plain loop on the failing workload, each failure handled again at once: see {@link #plainRetryingAtOnce}. */
