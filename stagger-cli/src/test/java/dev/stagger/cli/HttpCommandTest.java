@@ -3,6 +3,7 @@ package dev.stagger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagger.testing.VirtualClock;
+import dev.stagger.testsupport.http.JettyStop;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -72,7 +73,7 @@ class HttpCommandTest {
 
     @AfterEach
     void stop() throws Exception {
-        server.stop();
+        JettyStop.stop(server);
     }
 
     private String url(String path) {

@@ -56,6 +56,8 @@ import org.jspecify.annotations.Nullable;
  * container concurrency are the partition count.
  */
 public final class KafkaThroughput {
+    /** The plain loop, the anchor of every ratio. */
+    private static final String PLAIN = "kafka-clients, plain loop";
     /** The plain loop on the failing workload, each failure handled again at once: see {@link #plainRetryingAtOnce}. */
     private static final String PLAIN_FAILING = "kafka-clients, plain, 10% fail once, inline";
     /** The least work of a retry through a topic: see {@link #plainWithCopies}. */
@@ -136,7 +138,7 @@ public final class KafkaThroughput {
         Broker broker = new Broker(args.text("--bootstrap", "127.0.0.1:9092"));
 
         Map<String, Run> runs = new LinkedHashMap<>();
-        runs.put("kafka-clients, plain loop", (b, t, n, max) -> plain(b, t, n, max));
+        runs.put(PLAIN, (b, t, n, max) -> plain(b, t, n, max));
         runs.put(PLAIN_FAILING, (b, t, n, max) -> plainRetryingAtOnce(b, t, n, max));
         runs.put(COPIES, (b, t, n, max) -> plainWithCopies(b, t, n, max, partitions));
         runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false, false));
@@ -153,7 +155,7 @@ public final class KafkaThroughput {
         // a diagnostic: the consumers whose names contain this text, the plain loop, and the plain failing anchors if one fails
         String only = args.text("--only", "");
         boolean anyFailing = runs.keySet().stream().anyMatch(k -> k.contains(only) && k.contains("fail"));
-        runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.equals("kafka-clients, plain loop")
+        runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.equals(PLAIN)
                 && !(anyFailing && k.startsWith("kafka-clients")));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         runs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
@@ -183,7 +185,7 @@ public final class KafkaThroughput {
                 records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds);
         System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s%n", "consumer", "median rec/s", "spread (min-max)",
                 "vs plain", "vs plain, 10%", "vs Spring", "vs + copies");
-        double plain = Broker.median(rates.get("kafka-clients, plain loop"));
+        double plain = Broker.median(rates.get(PLAIN));
         double plainFailing = rates.containsKey(PLAIN_FAILING) ? Broker.median(rates.get(PLAIN_FAILING)) : Double.NaN;
         List<Double> floor = rates.getOrDefault(COPIES, List.of());
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {

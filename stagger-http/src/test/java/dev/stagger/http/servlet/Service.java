@@ -1,5 +1,6 @@
 package dev.stagger.http.servlet;
 
+import dev.stagger.testsupport.http.JettyStop;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
@@ -61,6 +62,6 @@ final class Service implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        server.stop();
+        JettyStop.stop(server);
     }
 }

@@ -1,5 +1,6 @@
 package dev.stagger.idempotency.support;
 
+import dev.stagger.testsupport.http.JettyStop;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -76,7 +77,7 @@ public final class TestServer implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        server.stop();
+        JettyStop.stop(server);
     }
 
     private static final class TestAuthentication implements Filter {

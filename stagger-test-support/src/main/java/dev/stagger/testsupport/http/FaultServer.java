@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.jetty.io.ConnectionStatistics;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -138,32 +137,10 @@ public final class FaultServer implements AutoCloseable {
         };
     }
 
-    /**
-     * Stops the server, waiting 10 s at most: Jetty's stop waits without a bound for its selector
-     * to take the stop, and once in several hundred stops it did not (seen in a loop of 350); the
-     * server is then left to a daemon thread and a line on stderr says so, instead of the test
-     * hanging until the build's time limit.
-     */
+    /** Stops the server, waiting 10 s at most ({@link JettyStop}). */
     @Override
     public void close() throws Exception {
         closing.countDown();
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        Thread stopper = new Thread(() -> {
-            try {
-                server.stop();
-            } catch (Exception e) {
-                failure.set(e);
-            }
-        }, "fault-server-stop");
-        stopper.setDaemon(true);
-        stopper.start();
-        stopper.join(TimeUnit.SECONDS.toMillis(10));
-        if (stopper.isAlive()) {
-            System.err.println("FaultServer: Jetty's stop did not end within 10 s; left to a daemon thread");
-            return;
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
+        JettyStop.stop(server);
     }
 }
