@@ -4,6 +4,7 @@ import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.benchmarks.HarnessArgs;
 import dev.stagger.kafka.KafkaRetryConsumer;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +47,10 @@ import org.jspecify.annotations.Nullable;
  * over that time (group joins and topic creation left out for all alike). A warm-up round of every
  * consumer (not counted) comes first; then {@code --rounds} rounds, interleaved, each starting with
  * a different consumer; the table shows the median, the spread (min-max) and the ratios of the
- * medians.
+ * medians. Each round also measures the CPU time this JVM spent from the first record to the last
+ * success, per record: every thread of it (poll and handler threads, a producer of copies, GC and
+ * JIT; not the broker's), what a consumer costs whether or not the host has a core to spare; the
+ * table's last two columns are its median and its ratio to the plain loop's.
  *
  * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
  * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the
@@ -72,11 +76,21 @@ public final class KafkaThroughput {
         Result drain(Broker broker, String topic, int records, long maxNanos) throws Exception;
     }
 
-    /** Successes in a round and the nanoseconds they took. */
-    private record Result(long successes, long nanos) {
+    /** Successes in a round, the nanoseconds they took, and the CPU time this JVM spent meanwhile. */
+    private record Result(long successes, long nanos, long cpuNanos) {
         double rate() {
             return successes / (nanos / 1e9);
         }
+
+        /** This JVM's CPU time per success, in microseconds (every thread: poll, handlers, producers, GC, JIT). */
+        double cpuMicros() {
+            return cpuNanos / 1e3 / Math.max(1, successes);
+        }
+    }
+
+    /** The CPU time all this JVM's threads have used so far. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /**
@@ -87,6 +101,8 @@ public final class KafkaThroughput {
         final int records;
         final LongAdder successes = new LongAdder();
         final AtomicLong first = new AtomicLong();
+        /** This JVM's CPU time when the first record was handled. */
+        volatile long cpuAtFirst;
         final boolean failSome;
         final Set<Integer> failed = ConcurrentHashMap.newKeySet();
 
@@ -96,8 +112,8 @@ public final class KafkaThroughput {
         }
 
         void handle(byte[] value) {
-            if (first.get() == 0) {
-                first.compareAndSet(0, System.nanoTime());
+            if (first.get() == 0 && first.compareAndSet(0, System.nanoTime())) {
+                cpuAtFirst = processCpuNanos();
             }
             int index = Broker.index(value);
             if (failSome && index % 10 == 0 && failed.add(index)) {
@@ -124,7 +140,7 @@ public final class KafkaThroughput {
                 Thread.sleep(1);
             }
             long now = System.nanoTime();
-            return new Result(Math.min(records, successes.sum()), now - first.get());
+            return new Result(Math.min(records, successes.sum()), now - first.get(), processCpuNanos() - cpuAtFirst);
         }
     }
 
@@ -158,7 +174,11 @@ public final class KafkaThroughput {
         runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.equals(PLAIN)
                 && !(anyFailing && k.startsWith("kafka-clients")));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
-        runs.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+        Map<String, List<Double>> cpu = new LinkedHashMap<>();
+        runs.keySet().forEach(k -> {
+            rates.put(k, new ArrayList<>());
+            cpu.put(k, new ArrayList<>());
+        });
         List<String> names = new ArrayList<>(runs.keySet());
 
         for (int round = 0; round <= rounds; round++) {
@@ -173,9 +193,10 @@ public final class KafkaThroughput {
                     String what = round == 0 ? "warm-up" : "round " + round;
                     if (round > 0) {
                         rates.get(name).add(r.rate());
+                        cpu.get(name).add(r.cpuMicros());
                     }
-                    System.out.printf(Locale.ROOT, "%-8s %-44s %,10.0f records/s (%,d in %.1f s)%n", what + ":", name, r.rate(),
-                            r.successes(), r.nanos() / 1e9);
+                    System.out.printf(Locale.ROOT, "%-8s %-44s %,10.0f records/s (%,d in %.1f s, %.2f µs CPU a record)%n",
+                            what + ":", name, r.rate(), r.successes(), r.nanos() / 1e9, r.cpuMicros());
                 } finally {
                     broker.deleteAround(topic);
                 }
@@ -183,8 +204,9 @@ public final class KafkaThroughput {
         }
         System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after a warm-up%n",
                 records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds);
-        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s%n", "consumer", "median rec/s", "spread (min-max)",
-                "vs plain", "vs plain, 10%", "vs Spring", "vs + copies");
+        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s %11s %9s%n", "consumer", "median rec/s",
+                "spread (min-max)", "vs plain", "vs plain, 10%", "vs Spring", "vs + copies", "µs CPU/rec", "vs plain");
+        double plainCpu = Broker.median(cpu.get(PLAIN));
         double plain = Broker.median(rates.get(PLAIN));
         double plainFailing = rates.containsKey(PLAIN_FAILING) ? Broker.median(rates.get(PLAIN_FAILING)) : Double.NaN;
         List<Double> floor = rates.getOrDefault(COPIES, List.of());
@@ -197,10 +219,11 @@ public final class KafkaThroughput {
             String copies = failing && !floor.isEmpty()
                     ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r) / Broker.median(floor)) : "";
             String sameFailures = failing ? String.format(Locale.ROOT, "%12.2fx", Broker.median(r) / plainFailing) : "";
-            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s%n", e.getKey(), Broker.median(r),
-                    r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+            double cpuMicros = Broker.median(cpu.get(e.getKey()));
+            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s %11.2f %8.2fx%n", e.getKey(),
+                    Broker.median(r), r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                     r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, sameFailures, spring,
-                    copies);
+                    copies, cpuMicros, cpuMicros / plainCpu);
         }
     }
 

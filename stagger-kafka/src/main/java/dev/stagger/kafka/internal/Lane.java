@@ -90,7 +90,11 @@ final class Lane implements RecordProcessor.Acks {
     private volatile boolean revoked;
     private long done = -1;
     /** The offset to consume again (a record that was not settled), -1 for none. */
-    private long rewind = -1;
+    private volatile long rewind = -1;
+    /** {@link #pending}'s size as of the latest change ({@link #unlock}). */
+    private volatile int waiting;
+    /** {@link #done()} as of the latest change ({@link #unlock}). */
+    private volatile long committable = -1;
 
     Lane(TopicPartition partition, long levelMillis, Executor executor, RecordProcessor processor, BooleanSupplier closing,
          @Nullable KeyOrder keyOrder, @Nullable Consumer<ConsumerRecord<byte[], byte[]>> settled) {
@@ -127,22 +131,24 @@ final class Lane implements RecordProcessor.Acks {
      * not yet acknowledged, if lower: what may be committed; -1 before the first.
      */
     long done() {
-        lock.lock();
-        try {
-            long d = Math.min(unsettled.isEmpty() ? done : Math.min(done, unsettled.first()), notProduced);
-            return unacked.isEmpty() ? d : Math.min(d, unacked.first());
-        } finally {
-            lock.unlock();
-        }
+        return committable;
     }
 
+    /** Records waiting for a handler (not those a handler has taken). */
     int size() {
-        lock.lock();
-        try {
-            return pending.size();
-        } finally {
-            lock.unlock();
-        }
+        return waiting;
+    }
+
+    /**
+     * Every change to the lane is made under the lock and published here as the lock is released:
+     * what the poll thread reads before each poll ({@link #size}, {@link #done}) it reads without
+     * the lock, as of the latest change, so it never waits for a handler thread that holds it.
+     */
+    private void unlock() {
+        waiting = pending.size();
+        long d = Math.min(unsettled.isEmpty() ? done : Math.min(done, unsettled.first()), notProduced);
+        committable = unacked.isEmpty() ? d : Math.min(d, unacked.first());
+        lock.unlock();
     }
 
     /** Records held back for their key, in this lane. */
@@ -151,19 +157,22 @@ final class Lane implements RecordProcessor.Acks {
         try {
             return unsettled.size() - released.size();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
     /** The offset to seek back to, once, or -1. */
     long takeRewind() {
+        if (rewind < 0) {
+            return -1; // read without the lock: set under it, and taken only by this (the poll) thread
+        }
         lock.lock();
         try {
             long r = rewind;
             rewind = -1;
             return r;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -191,7 +200,7 @@ final class Lane implements RecordProcessor.Acks {
             }
             draining = true;
         } finally {
-            lock.unlock();
+            unlock();
         }
         startDrain();
     }
@@ -230,7 +239,7 @@ final class Lane implements RecordProcessor.Acks {
             }
             draining = true;
         } finally {
-            lock.unlock();
+            unlock();
         }
         startDrain();
     }
@@ -250,7 +259,7 @@ final class Lane implements RecordProcessor.Acks {
                 held.putIfAbsent(key, new ArrayDeque<>());
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -276,7 +285,7 @@ final class Lane implements RecordProcessor.Acks {
             stalled = false;
             draining = true;
         } finally {
-            lock.unlock();
+            unlock();
         }
         startDrain();
     }
@@ -303,7 +312,7 @@ final class Lane implements RecordProcessor.Acks {
                     return;
                 }
             } finally {
-                lock.unlock();
+                unlock();
             }
             if (room) {
                 roomAgain.run();
@@ -315,7 +324,7 @@ final class Lane implements RecordProcessor.Acks {
                     // its key waits from before the copy is produced: the copy's settling cannot come before this
                     held.putIfAbsent(key, new ArrayDeque<>());
                 } finally {
-                    lock.unlock();
+                    unlock();
                 }
             }
             RecordProcessor.Outcome outcome = processor.handle(next, this);
@@ -337,7 +346,7 @@ final class Lane implements RecordProcessor.Acks {
                     notSettled(next.offset());
                 }
             } finally {
-                lock.unlock();
+                unlock();
             }
             tellSettled(next, outcome);
         }
@@ -360,7 +369,7 @@ final class Lane implements RecordProcessor.Acks {
                 return;
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         while (true) {
             if (!handleDue()) {
@@ -415,7 +424,7 @@ final class Lane implements RecordProcessor.Acks {
             }
             now = m.takeDue(); // in one go: one lock for them all
         } finally {
-            lock.unlock();
+            unlock();
         }
         for (Kept next; now != null && (next = now.poll()) != null; ) {
             if (revoked || closing.getAsBoolean()) {
@@ -472,7 +481,7 @@ final class Lane implements RecordProcessor.Acks {
             }
             next = memory.nextDue();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (start) {
             startDrain();
@@ -514,7 +523,7 @@ final class Lane implements RecordProcessor.Acks {
                 next = takePending();
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         afterPublish(park, soonest);
         return next;
@@ -559,7 +568,7 @@ final class Lane implements RecordProcessor.Acks {
         try {
             unacked.add(record.offset());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -573,7 +582,7 @@ final class Lane implements RecordProcessor.Acks {
             }
             idle.signalAll();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (outcome == RecordProcessor.Outcome.DEAD_LETTERED) {
             // the retry's copy turned out unpublishable and the record was dead-lettered: its key goes on
@@ -636,7 +645,7 @@ final class Lane implements RecordProcessor.Acks {
             draining = false;
             idle.signalAll();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -667,7 +676,7 @@ final class Lane implements RecordProcessor.Acks {
                 }
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (parkKept) {
             for (Kept k : parked) {
@@ -685,7 +694,7 @@ final class Lane implements RecordProcessor.Acks {
             }
             return true;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 }

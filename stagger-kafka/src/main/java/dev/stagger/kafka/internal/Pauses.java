@@ -33,6 +33,12 @@ final class Pauses {
     private final long holdNanos;
     private volatile Set<TopicPartition> now = Set.of();
     private volatile @Nullable Thread holding;
+    /**
+     * Poll thread: the consumer had a partition paused that it no longer holds, as a client may
+     * keep it when the partition is given back: the paused set is compared before every poll until
+     * none is left.
+     */
+    private boolean strays;
 
     /**
      * @param maxPending records waiting for a handler at which a lane is full
@@ -94,22 +100,43 @@ final class Pauses {
         }
     }
 
-    /** Poll thread: pauses exactly the partitions of {@code lanes} whose head is not due or whose lane is full; resumes every other. */
+    /**
+     * Poll thread: pauses exactly the partitions of {@code lanes} whose head is not due or whose lane
+     * is full; resumes every other. When none is to be paused and none is, it asks the consumer
+     * nothing (the common case, before every poll): only this class pauses the consumer's
+     * partitions, and while the consumer still has one paused that it no longer holds, the paused
+     * set is compared every time, so such a partition given back is resumed.
+     */
     void apply(Collection<Lane> lanes) {
-        Set<TopicPartition> wanted = new HashSet<>();
+        Set<TopicPartition> wanted = null;
         for (Lane lane : lanes) {
             if (lane.blockedUntil > 0 || lane.size() >= maxPending) {
+                if (wanted == null) {
+                    wanted = new HashSet<>();
+                }
                 wanted.add(lane.partition);
             }
+        }
+        if (wanted == null) {
+            if (now.isEmpty() && !strays) {
+                return; // nothing to pause, and nothing paused: only this class pauses the consumer's partitions
+            }
+            wanted = Set.of();
         }
         Set<TopicPartition> paused = consumer.paused();
         Set<TopicPartition> assigned = consumer.assignment();
         List<TopicPartition> resume = new ArrayList<>();
+        boolean stray = false;
         for (TopicPartition tp : paused) {
-            if (!wanted.contains(tp) && assigned.contains(tp)) {
-                resume.add(tp);
+            if (!wanted.contains(tp)) {
+                if (assigned.contains(tp)) {
+                    resume.add(tp);
+                } else {
+                    stray = true; // not resumable now; resumed if it is assigned again while still paused
+                }
             }
         }
+        strays = stray;
         List<TopicPartition> pause = new ArrayList<>();
         for (TopicPartition tp : wanted) {
             if (!paused.contains(tp)) {

@@ -46,8 +46,9 @@ import org.jspecify.annotations.Nullable;
  * whose head is not due (it seeks back to the head and resumes it when due, so no other partition
  * waits), and a partition with more records waiting for a handler than {@code maxPending} (in the
  * work loop after a short hold of the poll thread, {@link Pauses}). The set
- * of paused partitions is recomputed from those two reasons before every poll and compared with
- * what the consumer has paused, so no partition stays paused for any other reason, a rebalance
+ * of paused partitions is recomputed from those two reasons before every poll and, whenever a
+ * partition is paused or is to be, compared with what the consumer has paused (only this loop
+ * pauses its consumer's partitions), so no partition stays paused for any other reason, a rebalance
  * included: a revoked partition's lane is settled, committed and dropped (the delay partitions
  * that go with it too, before the revocation returns, so no two consumers hold them at once), and
  * a newly assigned partition starts unpaused.
