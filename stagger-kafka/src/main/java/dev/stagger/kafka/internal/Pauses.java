@@ -108,20 +108,14 @@ final class Pauses {
      * set is compared every time, so such a partition given back is resumed.
      */
     void apply(Collection<Lane> lanes) {
-        Set<TopicPartition> wanted = null;
+        Set<TopicPartition> wanted = new HashSet<>();
         for (Lane lane : lanes) {
             if (lane.blockedUntil > 0 || lane.size() >= maxPending) {
-                if (wanted == null) {
-                    wanted = new HashSet<>();
-                }
                 wanted.add(lane.partition);
             }
         }
-        if (wanted == null) {
-            if (now.isEmpty() && !strays) {
-                return; // nothing to pause, and nothing paused: only this class pauses the consumer's partitions
-            }
-            wanted = Set.of();
+        if (wanted.isEmpty() && now.isEmpty() && !strays) {
+            return; // nothing to pause, and nothing paused: only this class pauses the consumer's partitions
         }
         Set<TopicPartition> paused = consumer.paused();
         Set<TopicPartition> assigned = consumer.assignment();
