@@ -6,11 +6,11 @@
 # end-to-end latency while one record waits 5 minutes in retry (Stagger, Spring's retry topics,
 # Spring's blocking retry), against the same consumers with no record waiting.
 # Start the broker first: stagger-kafka/kafka-broker.sh start
-# Usage: stagger-benchmarks/kafka-throughput.sh [--records 1000000] [--warmup-records 200000] [--rounds 5]
-#        [--max-seconds 20] [--partitions 4] [--spring-defaults] [--rate 500] [--seconds 10] [--latency-rounds 3]
+# Usage: stagger-benchmarks/kafka-throughput.sh [--records 1000000] [--warmup-records 200000] [--warmup-rounds 1]
+#        [--rounds 5] [--max-seconds 20] [--partitions 4] [--spring-defaults] [--rate 500] [--seconds 10] [--latency-rounds 3]
 #        [--bootstrap 127.0.0.1:9092]
 # Each consumer's round is a fresh topic filled with --records (not timed), drained until done or for
-# --max-seconds from its first record; a warm-up round first, then --rounds interleaved rounds.
+# --max-seconds from its first record; --warmup-rounds warm-up rounds first, then --rounds interleaved rounds.
 set -euo pipefail
 # shellcheck source=harness-build.sh
 source "$(dirname "$0")/harness-build.sh"

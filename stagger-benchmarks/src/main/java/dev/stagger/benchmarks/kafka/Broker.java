@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -52,11 +53,24 @@ final class Broker {
         try (Admin admin = Admin.create(config())) {
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all()
                     .get(120, TimeUnit.SECONDS);
-            // described before it is used: a loaded broker's metadata may lag its creation
-            for (int i = 0; i < 600 && !admin.listTopics().names().get(120, TimeUnit.SECONDS).contains(topic); i++) {
+            // described, with a leader for every partition, before it is used: a loaded broker's metadata
+            // may lag its creation, and an idempotent producer's first batch refused by a partition whose
+            // leader is not ready yet can land after its later ones (then refused as out of order until the
+            // fill times out)
+            for (int i = 0; i < 600 && !ready(admin, topic, partitions); i++) {
                 Thread.sleep(100);
             }
         }
+    }
+
+    /** Whether {@code topic} is listed with {@code partitions} partitions, each with a leader. */
+    private static boolean ready(Admin admin, String topic, int partitions) throws Exception {
+        if (!admin.listTopics().names().get(120, TimeUnit.SECONDS).contains(topic)) {
+            return false;
+        }
+        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(120, TimeUnit.SECONDS).get(topic);
+        return d != null && d.partitions().size() == partitions
+                && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
     }
 
     /** Deletes {@code topic} and every topic whose name starts with it (delay, retry and dead-letter topics). */

@@ -5,6 +5,8 @@ import dev.stagger.RetryPolicy;
 import dev.stagger.benchmarks.HarnessArgs;
 import dev.stagger.kafka.KafkaRetryConsumer;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,16 +46,20 @@ import org.jspecify.annotations.Nullable;
  * consumer has the same fetch and poll settings ({@code Broker.FETCH}). A round of one consumer
  * lasts from the first record handled to the last success, or {@code --max-seconds} when that
  * comes first (a slow consumer is measured on part of the backlog); records/s is the successes
- * over that time (group joins and topic creation left out for all alike). A warm-up round of every
- * consumer (not counted) comes first; then {@code --rounds} rounds, interleaved, each starting with
+ * over that time (group joins and topic creation left out for all alike). Warm-up rounds of every
+ * consumer ({@code --warmup-rounds}, not counted) come first; then {@code --rounds} rounds, interleaved, each starting with
  * a different consumer; the table shows the median, the spread (min-max) and the ratios of the
  * medians. Each round also measures the CPU time this JVM spent from the first record to the last
  * success, per record: every thread of it (poll and handler threads, a producer of copies, GC and
  * JIT; not the broker's), what a consumer costs whether or not the host has a core to spare; the
- * table's last two columns are its median and its ratio to the plain loop's.
+ * table's last two columns are its median and its ratio to the plain loop's. That time is split
+ * three ways in each round's line: the busiest thread (the one that polls: the plain loop's, or
+ * Stagger's poll thread), the other Java threads (Stagger's handler threads, a producer of copies,
+ * the clients' own), and the rest of the JVM (GC and JIT threads); the table's "busiest" column is
+ * the first's median.
  *
  * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
- * --warmup-records 200000 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the
+ * --warmup-records 200000 --warmup-rounds 1 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the
  * consumers whose names contain it (and the plain loop; the plain loop's failing rows too when one
  * of them fails), and {@code --spring-defaults} to add Spring's retry topics with its own defaults
  * (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's concurrency and Spring's
@@ -76,21 +82,47 @@ public final class KafkaThroughput {
         Result drain(Broker broker, String topic, int records, long maxNanos) throws Exception;
     }
 
-    /** Successes in a round, the nanoseconds they took, and the CPU time this JVM spent meanwhile. */
-    private record Result(long successes, long nanos, long cpuNanos) {
+    /**
+     * Successes in a round, the nanoseconds they took, the CPU time this JVM spent meanwhile, and of
+     * that, the busiest Java thread's ({@code busiest}) and the other Java threads' together.
+     */
+    private record Result(long successes, long nanos, long cpuNanos, long busiestNanos, String busiest,
+                          long otherThreadsNanos) {
         double rate() {
             return successes / (nanos / 1e9);
         }
 
         /** This JVM's CPU time per success, in microseconds (every thread: poll, handlers, producers, GC, JIT). */
         double cpuMicros() {
-            return cpuNanos / 1e3 / Math.max(1, successes);
+            return perRecord(cpuNanos);
+        }
+
+        double perRecord(long cpu) {
+            return cpu / 1e3 / Math.max(1, successes);
+        }
+
+        /** What is left of this JVM's CPU time for its threads that are not Java threads (GC, JIT). */
+        long jvmNanos() {
+            return Math.max(0, cpuNanos - busiestNanos - otherThreadsNanos);
         }
     }
 
     /** The CPU time all this JVM's threads have used so far. */
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** The CPU time each live Java thread has used so far, by thread id. */
+    private static Map<Long, Long> threadCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new HashMap<>();
+        for (long id : threads.getAllThreadIds()) {
+            long t = threads.getThreadCpuTime(id);
+            if (t >= 0) {
+                cpu.put(id, t);
+            }
+        }
+        return cpu;
     }
 
     /**
@@ -103,6 +135,8 @@ public final class KafkaThroughput {
         final AtomicLong first = new AtomicLong();
         /** This JVM's CPU time when the first record was handled. */
         volatile long cpuAtFirst;
+        /** Each Java thread's CPU time when the first record was handled. */
+        volatile Map<Long, Long> threadsAtFirst = Map.of();
         final boolean failSome;
         final Set<Integer> failed = ConcurrentHashMap.newKeySet();
 
@@ -113,6 +147,7 @@ public final class KafkaThroughput {
 
         void handle(byte[] value) {
             if (first.get() == 0 && first.compareAndSet(0, System.nanoTime())) {
+                threadsAtFirst = threadCpuNanos();
                 cpuAtFirst = processCpuNanos();
             }
             int index = Broker.index(value);
@@ -140,7 +175,22 @@ public final class KafkaThroughput {
                 Thread.sleep(1);
             }
             long now = System.nanoTime();
-            return new Result(Math.min(records, successes.sum()), now - first.get(), processCpuNanos() - cpuAtFirst);
+            long cpu = processCpuNanos() - cpuAtFirst;
+            Map<Long, Long> before = threadsAtFirst;
+            long busiest = 0;
+            long busiestId = -1;
+            long all = 0;
+            for (Map.Entry<Long, Long> t : threadCpuNanos().entrySet()) {
+                long used = t.getValue() - before.getOrDefault(t.getKey(), 0L); // a thread started since: all of its time
+                all += used;
+                if (used > busiest) {
+                    busiest = used;
+                    busiestId = t.getKey();
+                }
+            }
+            ThreadInfo info = busiestId < 0 ? null : ManagementFactory.getThreadMXBean().getThreadInfo(busiestId);
+            return new Result(Math.min(records, successes.sum()), now - first.get(), cpu, busiest,
+                    info == null ? "?" : info.getThreadName(), all - busiest);
         }
     }
 
@@ -148,6 +198,7 @@ public final class KafkaThroughput {
         HarnessArgs args = new HarnessArgs(argv);
         int records = args.positive("--records", 1_000_000);
         int warmupRecords = args.positive("--warmup-records", 200_000);
+        int warmupRounds = args.positive("--warmup-rounds", 1);
         int rounds = args.positive("--rounds", 5);
         int partitions = args.positive("--partitions", 4);
         long maxNanos = TimeUnit.SECONDS.toNanos(args.positive("--max-seconds", 20));
@@ -175,37 +226,44 @@ public final class KafkaThroughput {
                 && !(anyFailing && k.startsWith("kafka-clients")));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         Map<String, List<Double>> cpu = new LinkedHashMap<>();
+        Map<String, List<Double>> busiest = new LinkedHashMap<>();
         runs.keySet().forEach(k -> {
             rates.put(k, new ArrayList<>());
             cpu.put(k, new ArrayList<>());
+            busiest.put(k, new ArrayList<>());
         });
         List<String> names = new ArrayList<>(runs.keySet());
 
-        for (int round = 0; round <= rounds; round++) {
-            int n = round == 0 ? Math.min(records, warmupRecords) : records;
+        for (int round = 1 - warmupRounds; round <= rounds; round++) {
+            int n = round <= 0 ? Math.min(records, warmupRecords) : records;
             for (int i = 0; i < names.size(); i++) {
-                String name = names.get((i + round) % names.size()); // each round starts with another consumer
+                String name = names.get(Math.floorMod(i + round, names.size())); // each round starts with another consumer
                 String topic = Broker.uniqueTopic("tp");
                 try {
                     broker.create(topic, partitions);
                     broker.fill(topic, n);
                     Result r = runs.get(name).drain(broker, topic, n, maxNanos);
-                    String what = round == 0 ? "warm-up" : "round " + round;
+                    String what = round <= 0 ? "warm-up" : "round " + round;
                     if (round > 0) {
                         rates.get(name).add(r.rate());
                         cpu.get(name).add(r.cpuMicros());
+                        busiest.get(name).add(r.perRecord(r.busiestNanos()));
                     }
-                    System.out.printf(Locale.ROOT, "%-8s %-44s %,10.0f records/s (%,d in %.1f s, %.2f µs CPU a record)%n",
-                            what + ":", name, r.rate(), r.successes(), r.nanos() / 1e9, r.cpuMicros());
+                    System.out.printf(Locale.ROOT, "%-8s %-44s %,10.0f records/s (%,d in %.1f s, %.2f µs CPU a record:"
+                            + " %.2f busiest thread %s, %.2f other threads, %.2f GC and JIT)%n",
+                            what + ":", name, r.rate(), r.successes(), r.nanos() / 1e9, r.cpuMicros(),
+                            r.perRecord(r.busiestNanos()), r.busiest(), r.perRecord(r.otherThreadsNanos()),
+                            r.perRecord(r.jvmNanos()));
                 } finally {
                     broker.deleteAround(topic);
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after a warm-up%n",
-                records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds);
-        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s %11s %9s%n", "consumer", "median rec/s",
-                "spread (min-max)", "vs plain", "vs plain, 10%", "vs Spring", "vs + copies", "µs CPU/rec", "vs plain");
+        System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after %d"
+                + " warm-up round(s)%n", records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds, warmupRounds);
+        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s %11s %9s %9s%n", "consumer", "median rec/s",
+                "spread (min-max)", "vs plain", "vs plain, 10%", "vs Spring", "vs + copies", "µs CPU/rec", "vs plain",
+                "busiest");
         double plainCpu = Broker.median(cpu.get(PLAIN));
         double plain = Broker.median(rates.get(PLAIN));
         double plainFailing = rates.containsKey(PLAIN_FAILING) ? Broker.median(rates.get(PLAIN_FAILING)) : Double.NaN;
@@ -220,10 +278,10 @@ public final class KafkaThroughput {
                     ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r) / Broker.median(floor)) : "";
             String sameFailures = failing ? String.format(Locale.ROOT, "%12.2fx", Broker.median(r) / plainFailing) : "";
             double cpuMicros = Broker.median(cpu.get(e.getKey()));
-            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s %11.2f %8.2fx%n", e.getKey(),
-                    Broker.median(r), r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s %11.2f %8.2fx %9.2f%n",
+                    e.getKey(), Broker.median(r), r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                     r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, sameFailures, spring,
-                    copies, cpuMicros, cpuMicros / plainCpu);
+                    copies, cpuMicros, cpuMicros / plainCpu, Broker.median(busiest.get(e.getKey())));
         }
     }
 
