@@ -1,6 +1,6 @@
 package dev.stagger.benchmarks.jobs;
 
-import java.lang.management.ManagementFactory;
+import dev.stagger.benchmarks.harness.CpuProbe;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -27,7 +27,7 @@ final class CpuMeter {
 
     private CpuMeter(DataSource pg) {
         this.pg = pg;
-        this.jvmStart = jvmNanos();
+        this.jvmStart = CpuProbe.processNanos();
         this.dbStart = dbNanos(pg);
     }
 
@@ -38,7 +38,7 @@ final class CpuMeter {
 
     /** Records in {@code m} the CPU microseconds per job since the start: this JVM's and the database backends'. */
     void stop(Measurement m, int jobs) {
-        long jvm = jvmNanos() - jvmStart;
+        long jvm = CpuProbe.processNanos() - jvmStart;
         long db = pg == null ? 0 : dbNanos(pg) - dbStart;
         if (jvmStart >= 0 && jvm >= 0 && dbStart >= 0 && db >= 0) {
             m.jvmMicrosPerJob = jvm / 1e3 / jobs;
@@ -46,13 +46,6 @@ final class CpuMeter {
                 m.dbMicrosPerJob = db / 1e3 / jobs;
             }
         }
-    }
-
-    private static long jvmNanos() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
     }
 
     private static long dbNanos(DataSource pg) {

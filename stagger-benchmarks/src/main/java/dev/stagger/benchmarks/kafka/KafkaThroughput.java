@@ -3,10 +3,10 @@ package dev.stagger.benchmarks.kafka;
 import dev.stagger.Backoff;
 import dev.stagger.RetryPolicy;
 import dev.stagger.benchmarks.HarnessArgs;
+import dev.stagger.benchmarks.harness.CpuProbe;
 import dev.stagger.kafka.KafkaRetryConsumer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -107,24 +107,6 @@ public final class KafkaThroughput {
         }
     }
 
-    /** The CPU time all this JVM's threads have used so far. */
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-    }
-
-    /** The CPU time each live Java thread has used so far, by thread id. */
-    private static Map<Long, Long> threadCpuNanos() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        Map<Long, Long> cpu = new HashMap<>();
-        for (long id : threads.getAllThreadIds()) {
-            long t = threads.getThreadCpuTime(id);
-            if (t >= 0) {
-                cpu.put(id, t);
-            }
-        }
-        return cpu;
-    }
-
     /**
      * What each run's handler does: counts successes (a striped counter: handler threads do not
      * contend on it), notes the first, fails the first attempt of every tenth when asked.
@@ -147,8 +129,8 @@ public final class KafkaThroughput {
 
         void handle(byte[] value) {
             if (first.get() == 0 && first.compareAndSet(0, System.nanoTime())) {
-                threadsAtFirst = threadCpuNanos();
-                cpuAtFirst = processCpuNanos();
+                threadsAtFirst = CpuProbe.threadNanos();
+                cpuAtFirst = CpuProbe.processNanos();
             }
             int index = Broker.index(value);
             if (failSome && index % 10 == 0 && failed.add(index)) {
@@ -175,12 +157,12 @@ public final class KafkaThroughput {
                 Thread.sleep(1);
             }
             long now = System.nanoTime();
-            long cpu = processCpuNanos() - cpuAtFirst;
+            long cpu = CpuProbe.processNanos() - cpuAtFirst;
             Map<Long, Long> before = threadsAtFirst;
             long busiest = 0;
             long busiestId = -1;
             long all = 0;
-            for (Map.Entry<Long, Long> t : threadCpuNanos().entrySet()) {
+            for (Map.Entry<Long, Long> t : CpuProbe.threadNanos().entrySet()) {
                 long used = t.getValue() - before.getOrDefault(t.getKey(), 0L); // a thread started since: all of its time
                 all += used;
                 if (used > busiest) {

@@ -1,5 +1,6 @@
 package dev.stagger.benchmarks.pending;
 
+import dev.stagger.benchmarks.harness.CpuProbe;
 import dev.stagger.benchmarks.harness.HeapProbe;
 import java.time.Duration;
 import java.util.Locale;
@@ -109,14 +110,14 @@ public final class PendingRetries {
         long baseline = HeapProbe.settledUsedBytes();
         log(lib.name() + ": baseline " + baseline / 1024 + " KiB; starting " + calls + " calls");
 
-        long cpu0 = processCpuNanos();
+        long cpu0 = CpuProbe.processNanos(); // every thread: the caller, the library's timer and pool threads, the GC
         long t0 = System.nanoTime();
         for (int i = 0; i < calls; i++) {
             futures[i] = lib.start(operation);
         }
         awaitAttempts(attempts, calls);
         long scheduleNanos = System.nanoTime() - t0;
-        long scheduleCpuNanos = processCpuNanos() - cpu0;
+        long scheduleCpuNanos = CpuProbe.processNanos() - cpu0;
         TimeUnit.MILLISECONDS.sleep(200); // let a pool finish scheduling what it had in hand
         long pendingNotDone = 0;
         for (CompletableFuture<?> f : futures) {
@@ -146,19 +147,6 @@ public final class PendingRetries {
                         + "\"heldBytesPerCallAfterCancel\":%.1f,\"classes\":%s}",
                 lib.name(), calls, pendingNotDone, attemptsAfterCancel, (double) held / calls,
                 (double) scheduleNanos / calls, (double) scheduleCpuNanos / calls, (double) cancelNanos / calls, (double) afterCancel / calls, classes);
-    }
-
-    /**
-     * CPU time of the whole process (every thread: the caller, the library's timer and pool
-     * threads, the GC), or -1 where the JVM does not report it. Less disturbed than wall time by
-     * other processes on a busy machine, so a useful cross-check of the scheduling cost.
-     */
-    private static long processCpuNanos() {
-        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean) {
-            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
-        }
-        return -1;
     }
 
     private static void awaitAttempts(AtomicLong attempts, long target) throws InterruptedException {

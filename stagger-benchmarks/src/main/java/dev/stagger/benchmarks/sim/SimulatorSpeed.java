@@ -1,5 +1,6 @@
 package dev.stagger.benchmarks.sim;
 
+import dev.stagger.benchmarks.harness.CpuProbe;
 import dev.stagger.benchmarks.harness.HeapProbe;
 import dev.stagger.sim.ContentionConfig;
 import dev.stagger.sim.Simulation;
@@ -65,11 +66,11 @@ public final class SimulatorSpeed {
         for (int clients : sizes) {
             ContentionConfig config = ContentionConfig.defaults().withClients(clients).withStrategies(List.of(strategy));
             Simulation.contention(config.withRuns(1)); // compile before timing
-            long c0 = processCpuNanos();
+            long c0 = CpuProbe.processNanos(); // the whole process: simulation threads, GC and compiler
             long t0 = System.nanoTime();
             SimulationResult r = Simulation.contention(config.withRuns(runs)).get(0);
             long wall = System.nanoTime() - t0;
-            long cpu = processCpuNanos() - c0;
+            long cpu = CpuProbe.processNanos() - c0;
             lastRunMillis = wall / 1e6 / runs;
             if (clients == 10_000 && runs == 100) {
                 goal = String.format(Locale.ROOT, "Goal: 10,000 clients x 100 runs in under 60 s: %.1f s -> %s",
@@ -120,13 +121,6 @@ public final class SimulatorSpeed {
             }
         }
         return snapshot == null ? -1 : (snapshot - baseline) / config.clients();
-    }
-
-    /** CPU time of the whole process (simulation threads, GC and compiler), less disturbed by load than wall time. */
-    private static long processCpuNanos() {
-        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        return os instanceof com.sun.management.OperatingSystemMXBean
-                ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : 0;
     }
 
     private static Strategy strategy(String label) {
