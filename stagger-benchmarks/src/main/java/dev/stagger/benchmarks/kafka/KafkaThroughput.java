@@ -16,15 +16,21 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
@@ -42,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  * failures, each handled again at once on the poll thread ({@link #plainRetryingAtOnce}: what the
  * failures themselves cost, the handler's exceptions included, with no wait and no bookkeeping);
  * and, as the floor of any retry through a topic, the plain loop sending each failing record to a
- * second topic that a second plain loop reads back at once ({@link #plainWithCopies}). Every
+ * second topic that a second plain loop reads back at once ({@link #plainWithCopies}); and, as the
+ * floor of any consumer that hands records to handler threads, the plain loop handing each poll's
+ * records of a partition to that partition's thread ({@link #plainHandingOff}). Every
  * consumer has the same fetch and poll settings ({@code Broker.FETCH}). A round of one consumer
  * lasts from the first record handled to the last success, or {@code --max-seconds} when that
  * comes first (a slow consumer is measured on part of the backlog); records/s is the successes
@@ -59,9 +67,10 @@ import org.jspecify.annotations.Nullable;
  * the first's median.
  *
  * <p>Arguments (all optional): {@code --records 1000000 --rounds 5 --partitions 4 --max-seconds 20
- * --warmup-records 200000 --warmup-rounds 1 --bootstrap 127.0.0.1:9092}, {@code --only TEXT} to run only the
- * consumers whose names contain it (and the plain loop; the plain loop's failing rows too when one
- * of them fails), and {@code --spring-defaults} to add Spring's retry topics with its own defaults
+ * --warmup-records 200000 --warmup-rounds 1 --hand-off-threads 4 --bootstrap 127.0.0.1:9092} (the
+ * hand-off floor's threads: the partition count unless given), {@code --only TEXT} to run only the
+ * consumers whose names contain it, or one of several texts separated by {@code |} (and the plain
+ * loop; the plain loop's failing rows too when one of them fails), and {@code --spring-defaults} to add Spring's retry topics with its own defaults
  * (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's concurrency and Spring's
  * container concurrency are the partition count.
  */
@@ -74,6 +83,8 @@ public final class KafkaThroughput {
     private static final String COPIES = "kafka-clients, plain + copies, 10% fail once";
     /** Stagger with the same failures, its retries waiting in memory ({@code inMemoryRetries}), not in a topic. */
     private static final String IN_MEMORY = "Stagger, 10% fail once, retries in memory";
+    /** The least work of a consumer that hands records to handler threads: see {@link #plainHandingOff}. */
+    private static final String HAND_OFF = "kafka-clients, plain + hand-off, no-op";
     private KafkaThroughput() {
     }
 
@@ -188,6 +199,8 @@ public final class KafkaThroughput {
 
         Map<String, Run> runs = new LinkedHashMap<>();
         runs.put(PLAIN, (b, t, n, max) -> plain(b, t, n, max));
+        int handOffThreads = args.positive("--hand-off-threads", partitions);
+        runs.put(HAND_OFF, (b, t, n, max) -> plainHandingOff(b, t, n, max, partitions, handOffThreads));
         runs.put(PLAIN_FAILING, (b, t, n, max) -> plainRetryingAtOnce(b, t, n, max));
         runs.put(COPIES, (b, t, n, max) -> plainWithCopies(b, t, n, max, partitions));
         runs.put("Stagger, no-op", (b, t, n, max) -> stagger(b, t, n, max, partitions, false, false));
@@ -202,9 +215,10 @@ public final class KafkaThroughput {
                     SpringKafka.Retries.RETRY_TOPICS_DEFAULTS));
         }
         // a diagnostic: the consumers whose names contain this text, the plain loop, and the plain failing anchors if one fails
-        String only = args.text("--only", "");
-        boolean anyFailing = runs.keySet().stream().anyMatch(k -> k.contains(only) && k.contains("fail"));
-        runs.keySet().removeIf(k -> !only.isEmpty() && !k.contains(only) && !k.equals(PLAIN)
+        List<String> only = List.of(args.text("--only", "").split("\\|"));
+        Predicate<String> wanted = k -> only.stream().anyMatch(k::contains);
+        boolean anyFailing = runs.keySet().stream().anyMatch(k -> wanted.test(k) && k.contains("fail"));
+        runs.keySet().removeIf(k -> !wanted.test(k) && !k.equals(PLAIN)
                 && !(anyFailing && k.startsWith("kafka-clients")));
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         Map<String, List<Double>> cpu = new LinkedHashMap<>();
@@ -243,13 +257,14 @@ public final class KafkaThroughput {
         }
         System.out.printf(Locale.ROOT, "%n%d records of 64 bytes (at most %d s a round), %d partitions, %d round(s) after %d"
                 + " warm-up round(s)%n", records, TimeUnit.NANOSECONDS.toSeconds(maxNanos), partitions, rounds, warmupRounds);
-        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s %11s %9s %9s%n", "consumer", "median rec/s",
-                "spread (min-max)", "vs plain", "vs plain, 10%", "vs Spring", "vs + copies", "µs CPU/rec", "vs plain",
-                "busiest");
+        System.out.printf(Locale.ROOT, "%-44s %14s %24s %9s %12s %10s %12s %12s %11s %9s %9s%n", "consumer",
+                "median rec/s", "spread (min-max)", "vs plain", "vs plain, 10%", "vs Spring", "vs + copies", "vs hand-off",
+                "µs CPU/rec", "vs plain", "busiest");
         double plainCpu = Broker.median(cpu.get(PLAIN));
         double plain = Broker.median(rates.get(PLAIN));
         double plainFailing = rates.containsKey(PLAIN_FAILING) ? Broker.median(rates.get(PLAIN_FAILING)) : Double.NaN;
         List<Double> floor = rates.getOrDefault(COPIES, List.of());
+        List<Double> handOff = rates.getOrDefault(HAND_OFF, List.of());
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
             List<Double> r = e.getValue();
             String anchor = e.getKey().endsWith("no-op") ? "Spring Kafka, no-op" : "Spring @RetryableTopic, 10% fail once";
@@ -258,12 +273,14 @@ public final class KafkaThroughput {
             boolean failing = e.getKey().contains("fail") && !e.getKey().startsWith("kafka-clients");
             String copies = failing && !floor.isEmpty()
                     ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r) / Broker.median(floor)) : "";
+            String overHandOff = e.getKey().startsWith("Stagger") && !failing && !handOff.isEmpty()
+                    ? String.format(Locale.ROOT, "%11.2fx", Broker.median(r) / Broker.median(handOff)) : "";
             String sameFailures = failing ? String.format(Locale.ROOT, "%12.2fx", Broker.median(r) / plainFailing) : "";
             double cpuMicros = Broker.median(cpu.get(e.getKey()));
-            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s %11.2f %8.2fx %9.2f%n",
+            System.out.printf(Locale.ROOT, "%-44s %,14.0f %,11.0f-%,-12.0f %8.2fx %13s %10s %12s %12s %11.2f %8.2fx %9.2f%n",
                     e.getKey(), Broker.median(r), r.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                     r.stream().mapToDouble(Double::doubleValue).max().orElse(0), Broker.median(r) / plain, sameFailures, spring,
-                    copies, cpuMicros, cpuMicros / plainCpu, Broker.median(busiest.get(e.getKey())));
+                    copies, overHandOff, cpuMicros, cpuMicros / plainCpu, Broker.median(busiest.get(e.getKey())));
         }
     }
 
@@ -344,6 +361,61 @@ public final class KafkaThroughput {
             Result result = work.await(maxNanos);
             consumer.commitSync();
             return result;
+        }
+    }
+
+    /**
+     * The least work of a consumer that hands records to handler threads, with none of a retry's
+     * bookkeeping: the plain loop hands each poll's records of a partition, as one list, to that
+     * partition's own thread (one a partition unless {@code threads} is fewer, then partition
+     * {@code p} to thread {@code p % threads}: a partition's records stay in order), which handles
+     * them and then publishes the offset after the last; after each poll the loop commits
+     * asynchronously what the handler threads have published. No bound on what waits for a handler
+     * thread, no retry, no header, no clock.
+     */
+    private static Result plainHandingOff(Broker broker, String topic, int records, long maxNanos, int partitions,
+                                          int threads) throws Exception {
+        Work work = new Work(records, false);
+        ExecutorService[] handlers = new ExecutorService[partitions];
+        AtomicLong[] handled = new AtomicLong[partitions];
+        for (int p = 0; p < partitions; p++) {
+            handlers[p] = p < threads ? Executors.newSingleThreadExecutor() : handlers[p % threads];
+            handled[p] = new AtomicLong(-1);
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = plainConsumer(broker, topic)) {
+            long end = Long.MAX_VALUE;
+            Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
+            while (!work.drained() && System.nanoTime() < end) {
+                ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
+                for (TopicPartition tp : polled.partitions()) {
+                    List<ConsumerRecord<byte[], byte[]>> batch = polled.records(tp);
+                    AtomicLong next = handled[tp.partition()];
+                    handlers[tp.partition()].execute(() -> {
+                        for (ConsumerRecord<byte[], byte[]> r : batch) {
+                            work.handle(r.value());
+                        }
+                        next.set(batch.get(batch.size() - 1).offset() + 1);
+                    });
+                }
+                commits.clear();
+                for (int p = 0; p < partitions; p++) {
+                    long offset = handled[p].get();
+                    if (offset >= 0) {
+                        commits.put(new TopicPartition(topic, p), new OffsetAndMetadata(offset));
+                    }
+                }
+                if (!commits.isEmpty()) {
+                    consumer.commitAsync(new HashMap<>(commits), null);
+                }
+                if (end == Long.MAX_VALUE && work.first.get() != 0) {
+                    end = work.first.get() + maxNanos;
+                }
+            }
+            return work.await(maxNanos);
+        } finally {
+            for (int p = 0; p < threads && p < partitions; p++) {
+                handlers[p].shutdownNow();
+            }
         }
     }
 
