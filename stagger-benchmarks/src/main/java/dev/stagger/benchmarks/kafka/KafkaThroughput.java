@@ -70,9 +70,10 @@ import org.jspecify.annotations.Nullable;
  * --warmup-records 200000 --warmup-rounds 1 --hand-off-threads 4 --bootstrap 127.0.0.1:9092} (the
  * hand-off floor's threads: the partition count unless given), {@code --only TEXT} to run only the
  * consumers whose names contain it, or one of several texts separated by {@code |} (and the plain
- * loop; the plain loop's failing rows too when one of them fails), and {@code --spring-defaults} to add Spring's retry topics with its own defaults
- * (see {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's concurrency and Spring's
- * container concurrency are the partition count.
+ * loop; the plain loop's failing rows too when one of them fails), and {@code --spring-defaults}
+ * to add Spring's retry topics with its own defaults (see
+ * {@code SpringKafka.Retries.RETRY_TOPICS_DEFAULTS}). Stagger's concurrency and Spring's container
+ * concurrency are the partition count.
  */
 public final class KafkaThroughput {
     /** The plain loop, the anchor of every ratio. */
@@ -384,7 +385,6 @@ public final class KafkaThroughput {
         }
         try (KafkaConsumer<byte[], byte[]> consumer = plainConsumer(broker, topic)) {
             long end = Long.MAX_VALUE;
-            Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
             while (!work.drained() && System.nanoTime() < end) {
                 ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
                 for (TopicPartition tp : polled.partitions()) {
@@ -397,7 +397,7 @@ public final class KafkaThroughput {
                         next.set(batch.get(batch.size() - 1).offset() + 1);
                     });
                 }
-                commits.clear();
+                Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
                 for (int p = 0; p < partitions; p++) {
                     long offset = handled[p].get();
                     if (offset >= 0) {
@@ -405,7 +405,7 @@ public final class KafkaThroughput {
                     }
                 }
                 if (!commits.isEmpty()) {
-                    consumer.commitAsync(new HashMap<>(commits), null);
+                    consumer.commitAsync(commits, null);
                 }
                 if (end == Long.MAX_VALUE && work.first.get() != 0) {
                     end = work.first.get() + maxNanos;
