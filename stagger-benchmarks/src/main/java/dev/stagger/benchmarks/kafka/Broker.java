@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -13,6 +14,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -63,12 +65,17 @@ final class Broker {
         }
     }
 
-    /** Whether {@code topic} is listed with {@code partitions} partitions, each with a leader. */
+    /** Whether {@code topic} is described with {@code partitions} partitions, each with a leader. */
     private static boolean ready(Admin admin, String topic, int partitions) throws Exception {
-        if (!admin.listTopics().names().get(120, TimeUnit.SECONDS).contains(topic)) {
-            return false;
+        TopicDescription d;
+        try {
+            d = admin.describeTopics(List.of(topic)).allTopicNames().get(120, TimeUnit.SECONDS).get(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false; // not in the broker's metadata yet
+            }
+            throw e;
         }
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(120, TimeUnit.SECONDS).get(topic);
         return d != null && d.partitions().size() == partitions
                 && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
     }

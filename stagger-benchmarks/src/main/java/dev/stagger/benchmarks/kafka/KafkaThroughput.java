@@ -55,8 +55,8 @@ import org.jspecify.annotations.Nullable;
  * lasts from the first record handled to the last success, or {@code --max-seconds} when that
  * comes first (a slow consumer is measured on part of the backlog); records/s is the successes
  * over that time (group joins and topic creation left out for all alike). Warm-up rounds of every
- * consumer ({@code --warmup-rounds}, not counted) come first; then {@code --rounds} rounds, interleaved, each starting with
- * a different consumer; the table shows the median, the spread (min-max) and the ratios of the
+ * consumer ({@code --warmup-rounds}, not counted) come first; then {@code --rounds} rounds,
+ * interleaved, each starting with a different consumer; the table shows the median, the spread (min-max) and the ratios of the
  * medians. Each round also measures the CPU time this JVM spent from the first record to the last
  * success, per record: every thread of it (poll and handler threads, a producer of copies, GC and
  * JIT; not the broker's), what a consumer costs whether or not the host has a core to spare; the
@@ -342,9 +342,8 @@ public final class KafkaThroughput {
                                        @Nullable Consumer<ConsumerRecord<byte[], byte[]>> failed)
             throws Exception {
         try (KafkaConsumer<byte[], byte[]> consumer = plainConsumer(broker, topic)) {
-            long end = Long.MAX_VALUE;
-            while (!work.drained() && System.nanoTime() < end) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+            pollUntilDrained(consumer, work, maxNanos, polled -> {
+                for (ConsumerRecord<byte[], byte[]> r : polled) {
                     try {
                         work.handle(r.value());
                     } catch (IllegalStateException e) {
@@ -355,13 +354,25 @@ public final class KafkaThroughput {
                     }
                 }
                 consumer.commitAsync();
-                if (end == Long.MAX_VALUE && work.first.get() != 0) {
-                    end = work.first.get() + maxNanos;
-                }
-            }
+            });
             Result result = work.await(maxNanos);
             consumer.commitSync();
             return result;
+        }
+    }
+
+    /**
+     * Polls {@code consumer} and gives each poll's records to {@code onPoll}, until {@code work} is
+     * drained or {@code maxNanos} after its first record.
+     */
+    private static void pollUntilDrained(KafkaConsumer<byte[], byte[]> consumer, Work work, long maxNanos,
+                                         Consumer<ConsumerRecords<byte[], byte[]>> onPoll) {
+        long end = Long.MAX_VALUE;
+        while (!work.drained() && System.nanoTime() < end) {
+            onPoll.accept(consumer.poll(Duration.ofMillis(100)));
+            if (end == Long.MAX_VALUE && work.first.get() != 0) {
+                end = work.first.get() + maxNanos;
+            }
         }
     }
 
@@ -384,9 +395,7 @@ public final class KafkaThroughput {
             handled[p] = new AtomicLong(-1);
         }
         try (KafkaConsumer<byte[], byte[]> consumer = plainConsumer(broker, topic)) {
-            long end = Long.MAX_VALUE;
-            while (!work.drained() && System.nanoTime() < end) {
-                ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
+            pollUntilDrained(consumer, work, maxNanos, polled -> {
                 for (TopicPartition tp : polled.partitions()) {
                     List<ConsumerRecord<byte[], byte[]>> batch = polled.records(tp);
                     AtomicLong next = handled[tp.partition()];
@@ -407,10 +416,7 @@ public final class KafkaThroughput {
                 if (!commits.isEmpty()) {
                     consumer.commitAsync(commits, null);
                 }
-                if (end == Long.MAX_VALUE && work.first.get() != 0) {
-                    end = work.first.get() + maxNanos;
-                }
-            }
+            });
             return work.await(maxNanos);
         } finally {
             for (int p = 0; p < threads && p < partitions; p++) {
